@@ -1,0 +1,127 @@
+// The client side of JSON-RPC over lines: ids, pending requests with timeouts, and dispatch of what arrives.
+import { RhoError } from '../errors.js';
+import { classify, type Id, type Notification, type Request, type RpcError } from './messages.js';
+
+export class RpcRequestError extends RhoError {
+  constructor(
+    readonly method: string,
+    readonly rpc: RpcError,
+  ) {
+    super('rpc_error', `${method} failed: ${rpc.message} (code ${rpc.code})`);
+  }
+}
+
+export interface ConnectionHandlers {
+  /** Writes one serialised message line (without the newline) to the agent. */
+  send(line: string): void;
+  onRequest(msg: Request): void;
+  onNotification(msg: Notification): void;
+  /** A line that is not a JSON-RPC message; never answered into the agent's stdin. */
+  onInvalid(line: string, reason: string): void;
+  /** Every line crossing the wire, for the wire log; a2c lines arrive raw. */
+  onWire?(dir: 'c2a' | 'a2c', line: string): void;
+}
+
+interface Pending {
+  method: string;
+  resolve(result: unknown): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export class Connection {
+  private nextId = 1;
+  private readonly pending = new Map<Id, Pending>();
+  private closedWith: Error | undefined;
+
+  constructor(private readonly h: ConnectionHandlers) {}
+
+  // Sends a request and resolves with its result; a timeout rejects with the given error.
+  request<T = unknown>(
+    method: string,
+    params: unknown,
+    timeout?: { ms: number; error: () => Error },
+  ): Promise<T> {
+    if (this.closedWith) return Promise.reject(this.closedWith);
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const timer = timeout
+        ? setTimeout(() => {
+            this.pending.delete(id);
+            reject(timeout.error());
+          }, timeout.ms)
+        : undefined;
+      this.pending.set(id, { method, resolve: resolve as (r: unknown) => void, reject, timer });
+      this.write({ jsonrpc: '2.0', id, method, params });
+    });
+  }
+
+  notify(method: string, params: unknown): void {
+    this.write({ jsonrpc: '2.0', method, params });
+  }
+
+  respond(id: Id, result: unknown): void {
+    this.write({ jsonrpc: '2.0', id, result });
+  }
+
+  respondError(id: Id, code: number, message: string): void {
+    this.write({ jsonrpc: '2.0', id, error: { code, message } });
+  }
+
+  // Parses one line from the agent and routes it; responses settle their pending request.
+  handleLine(line: string): void {
+    this.h.onWire?.('a2c', line);
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      this.h.onInvalid(line, 'not JSON');
+      return;
+    }
+    const msg = classify(value);
+    switch (msg.kind) {
+      case 'request':
+        this.h.onRequest(msg.msg);
+        return;
+      case 'notification':
+        this.h.onNotification(msg.msg);
+        return;
+      case 'invalid':
+        this.h.onInvalid(line, msg.reason);
+        return;
+      case 'response': {
+        const p = this.pending.get(msg.msg.id);
+        if (!p) {
+          this.h.onInvalid(line, `a response to unknown request id ${String(msg.msg.id)}`);
+          return;
+        }
+        this.pending.delete(msg.msg.id);
+        if (p.timer) clearTimeout(p.timer);
+        if (msg.msg.error) p.reject(new RpcRequestError(p.method, msg.msg.error));
+        else p.resolve(msg.msg.result);
+      }
+    }
+  }
+
+  // Fails every pending request, as when the agent exits; later requests fail at once.
+  close(err: Error): void {
+    if (this.closedWith) return;
+    this.closedWith = err;
+    for (const p of this.pending.values()) {
+      if (p.timer) clearTimeout(p.timer);
+      p.reject(err);
+    }
+    this.pending.clear();
+  }
+
+  get isClosed(): boolean {
+    return this.closedWith !== undefined;
+  }
+
+  private write(msg: object): void {
+    if (this.closedWith) return;
+    const line = JSON.stringify(msg);
+    this.h.onWire?.('c2a', line);
+    this.h.send(line);
+  }
+}

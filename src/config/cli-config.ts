@@ -1,0 +1,62 @@
+// Pure reading of Cursor's cli-config.json and the workspace's .cursor/cli.json, leniently typed.
+import { RhoError } from '../errors.js';
+
+export const APPROVAL_MODES = ['allowlist', 'auto-review', 'unrestricted'] as const;
+
+export interface Permissions {
+  allow: string[];
+  deny: string[];
+}
+
+export interface CursorConfig {
+  /** The raw approvalMode string, or 'unrestricted' (Cursor's default) when absent. */
+  approvalMode: string;
+  approvalModeSet: boolean;
+  permissions: Permissions;
+}
+
+// Keeps the strings of a rule list and drops anything else.
+function rules(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((r): r is string => typeof r === 'string') : [];
+}
+
+// Parses a config file's text; invalid JSON is a config error that names the file.
+export function parseConfigText(path: string, text: string): Record<string, unknown> {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new RhoError('config_invalid', `${path} is not valid JSON (${why}); fix it, nothing was changed`);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new RhoError('config_invalid', `${path} must hold a JSON object; fix it, nothing was changed`);
+  }
+  return data as Record<string, unknown>;
+}
+
+// Reads the permission lists of a parsed config object.
+export function permissionsOf(data: Record<string, unknown> | undefined): Permissions {
+  const perms = data?.permissions;
+  if (!perms || typeof perms !== 'object') return { allow: [], deny: [] };
+  const p = perms as Record<string, unknown>;
+  return { allow: rules(p.allow), deny: rules(p.deny) };
+}
+
+// Combines the user's config and the project's permissions into what Cursor will apply.
+export function effectiveConfig(
+  user: Record<string, unknown> | undefined,
+  project: Record<string, unknown> | undefined,
+): CursorConfig {
+  const mode = user?.approvalMode;
+  const userPerms = permissionsOf(user);
+  const projectPerms = permissionsOf(project);
+  return {
+    approvalMode: typeof mode === 'string' ? mode : 'unrestricted',
+    approvalModeSet: typeof mode === 'string',
+    permissions: {
+      allow: [...userPerms.allow, ...projectPerms.allow],
+      deny: [...userPerms.deny, ...projectPerms.deny],
+    },
+  };
+}

@@ -1,0 +1,152 @@
+// Pure tool-call state: merges tool_call and tool_call_update in place and normalises their output.
+import { isRecord } from '../acp/messages.js';
+import type { Todo, ToolEvent, ToolStatus } from './types.js';
+
+type Diff = { path: string; oldText: string | null; newText: string };
+
+const STATUSES: readonly string[] = ['pending', 'in_progress', 'completed', 'failed'];
+
+// Cursor marks a new file with an `-- /dev/null` old side and a `++ b/<path>` header line on the new side.
+export function cleanDiff(path: string, oldText: unknown, newText: unknown): Diff {
+  const old = typeof oldText === 'string' ? oldText : null;
+  let text = typeof newText === 'string' ? newText : '';
+  if (text.startsWith('++ b/')) {
+    const nl = text.indexOf('\n');
+    text = nl === -1 ? '' : text.slice(nl + 1);
+  }
+  return { path, oldText: old === '-- /dev/null' ? null : old, newText: text };
+}
+
+// Collects the diffs of a content array, if it holds any.
+function diffsOf(content: unknown): Diff[] | undefined {
+  if (!Array.isArray(content)) return undefined;
+  const diffs = content
+    .filter((c): c is Record<string, unknown> => isRecord(c) && c.type === 'diff')
+    .map((c) => cleanDiff(typeof c.path === 'string' ? c.path : '', c.oldText, c.newText));
+  return diffs.length > 0 ? diffs : undefined;
+}
+
+// The text blocks of a content array, joined.
+export function contentText(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return undefined;
+  const texts: string[] = [];
+  for (const c of content) {
+    if (!isRecord(c)) continue;
+    const inner = c.type === 'content' ? c.content : c;
+    if (isRecord(inner) && inner.type === 'text' && typeof inner.text === 'string') texts.push(inner.text);
+  }
+  return texts.length > 0 ? texts.join('\n') : undefined;
+}
+
+// Normalises what a tool returned into the contract's per-kind output shape.
+export function normalizeOutput(kind: string, rawOutput: unknown, content: unknown): ToolEvent['output'] {
+  const diffs = diffsOf(content);
+  if (diffs) return { diffs };
+  if (isRecord(rawOutput)) {
+    if (kind === 'execute' && ('stdout' in rawOutput || 'exitCode' in rawOutput)) {
+      return {
+        exitCode: typeof rawOutput.exitCode === 'number' ? rawOutput.exitCode : null,
+        stdout: typeof rawOutput.stdout === 'string' ? rawOutput.stdout : '',
+        stderr: typeof rawOutput.stderr === 'string' ? rawOutput.stderr : '',
+      };
+    }
+    if (kind === 'read' && typeof rawOutput.content === 'string') return { content: rawOutput.content };
+    return rawOutput;
+  }
+  if (rawOutput !== undefined && rawOutput !== null) return rawOutput;
+  const text = contentText(content);
+  return text === undefined ? null : { content: text };
+}
+
+// Cursor's todo statuses arrive as TODO_STATUS_IN_PROGRESS in tool input and in_progress elsewhere.
+export function normalizeTodos(value: unknown): Todo[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(isRecord).map((t) => ({
+    id: typeof t.id === 'string' ? t.id : String(t.id ?? ''),
+    content: typeof t.content === 'string' ? t.content : '',
+    status: typeof t.status === 'string' ? t.status.replace(/^TODO_STATUS_/, '').toLowerCase() : 'pending',
+  }));
+}
+
+interface Extra {
+  rawOutput: unknown;
+  content: unknown;
+  reported: string;
+  verdict: 'rejected' | 'cancelled' | undefined;
+}
+
+export class ToolStore {
+  private readonly tools = new Map<string, ToolEvent>();
+  private readonly extra = new Map<string, Extra>();
+  private readonly verdicts = new Map<string, 'rejected' | 'cancelled'>();
+
+  // Merges one tool_call or tool_call_update and returns the whole state so far (the same object each time).
+  apply(u: Record<string, unknown>): ToolEvent {
+    const id = typeof u.toolCallId === 'string' ? u.toolCallId : String(u.toolCallId ?? '');
+    let tool = this.tools.get(id);
+    let extra = this.extra.get(id);
+    if (!tool || !extra) {
+      tool = {
+        type: 'tool',
+        toolCallId: id,
+        kind: 'other',
+        title: '',
+        status: 'pending',
+        input: {},
+        output: null,
+        locations: [],
+      };
+      extra = {
+        rawOutput: undefined,
+        content: undefined,
+        reported: 'pending',
+        verdict: this.verdicts.get(id),
+      };
+      this.tools.set(id, tool);
+      this.extra.set(id, extra);
+    }
+    if (typeof u.kind === 'string') tool.kind = u.kind;
+    if (typeof u.title === 'string') tool.title = u.title;
+    if (isRecord(u.rawInput)) Object.assign(tool.input, u.rawInput);
+    if (Array.isArray(u.locations)) tool.locations = u.locations.filter(isRecord) as ToolEvent['locations'];
+    if (typeof u.status === 'string') extra.reported = u.status;
+    if (u.rawOutput !== undefined) extra.rawOutput = u.rawOutput;
+    if (u.content !== undefined && u.content !== null) extra.content = u.content;
+    tool.output = normalizeOutput(tool.kind, extra.rawOutput, extra.content);
+    this.settleStatus(tool, extra);
+    return tool;
+  }
+
+  // Records that the tool's permission request was rejected or cancelled, so its "completed" is corrected.
+  markVerdict(toolCallId: string, verdict: 'rejected' | 'cancelled'): ToolEvent | undefined {
+    this.verdicts.set(toolCallId, verdict);
+    const tool = this.tools.get(toolCallId);
+    const extra = this.extra.get(toolCallId);
+    if (!tool || !extra) return undefined;
+    extra.verdict = verdict;
+    this.settleStatus(tool, extra);
+    return tool;
+  }
+
+  all(): ToolEvent[] {
+    return [...this.tools.values()];
+  }
+
+  todosOf(tool: ToolEvent): Todo[] | undefined {
+    return tool.input._toolName === 'updateTodos' && Array.isArray(tool.input.todos)
+      ? normalizeTodos(tool.input.todos)
+      : undefined;
+  }
+
+  // A rejected tool that Cursor reports "completed" with no output did not run: say so.
+  private settleStatus(tool: ToolEvent, extra: Extra): void {
+    const reported = STATUSES.includes(extra.reported) ? (extra.reported as ToolStatus) : 'pending';
+    if (extra.verdict && reported === 'completed' && tool.output === null) {
+      tool.status = extra.verdict;
+      tool.reportedStatus = reported;
+    } else {
+      tool.status = reported;
+      delete tool.reportedStatus;
+    }
+  }
+}

@@ -1,0 +1,146 @@
+// Pure answers to the agent's permission requests and extension requests, by policy.
+import { isRecord } from '../acp/messages.js';
+import type { Policy, ToolKind } from '../options.js';
+import { answerFor } from './matrix.js';
+
+export const QUESTION_SKIP = '__ask_question_skip__';
+
+export type PermOption = {
+  optionId: string;
+  name: string;
+  kind: string;
+};
+
+export interface PermissionRequest {
+  toolCallId: string;
+  title: string;
+  kind: string;
+  options: PermOption[];
+  agentReason: string | null;
+  isQuestion: boolean;
+}
+
+export type DecidedBy = 'policy' | 'allow-flag' | 'person' | 'cancel' | 'no-option';
+
+export interface Verdict {
+  decision: { optionId: string; kind: string } | { outcome: 'cancelled' };
+  reason: string;
+  decidedBy: DecidedBy;
+}
+
+// Reads a session/request_permission's params leniently into what the policy needs.
+export function readPermissionRequest(params: unknown): PermissionRequest {
+  const p = isRecord(params) ? params : {};
+  const tc = isRecord(p.toolCall) ? p.toolCall : {};
+  const options = (Array.isArray(p.options) ? p.options : []).filter(isRecord).map((o) => ({
+    optionId: String(o.optionId ?? ''),
+    name: typeof o.name === 'string' ? o.name : String(o.optionId ?? ''),
+    kind: typeof o.kind === 'string' ? o.kind : '',
+  }));
+  let agentReason: string | null = null;
+  if (Array.isArray(tc.content)) {
+    for (const c of tc.content) {
+      const inner = isRecord(c) ? c.content : undefined;
+      if (isRecord(inner) && typeof inner.text === 'string') agentReason = inner.text;
+    }
+  }
+  return {
+    toolCallId: typeof tc.toolCallId === 'string' ? tc.toolCallId : '',
+    title: typeof tc.title === 'string' ? tc.title : '',
+    kind: typeof tc.kind === 'string' ? tc.kind : 'other',
+    options,
+    agentReason,
+    isQuestion: options.some((o) => o.optionId === QUESTION_SKIP),
+  };
+}
+
+// Picks the option of a kind; only `_once` kinds are ever chosen (allow_always persists into Cursor's allowlist).
+function pick(
+  req: PermissionRequest,
+  kind: 'allow_once' | 'reject_once',
+  reason: string,
+  by: DecidedBy,
+): Verdict {
+  const option = req.options.find((o) => o.kind === kind);
+  if (!option) {
+    return {
+      decision: { outcome: 'cancelled' },
+      reason: `no ${kind} option offered; ${reason}`,
+      decidedBy: 'no-option',
+    };
+  }
+  return { decision: { optionId: option.optionId, kind: option.kind }, reason, decidedBy: by };
+}
+
+// Decides a permission request without a person; returns undefined when a person at the terminal must choose.
+export function decidePermission(
+  req: PermissionRequest,
+  policy: Policy,
+  allow: readonly ToolKind[],
+  interactive: boolean,
+): Verdict | undefined {
+  if (req.isQuestion) {
+    if (policy === 'ask' && interactive) return undefined;
+    const skip = req.options.find((o) => o.optionId === QUESTION_SKIP);
+    return skip
+      ? {
+          decision: { optionId: skip.optionId, kind: skip.kind },
+          reason: 'a question, and no person to answer it: skipped',
+          decidedBy: 'policy',
+        }
+      : {
+          decision: { outcome: 'cancelled' },
+          reason: 'a question without a skip option',
+          decidedBy: 'no-option',
+        };
+  }
+  const kind = req.kind as ToolKind;
+  const answer = answerFor(kind, policy, allow);
+  if (answer === 'allowed') {
+    const byFlag = policy !== 'allow';
+    return pick(
+      req,
+      'allow_once',
+      byFlag ? `--allow ${kind}` : '--permissions allow',
+      byFlag ? 'allow-flag' : 'policy',
+    );
+  }
+  if (answer === 'person' && interactive) return undefined;
+  return pick(
+    req,
+    'reject_once',
+    answer === 'person' ? '--permissions ask with no terminal' : '--permissions reject',
+    'policy',
+  );
+}
+
+// The JSON-RPC result for a verdict.
+export function permissionResult(v: Verdict): unknown {
+  return 'optionId' in v.decision
+    ? { outcome: { outcome: 'selected', optionId: v.decision.optionId } }
+    : { outcome: { outcome: 'cancelled' } };
+}
+
+// Whether a verdict means the tool will not run.
+export function isRejection(v: Verdict): boolean {
+  return !('optionId' in v.decision) || v.decision.kind.startsWith('reject');
+}
+
+export const PLAN_ONLY_REASON =
+  'This is a plan-only run (rho-cursor --plan): do not execute the plan. Give the whole plan as your final answer.';
+export const SKIP_QUESTION_REASON =
+  'No person can answer: rho-cursor is running without a terminal. Choose the most reasonable option yourself, say which, and continue.';
+
+export type PlanAnswer = { outcome: 'accepted' } | { outcome: 'rejected'; reason: string };
+
+// How cursor/create_plan is answered without a person; undefined means ask the person.
+export function decidePlan(policy: Policy, plan: boolean, interactive: boolean): PlanAnswer | undefined {
+  if (plan) return { outcome: 'rejected', reason: PLAN_ONLY_REASON };
+  if (policy === 'allow') return { outcome: 'accepted' };
+  if (policy === 'ask' && interactive) return undefined;
+  return {
+    outcome: 'rejected',
+    reason:
+      'The plan was not approved (rho-cursor --permissions reject). Do not execute it; give the plan as your final answer.',
+  };
+}

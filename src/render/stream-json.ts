@@ -1,0 +1,24 @@
+// NDJSON renderer: one event per line, batched per chunk the agent wrote.
+import type { Event, JsonOutput } from '../events/types.js';
+import type { Renderer, Writer } from './writer.js';
+
+export class StreamJsonRenderer implements Renderer {
+  private batch: string[] = [];
+
+  constructor(private readonly out: Writer) {}
+
+  emit(event: Event): void {
+    this.batch.push(JSON.stringify(event));
+  }
+
+  flush(): boolean {
+    if (this.batch.length === 0) return true;
+    const text = this.batch.join('\n') + '\n';
+    this.batch = [];
+    return this.out.write(text);
+  }
+
+  finish(_output: JsonOutput): void {
+    this.flush();
+  }
+}

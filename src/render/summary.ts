@@ -1,0 +1,52 @@
+// Pure one-line summaries of a tool's result for the text renderer.
+import type { ToolEvent } from '../events/types.js';
+
+// The first non-empty line of a text, shortened.
+export function firstLine(text: string, max = 80): string {
+  const line = text.split('\n').find((l) => l.trim() !== '') ?? '';
+  return line.length > max ? line.slice(0, max - 1) + '…' : line;
+}
+
+// Counts lines added and removed between two texts (a multiset comparison, cheap for big files).
+export function lineDelta(oldText: string | null, newText: string): { added: number; removed: number } {
+  const oldLines = oldText === null || oldText === '' ? [] : oldText.replace(/\n$/, '').split('\n');
+  const newLines = newText === '' ? [] : newText.replace(/\n$/, '').split('\n');
+  const counts = new Map<string, number>();
+  for (const l of oldLines) counts.set(l, (counts.get(l) ?? 0) + 1);
+  let common = 0;
+  for (const l of newLines) {
+    const n = counts.get(l) ?? 0;
+    if (n > 0) {
+      common++;
+      counts.set(l, n - 1);
+    }
+  }
+  return { added: newLines.length - common, removed: oldLines.length - common };
+}
+
+// A short summary of what the tool returned: exit code and first line, match counts, +/- lines.
+export function toolSummary(tool: ToolEvent): string {
+  const out = tool.output as Record<string, unknown> | null;
+  if (tool.status === 'rejected') return 'did not run (Cursor reported it completed)';
+  if (!out) return '';
+  if (Array.isArray(out.diffs)) {
+    return (out.diffs as { path: string; oldText: string | null; newText: string }[])
+      .map((d) => {
+        const { added, removed } = lineDelta(d.oldText, d.newText);
+        return d.oldText === null ? `new file +${added}` : `+${added} -${removed}`;
+      })
+      .join(', ');
+  }
+  if ('stdout' in out) {
+    const line = firstLine(String(out.stdout)) || firstLine(String(out.stderr ?? ''));
+    return [`exit ${out.exitCode === null ? '?' : String(out.exitCode)}`, line].filter(Boolean).join(' · ');
+  }
+  if (typeof out.totalMatches === 'number')
+    return `${out.totalMatches} match${out.totalMatches === 1 ? '' : 'es'}`;
+  if (typeof out.totalFiles === 'number') return `${out.totalFiles} file${out.totalFiles === 1 ? '' : 's'}`;
+  if (typeof out.content === 'string') {
+    const n = out.content === '' ? 0 : out.content.replace(/\n$/, '').split('\n').length;
+    return `${n} line${n === 1 ? '' : 's'}`;
+  }
+  return '';
+}

@@ -1,0 +1,16 @@
+// The one interface renderers write through, so tests can capture output without a terminal.
+import type { Event, JsonOutput } from '../events/types.js';
+
+export interface Writer {
+  write(text: string): boolean;
+  readonly isTTY: boolean;
+}
+
+export interface Renderer {
+  /** Every event, in wire order. */
+  emit(event: Event): void;
+  /** Writes what was batched since the last flush; false means the destination wants a pause. */
+  flush(): boolean;
+  /** The run is over: write whatever is still owed. */
+  finish(output: JsonOutput): void;
+}

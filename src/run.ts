@@ -1,0 +1,407 @@
+// One run, as a table of contents: config -> spawn -> handshake -> plan mode -> prompt -> teardown.
+import { Connection, RpcRequestError } from './acp/connection.js';
+import { LineBuffer, LineOverflowError } from './acp/framing.js';
+import { isRecord } from './acp/messages.js';
+import { AgentProcess } from './agent/process.js';
+import { resolveAgent } from './agent/resolve.js';
+import { loadConfig, type LoadedConfig } from './config/load.js';
+import { configWarnings } from './config/warnings.js';
+import { EXIT, exitForStopReason, RhoError, toRhoError } from './errors.js';
+import { RunSummary } from './events/collect.js';
+import { ToolStore } from './events/tools.js';
+import type { Event, ResultEvent } from './events/types.js';
+import { eventsFromUpdate, type UpdateContext } from './events/updates.js';
+import type { RunOptions } from './options.js';
+import type { Asker } from './policy/ask.js';
+import { makeRenderer, startSpinner, type Spinner } from './render/index.js';
+import type { Renderer, Writer } from './render/writer.js';
+import { AgentRequests } from './requests.js';
+import { WireLog } from './wirelog.js';
+
+export interface RunIO {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  now(): number;
+  /** Subscribes to SIGINT and SIGTERM; returns the unsubscribe. */
+  onSignal(handler: (signal: 'SIGINT' | 'SIGTERM') => void): () => void;
+  asker: Asker | undefined;
+  version: string;
+}
+
+type StopCause = 'SIGINT' | 'SIGTERM' | 'timeout' | 'epipe';
+
+const CANCEL_GRACE_MS = 2000;
+const AUTH_HINT = 'set CURSOR_API_KEY or run `cursor-agent login`';
+
+// Formats milliseconds the way the options take them.
+const fmtMs = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+
+// Is this JSON-RPC error Cursor's authRequired?
+function isAuthError(err: unknown): boolean {
+  return err instanceof RpcRequestError && (err.rpc.code === -32000 || /auth/i.test(err.rpc.message));
+}
+
+export async function run(opts: RunOptions, io: RunIO): Promise<number> {
+  const t0 = io.now();
+  const since = (t: number): number => Math.round(io.now() - t);
+  const out: Writer = { write: (s) => io.stdout.write(s), isTTY: io.stdout.isTTY === true };
+  const err: Writer = { write: (s) => io.stderr.write(s), isTTY: io.stderr.isTTY === true };
+
+  const timings: ResultEvent['timings'] = { initializeMs: null, sessionNewMs: null, promptMs: null };
+  const tools = new ToolStore();
+  const ctx: UpdateContext = { tools, lastTodos: '', title: null, mode: null };
+  const summary = opts.format === 'json' ? new RunSummary() : undefined;
+  let renderer: Renderer | undefined;
+  let spinner: Spinner | undefined;
+  let outputClosed = false;
+  const early: Event[] = [];
+  let sessionId: string | null = null;
+  let model: string | null = null;
+  let stopReason: string | null = null;
+  let phase = 'start';
+  let promptSentAt = 0;
+
+  const emit = (e: Event): void => {
+    if (spinner && e.type !== 'extension') {
+      spinner.stop();
+      spinner = undefined;
+    }
+    summary?.add(e);
+    if (renderer) renderer.emit(e);
+    else early.push(e);
+  };
+  // Warnings go to stderr in every format, and as events.
+  const warn = (code: string, message: string, extra: Record<string, unknown> = {}): void => {
+    emit({ type: 'warning', code, message, ...extra } as Event);
+    if (opts.format !== 'text') io.stderr.write(`rho-cursor: warning: ${message}\n`);
+  };
+
+  // Cancellation: a first signal asks the agent to stop the turn; the stop promise ends the wait.
+  let stopCause: StopCause | undefined;
+  let stopNow: (e: RhoError) => void = () => {};
+  const stopped = new Promise<never>((_, reject) => {
+    stopNow = reject;
+  });
+  stopped.catch(() => {});
+  const race = <T>(p: Promise<T>): Promise<T> => Promise.race([p, stopped]);
+
+  let agent: AgentProcess | undefined;
+  let conn: Connection | undefined;
+  let requests: AgentRequests | undefined;
+  let wire: WireLog | undefined;
+  let error: RhoError | undefined;
+  const killOnExit = (): void => agent?.killNow();
+  process.once('exit', killOnExit);
+
+  const stopError = (cause: StopCause): RhoError =>
+    cause === 'timeout'
+      ? new RhoError('run_timeout', `the run exceeded --timeout ${fmtMs(opts.timeoutMs ?? 0)}`, {
+          exitCode: EXIT.timeout,
+        })
+      : cause === 'epipe'
+        ? new RhoError('cancelled', 'stdout was closed', { exitCode: EXIT.sigpipe })
+        : new RhoError('cancelled', `cancelled by ${cause}`, {
+            exitCode: cause === 'SIGINT' ? EXIT.sigint : EXIT.sigterm,
+          });
+
+  const cancel = (cause: StopCause): void => {
+    if (stopCause !== undefined) {
+      // A second signal ends it at once.
+      if (cause === 'SIGINT' || cause === 'SIGTERM') {
+        agent?.killNow();
+        stopNow(stopError(stopCause));
+      }
+      return;
+    }
+    stopCause = cause;
+    spinner?.stop();
+    spinner = undefined;
+    if (phase === 'prompt' && conn && sessionId && !conn.isClosed) {
+      conn.notify('session/cancel', { sessionId });
+      requests?.cancelAll();
+      setTimeout(() => stopNow(stopError(cause)), CANCEL_GRACE_MS).unref();
+    } else {
+      stopNow(stopError(cause));
+    }
+  };
+  const offSignal = io.onSignal((s) => cancel(s));
+  const runTimer = opts.timeoutMs ? setTimeout(() => cancel('timeout'), opts.timeoutMs) : undefined;
+  io.stdout.on('error', () => {
+    outputClosed = true;
+    cancel('epipe');
+  });
+
+  const step = <T>(method: string, params: unknown): Promise<T> => {
+    phase = method;
+    const timeout = {
+      ms: opts.stepTimeoutMs,
+      error: () =>
+        new RhoError(
+          'step_timeout',
+          `${method} got no answer within ${fmtMs(opts.stepTimeoutMs)} (--step-timeout)`,
+        ),
+    };
+    return race(conn!.request<T>(method, params, timeout));
+  };
+
+  let config: LoadedConfig | undefined;
+  try {
+    // 1. Config, read before anything is spawned.
+    config = await loadConfig(io.env, io.home, opts.cwd);
+    const warnings = configWarnings({
+      config: config.effective,
+      policy: opts.policy,
+      allow: opts.allow,
+      plan: opts.plan,
+    });
+    if (opts.policy === 'ask' && !opts.interactive) {
+      warnings.push({
+        code: 'ask-without-terminal',
+        message: 'no terminal to ask at: permission requests are rejected',
+      });
+    }
+    const agentPath = resolveAgent(opts.agent, io.env, opts.cwd);
+    if (opts.wireLog) wire = new WireLog(opts.wireLog, io.now, t0, io.env.CURSOR_API_KEY);
+
+    // 2. Spawn as early as possible; the renderer loads while the agent starts.
+    const args = ['--trust', ...(opts.model ? ['--model', opts.model] : []), 'acp'];
+    agent = new AgentProcess(agentPath, args, opts.cwd, io.env);
+    const a = agent;
+    const lines = new LineBuffer();
+    conn = new Connection({
+      send: (line) => a.write(line),
+      onRequest: (msg) => requests!.handle(msg),
+      onNotification: (msg) => {
+        if (msg.method === 'session/update') for (const e of eventsFromUpdate(msg.params, ctx)) emit(e);
+        else emit({ type: 'extension', method: msg.method, params: msg.params });
+      },
+      onInvalid: (line, reason) => {
+        wire?.row('a2c', line, false);
+        warn(
+          'agent-non-json',
+          `the agent wrote a line that is not JSON-RPC (${reason}): ${line.slice(0, 120)}`,
+          { line },
+        );
+      },
+      onWire: wire
+        ? (dir, line) => (dir === 'c2a' || line.startsWith('{') ? wire!.row(dir, line) : undefined)
+        : undefined,
+    });
+    const c = conn;
+    requests = new AgentRequests({ conn: c, emit, tools, opts, asker: io.asker });
+    const failWith = (why: string): void => {
+      if (c.isClosed) return;
+      const tail = a.stderrTail();
+      c.close(
+        new RhoError(
+          why.startsWith('closed') ? 'agent_closed' : 'agent_exited',
+          `${opts.agent} ${why} during ${phase}${tail ? `: ${tail}` : ''}`,
+        ),
+      );
+    };
+    a.child.stdout.on('data', (chunk: Buffer) => {
+      try {
+        lines.push(chunk, (line) => c.handleLine(line));
+      } catch (e) {
+        if (e instanceof LineOverflowError) c.close(new RhoError('protocol', `the agent sent ${e.message}`));
+        else throw e;
+      }
+      if (renderer && !renderer.flush() && !outputClosed) {
+        a.child.stdout.pause();
+        const resume = (): void => void a.child.stdout.resume();
+        (io.stdout.writableNeedDrain ? io.stdout : io.stderr).once('drain', resume);
+      }
+    });
+    a.child.stdout.on('end', () => {
+      // Name the exit code when the agent is exiting; give it a moment to be reaped.
+      const t = setTimeout(() => failWith('closed its output'), 200);
+      void a.exited.then(() => clearTimeout(t));
+    });
+    void a.exited.then((info) => {
+      failWith(info.signal ? `was killed by ${info.signal}` : `exited with code ${String(info.code)}`);
+    });
+    a.child.once('error', (e) =>
+      c.close(new RhoError('agent_not_found', `cannot start ${agentPath}: ${e.message}`)),
+    );
+
+    // 3. Handshake: initialize, then session/new; never authenticate.
+    let t = io.now();
+    const init = step<Record<string, unknown>>('initialize', {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientInfo: { name: 'rho-cursor', version: io.version },
+    });
+    renderer = await makeRenderer(opts.format, out, err, io.env);
+    for (const e of early.splice(0)) renderer.emit(e);
+    for (const w of warnings) warn(w.code, w.message);
+    renderer.flush();
+    if (opts.format === 'text' && err.isTTY && !stopCause)
+      spinner = await startSpinner(io.stderr, 'starting cursor-agent');
+    const initResult = await init;
+    timings.initializeMs = since(t);
+    spinner?.text('creating a session');
+    t = io.now();
+    let session: Record<string, unknown>;
+    try {
+      session = await step<Record<string, unknown>>('session/new', { cwd: opts.cwd, mcpServers: [] });
+    } catch (e) {
+      if (isAuthError(e))
+        throw new RhoError(
+          'auth_required',
+          `cursor-agent is not authenticated: ${(e as RpcRequestError).rpc.message}`,
+          { hint: AUTH_HINT },
+        );
+      throw e;
+    }
+    timings.sessionNewMs = since(t);
+    if (typeof session.sessionId !== 'string')
+      throw new RhoError('protocol', 'session/new answered without a sessionId');
+    sessionId = session.sessionId;
+    const models = isRecord(session.models) ? session.models : {};
+    const modes = isRecord(session.modes) ? session.modes : {};
+    model = typeof models.currentModelId === 'string' ? models.currentModelId : null;
+    ctx.mode = typeof modes.currentModeId === 'string' ? modes.currentModeId : null;
+    const available = (Array.isArray(modes.availableModes) ? modes.availableModes : [])
+      .filter(isRecord)
+      .map((m) => String(m.id));
+    const agentInfo = isRecord(initResult.agentInfo) ? initResult.agentInfo : {};
+    emit({
+      type: 'session',
+      sessionId,
+      model,
+      mode: ctx.mode,
+      modes: available,
+      configDir: config.configDir,
+      configDirSource: config.configDirSource,
+      approvalMode: config.effective.approvalMode,
+      permissions: opts.policy,
+      allow: opts.allow,
+      cwd: opts.cwd,
+      agent: {
+        name: typeof agentInfo.name === 'string' ? agentInfo.name : null,
+        version: typeof agentInfo.version === 'string' ? agentInfo.version : null,
+      },
+    });
+    renderer.flush();
+
+    // 4. Plan mode, confirmed by the agent, before the prompt.
+    if (opts.plan) {
+      if (!available.includes('plan')) {
+        throw new RhoError(
+          'plan_refused',
+          `the agent offers no plan mode (modes: ${available.join(', ') || 'none'})`,
+        );
+      }
+      try {
+        await step('session/set_mode', { sessionId, modeId: 'plan' });
+      } catch (e) {
+        if (e instanceof RpcRequestError)
+          throw new RhoError('plan_refused', `the agent refused plan mode: ${e.rpc.message}`);
+        throw e;
+      }
+      if (ctx.mode !== 'plan') {
+        ctx.mode = 'plan';
+        emit({ type: 'mode', mode: 'plan' });
+      }
+      renderer.flush();
+    }
+
+    // 5. The prompt; updates stream as they arrive, requests are answered by policy.
+    phase = 'prompt';
+    promptSentAt = io.now();
+    const result = await race(
+      conn.request<Record<string, unknown>>('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text: opts.prompt }],
+      }),
+    );
+    timings.promptMs = since(promptSentAt);
+    stopReason = typeof result.stopReason === 'string' ? result.stopReason : null;
+    if (stopReason === null) throw new RhoError('protocol', 'session/prompt answered without a stopReason');
+  } catch (e) {
+    error = toRhoError(e);
+  } finally {
+    offSignal();
+    if (runTimer) clearTimeout(runTimer);
+    spinner?.stop();
+  }
+
+  // 6. Teardown: the agent never exits on its own after a turn.
+  phase = 'teardown';
+  if (timings.promptMs === null && promptSentAt) timings.promptMs = since(promptSentAt);
+  conn?.close(new RhoError('cancelled', 'the run is over'));
+  const teardown = agent?.terminate();
+
+  if (stopCause && (!error || error.code === 'cancelled' || error.code === 'run_timeout'))
+    error = stopError(stopCause);
+  if (stopReason === 'cancelled' || stopCause) {
+    for (const t of tools.all()) {
+      if (t.status === 'pending' || t.status === 'in_progress') {
+        t.status = 'cancelled';
+        emit(t);
+      }
+    }
+  }
+  const exitCode = error ? error.exitCode : exitForStopReason(stopReason ?? '');
+  const resultEvent: ResultEvent = {
+    type: 'result',
+    stopReason,
+    exitCode,
+    sessionId,
+    model,
+    mode: ctx.mode,
+    title: ctx.title,
+    durationMs: since(t0),
+    timings,
+    usage: null,
+    ...(error
+      ? {
+          error: {
+            code: error.code,
+            message: error.hint ? `${error.message} (${error.hint})` : error.message,
+          },
+        }
+      : {}),
+  };
+  if (!renderer) {
+    renderer = await makeRenderer(opts.format, out, err, io.env);
+    for (const e of early.splice(0)) renderer.emit(e);
+  }
+  if (!outputClosed) {
+    renderer.emit(resultEvent);
+    renderer.finish(
+      summary
+        ? summary.output(resultEvent)
+        : {
+            ...resultEvent,
+            text: '',
+            tools: [],
+            permissions: [],
+            questions: [],
+            plans: [],
+            todos: [],
+            warnings: [],
+          },
+    );
+  }
+  if (error && opts.format !== 'text' && !outputClosed) {
+    io.stderr.write(`rho-cursor: ${resultEvent.error?.message ?? error.message}\n`);
+  }
+  await teardown;
+  process.removeListener('exit', killOnExit);
+  if (wire) {
+    wire.summary({
+      initialize_ms: timings.initializeMs,
+      session_new_ms: timings.sessionNewMs,
+      prompt0_ms: promptSentAt ? Math.round(promptSentAt - t0) : null,
+      prompt0_end_ms:
+        timings.promptMs !== null && promptSentAt ? Math.round(promptSentAt - t0 + timings.promptMs) : null,
+      stop_reason: stopReason,
+      exit_code: exitCode,
+    });
+    await wire.close();
+  }
+  return exitCode;
+}
