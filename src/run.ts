@@ -63,7 +63,9 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
   let phase = 'start';
   let promptSentAt = 0;
 
+  let replyHead = '';
   const emit = (e: Event): void => {
+    if (e.type === 'message' && replyHead.length < 200) replyHead += e.text;
     if (spinner && e.type !== 'extension') {
       spinner.stop();
       spinner = undefined;
@@ -320,6 +322,11 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
     timings.promptMs = since(promptSentAt);
     stopReason = typeof result.stopReason === 'string' ? result.stopReason : null;
     if (stopReason === null) throw new RhoError('protocol', 'session/prompt answered without a stopReason');
+    // Cursor reports some API failures as reply text and still ends the turn normally: say so.
+    const failure = /^\s*(Error: \w*Error\b.*)/.exec(replyHead);
+    if (failure && stopReason === 'end_turn') {
+      warn('reply-looks-like-error', `the turn ended normally but the reply reads as an error: ${failure[1]!.split('\n')[0]}`);
+    }
   } catch (e) {
     error = toRhoError(e);
   } finally {
