@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Writes recordings/*.jsonl: scripted ACP transcripts for tools/replay-agent.mjs, modelled on the wire shapes
-// the Cursor spike observed (cursor-agent 2026.10.01) but worded for this project. Rows are
-// {dir: "c2a"|"a2c"|"summary", ms, msg}; c2a rows hold exactly what rho-cursor sends. Run: node scripts/make-recordings.mjs
+// the Cursor spike observed (cursor-agent 2026.10.01) but worded for this project. Rows are {dir, ms, msg}
+// with dir "c2a" (exactly what rho-cursor sends), "a2c" (the agent) or "summary" (timings, last row).
+// Usage: node scripts/make-recordings.mjs (deterministic: a re-run rewrites identical files).
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 

@@ -43,7 +43,7 @@ function load(file) {
     .filter((row) => row && (row.dir === 'a2c' || row.dir === 'c2a'));
 }
 
-// Names a JSON-RPC message's shape; only a message without `method` is a response (the two sides' ids overlap).
+// Names a JSON-RPC message's shape; only one without `method` is a response (the two sides' ids overlap).
 function kind(msg) {
   if (!msg || typeof msg !== 'object' || Array.isArray(msg)) return 'other';
   if (typeof msg.method === 'string') return msg.id === undefined ? 'notification' : 'request';
@@ -195,7 +195,8 @@ async function run() {
     const row = rows[pos];
     if (row.dir === 'c2a') check(row.msg, await expect(row.msg));
     else await pause((row.ms - (rows[pos - 1]?.ms ?? 0)) * speed);
-    if (pos === rows.length - 1) log({ event: 'done' }); // before the last write: the client may kill us at once
+    // `done` goes out before the last write: the client may kill the agent as soon as it reads it.
+    if (pos === rows.length - 1) log({ event: 'done' });
     if (row.dir === 'a2c') await play(row.msg);
   }
 }

@@ -19,7 +19,9 @@ export function isRunning(pid: number): boolean {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     state = stat.slice(stat.lastIndexOf(')') + 2).charAt(0);
   } catch {
-    state = spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).stdout.trim().charAt(0);
+    state = spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' })
+      .stdout.trim()
+      .charAt(0);
   }
   return state !== 'Z' && state !== 'X' && state !== '';
 }

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { LineBuffer, LineOverflowError } from '../../../src/acp/framing.js';
+
+// Feeds chunks through one buffer and returns every line it completed.
+function linesOf(chunks: (string | Buffer)[], buffer = new LineBuffer()): string[] {
+  const lines: string[] = [];
+  for (const chunk of chunks) buffer.push(Buffer.from(chunk), (line) => lines.push(line));
+  return lines;
+}
+
+describe('LineBuffer', () => {
+  it('returns each complete line without its newline', () => {
+    expect(linesOf(['{"a":1}\n{"b":2}\n'])).toEqual(['{"a":1}', '{"b":2}']);
+  });
+
+  it('holds an unfinished line until its newline arrives', () => {
+    const buffer = new LineBuffer();
+    expect(linesOf(['{"a":'], buffer)).toEqual([]);
+    expect(buffer.pending()).toBe('{"a":');
+    expect(linesOf(['1}\n{"b"'], buffer)).toEqual(['{"a":1}']);
+    expect(buffer.pending()).toBe('{"b"');
+  });
+
+  it('reassembles lines split at every byte, inside multi-byte characters too', () => {
+    const text = '{"t":"héllo 😀 日本"}\n{"u":"ü→ß"}\n';
+    const bytes = Buffer.from(text);
+    for (let at = 1; at < bytes.length; at++) {
+      expect(linesOf([bytes.subarray(0, at), bytes.subarray(at)]), `split at byte ${at}`).toEqual([
+        '{"t":"héllo 😀 日本"}',
+        '{"u":"ü→ß"}',
+      ]);
+    }
+  });
+
+  it('reassembles a line fed one byte at a time', () => {
+    const bytes = Buffer.from('{"emoji":"😀"}\n');
+    const chunks = [...bytes].map((b) => Buffer.from([b]));
+    expect(linesOf(chunks)).toEqual(['{"emoji":"😀"}']);
+  });
+
+  it.each([
+    { name: 'CRLF endings', chunks: ['a\r\nb\r\n'], lines: ['a', 'b'] },
+    { name: 'a CR and its LF in different chunks', chunks: ['a\r', '\nb\n'], lines: ['a', 'b'] },
+    { name: 'empty and blank CRLF lines', chunks: ['\n\r\n\na\n\n'], lines: ['a'] },
+    { name: 'a CR inside a line', chunks: ['a\rb\n'], lines: ['a\rb'] },
+    { name: 'a newline alone in a chunk', chunks: ['ab', '\n', 'c\n'], lines: ['ab', 'c'] },
+  ])('handles $name', ({ chunks, lines }) => {
+    expect(linesOf(chunks)).toEqual(lines);
+  });
+
+  it('reassembles a 30 MiB line sent in 64 KiB chunks', () => {
+    const big = '{"data":"' + 'x'.repeat(30 * 1024 * 1024) + '"}';
+    const bytes = Buffer.from(big + '\n{"next":true}\n');
+    const chunks: Buffer[] = [];
+    for (let at = 0; at < bytes.length; at += 64 * 1024) chunks.push(bytes.subarray(at, at + 64 * 1024));
+    const lines = linesOf(chunks);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]?.length).toBe(big.length);
+    expect(lines[0] === big).toBe(true);
+    expect(lines[1]).toBe('{"next":true}');
+  });
+
+  it('throws LineOverflowError when an unfinished line passes the cap', () => {
+    const buffer = new LineBuffer(8);
+    linesOf(['1234'], buffer);
+    expect(() => linesOf(['56789'], buffer)).toThrow(LineOverflowError);
+    expect(() => linesOf(['56789'], new LineBuffer(8))).not.toThrow();
+  });
+
+  it('accepts a line of exactly the cap', () => {
+    const buffer = new LineBuffer(8);
+    expect(linesOf(['1234', '5678', '\n'], buffer)).toEqual(['12345678']);
+  });
+
+  it('counts the cap in bytes, not characters', () => {
+    const buffer = new LineBuffer(4);
+    linesOf(['éé'], buffer);
+    expect(() => linesOf(['é'], buffer)).toThrow(LineOverflowError);
+  });
+
+  it('drops the overflowing line and keeps working', () => {
+    const buffer = new LineBuffer(4);
+    expect(() => linesOf(['123456'], buffer)).toThrow(LineOverflowError);
+    expect(buffer.pending()).toBe('');
+    expect(linesOf(['ok\n'], buffer)).toEqual(['ok']);
+  });
+
+  it('forgets an unfinished line on clear', () => {
+    const buffer = new LineBuffer();
+    linesOf(['{"half'], buffer);
+    buffer.clear();
+    expect(buffer.pending()).toBe('');
+    expect(linesOf(['{"whole":1}\n'], buffer)).toEqual(['{"whole":1}']);
+  });
+});
