@@ -325,7 +325,10 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
     // Cursor reports some API failures as reply text and still ends the turn normally: say so.
     const failure = /^\s*(Error: \w*Error\b.*)/.exec(replyHead);
     if (failure && stopReason === 'end_turn') {
-      warn('reply-looks-like-error', `the turn ended normally but the reply reads as an error: ${failure[1]!.split('\n')[0]}`);
+      warn(
+        'reply-looks-like-error',
+        `the turn ended normally but the reply reads as an error: ${failure[1]!.split('\n')[0]}`,
+      );
     }
   } catch (e) {
     error = toRhoError(e);
