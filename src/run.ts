@@ -344,8 +344,8 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
   conn?.close(new RhoError('cancelled', 'the run is over'));
   const teardown = agent?.terminate();
 
-  if (stopCause && (!error || error.code === 'cancelled' || error.code === 'run_timeout'))
-    error = stopError(stopCause);
+  // A cancel decides the exit code, even if the agent failed while it wound down.
+  if (stopCause) error = stopError(stopCause);
   if (stopReason === 'cancelled' || stopCause) {
     for (const t of tools.all()) {
       if (t.status === 'pending' || t.status === 'in_progress') {

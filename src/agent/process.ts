@@ -1,5 +1,6 @@
 // The agent child: spawned without a shell in its own process group, stderr always drained, killed as a group.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface ExitInfo {
   code: number | null;
@@ -64,6 +65,30 @@ export class AgentProcess {
     }
   }
 
+  // Is anything but a zombie left in the group? Where PID 1 reaps no orphans, killed grandchildren stay zombies.
+  groupAlive(): boolean {
+    const pid = this.child.pid;
+    if (pid === undefined || !this.signalGroup(0)) return false;
+    let entries: string[];
+    try {
+      entries = readdirSync('/proc');
+    } catch {
+      return true;
+    }
+    for (const e of entries) {
+      if (e.charCodeAt(0) < 48 || e.charCodeAt(0) > 57) continue;
+      try {
+        const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+        // "pid (comm) S ppid pgrp ...": comm may hold spaces, so read after the last ')'.
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (Number(fields[2]) === pid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+      } catch {
+        // the process ended while we looked
+      }
+    }
+    return false;
+  }
+
   // The kill ladder: SIGTERM to the group, then SIGKILL once the grace runs out while anything is still in it.
   async terminate(graceMs = 2000): Promise<void> {
     if (this.child.pid === undefined) return;
@@ -71,7 +96,7 @@ export class AgentProcess {
     this.signalGroup('SIGTERM');
     const deadline = Date.now() + graceMs;
     while (Date.now() < deadline) {
-      if (this.exitInfo && !this.signalGroup(0)) return;
+      if (this.exitInfo && !this.groupAlive()) return;
       await new Promise((r) => setTimeout(r, this.exitInfo ? 20 : 5));
     }
     this.signalGroup('SIGKILL');

@@ -103,12 +103,5 @@ export async function runCli(args: string[], o: CliOptions = {}): Promise<CliRun
   return finish(startCli(args, o), args.includes('stream-json'));
 }
 
-// Is a process still alive?
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+// Is a process still alive? Zombies count as gone (see processes.ts).
+export { isRunning as alive } from './processes.js';
