@@ -1,8 +1,10 @@
 // A fake Cursor ACP agent of known latency, so the bench measures the client and not the model.
 // Env: BENCH_INIT_MS, BENCH_NEW_MS, BENCH_PROMPT_MS (delays), BENCH_CHUNKS (message chunks),
 // BENCH_TOOL_MIB (one execute tool whose stdout is that many MiB, sent before the chunks).
+// BENCH_TRACE (a file): where to note when this process started and when it sent the stopReason.
 // Like cursor-agent it never exits on stdin EOF once a prompt has arrived: the client must kill it.
 import { once } from 'node:events';
+import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const env = (name) => Number(process.env[name] ?? 0);
@@ -13,6 +15,13 @@ const CHUNKS = env('BENCH_CHUNKS');
 const TOOL_MIB = env('BENCH_TOOL_MIB');
 const SESSION_ID = 'bench-session-0001';
 const BATCH = 2000;
+const TRACE = process.env.BENCH_TRACE;
+
+// Notes an epoch-ms timestamp for the harness's breakdown (synchronously, before we can be killed).
+function trace(what, ms) {
+  if (TRACE) appendFileSync(TRACE, `${what} ${ms}\n`);
+}
+trace('start', performance.timeOrigin);
 
 if (process.argv.includes('--version')) {
   process.stdout.write('bench-fake-agent 1.0.0\n');
@@ -80,6 +89,7 @@ async function prompt(id) {
   await sleep(PROMPT_MS);
   if (TOOL_MIB > 0) await emitTool();
   await emitChunks();
+  trace('result', performance.timeOrigin + performance.now());
   await send(line({ id, result: { stopReason: cancelled ? 'cancelled' : 'end_turn' } }));
 }
 

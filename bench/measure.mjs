@@ -1,17 +1,24 @@
-// Runs one process and measures it: wall time, its own peak RSS (VmHWM, not its children's),
+// Runs one process and measures it: wall time, its own peak RSS (VmHWM, not its children's), CPU,
 // and a cheap count of its stdout lines; then checks that no agent it spawned outlived it.
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-const RSS_POLL_MS = 10;
+const POLL_MS = 10;
 const TAIL_BYTES = 64 * 1024;
+const USER_HZ = 100; // /proc clock ticks per second on Linux
 
-// Reads a process's peak resident set (KiB) from /proc; null once it is gone.
-function vmHwmKiB(pid) {
+// Reads a process's peak resident set (VmHWM, KiB) and CPU time (user + sys, ms) from /proc;
+// null once it is gone. The last sample misses at most one poll interval of CPU.
+function sample(pid) {
   try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) : null;
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const cpuMs = (Number(fields[11]) + Number(fields[12])) * (1000 / USER_HZ);
+    return hwm ? { rssKiB: Number(hwm[1]), cpuMs } : null;
   } catch {
     return null;
   }
@@ -63,25 +70,48 @@ async function reapLeftovers(tag, graceMs = 500) {
 }
 
 let runSeq = 0;
+const TRACE_DIR = mkdtempSync(join(tmpdir(), 'rho-bench-trace-'));
+process.on('exit', () => rmSync(TRACE_DIR, { recursive: true, force: true }));
+const epochMs = () => performance.timeOrigin + performance.now();
+
+// Reads the fake agent's trace: when it started and when it sent the stopReason, relative to launch
+// and exit. Tells a client's start-up (before it spawns the agent) from its teardown (after the turn).
+function breakdown(file, launchedAt, exitedAt) {
+  let t;
+  try {
+    t = Object.fromEntries(
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ').map((x, i) => (i ? Number(x) : x))),
+    );
+  } catch {
+    return null;
+  }
+  return { agentStartMs: t.start - launchedAt, exitAfterResultMs: t.result ? exitedAt - t.result : null };
+}
 
 // Spawns cmd once with env, times spawn-to-exit, samples RSS, and returns what it saw.
 export async function measure(cmd, args, { env = {}, timeoutMs = 300_000 } = {}) {
   const tag = `${process.pid}-${++runSeq}`;
+  const traceFile = join(TRACE_DIR, `${tag}.trace`);
+  const launchedAt = epochMs();
   const t0 = process.hrtime.bigint();
   const child = spawn(cmd, args, {
-    env: { ...process.env, ...env, BENCH_TAG: tag },
+    env: { ...process.env, ...env, BENCH_TAG: tag, BENCH_TRACE: traceFile },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = tailCounter(child.stdout);
   const err = tailCounter(child.stderr);
-  let rssKiB = null;
-  const poll = setInterval(() => (rssKiB = vmHwmKiB(child.pid) ?? rssKiB), RSS_POLL_MS);
+  let last = { rssKiB: null, cpuMs: null };
+  const poll = setInterval(() => (last = sample(child.pid) ?? last), POLL_MS);
   const killer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const [code, signal, spawnError] = await new Promise((resolve) => {
     child.on('error', (e) => resolve([null, null, e.message]));
     child.on('exit', (c, s) => resolve([c, s, null]));
   });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  const exitedAt = epochMs();
   clearInterval(poll);
   clearTimeout(killer);
   await new Promise((resolve) => (child.stdout.closed ? resolve() : child.stdout.once('close', resolve)));
@@ -93,7 +123,9 @@ export async function measure(cmd, args, { env = {}, timeoutMs = 300_000 } = {})
     code,
     signal,
     spawnError,
-    rssKiB,
+    rssKiB: last.rssKiB,
+    cpuMs: last.cpuMs,
+    ...breakdown(traceFile, launchedAt, exitedAt),
     lines: out.lines,
     bytes: out.bytes,
     lastLine,

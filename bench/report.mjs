@@ -26,6 +26,7 @@ function summarise(s) {
   const rhoMs = stats(s.rho.map((r) => r.ms));
   const mib = (rs) => median(rs.map((r) => r.rssKiB && r.rssKiB / 1024));
   const perSec = (ms) => (s.id.startsWith('flood') && ms ? Math.round(s.chunks / (ms.median / 1000)) : null);
+  const both = (k) => ({ floor: median(s.floor.map((r) => r[k])), rho: median(s.rho.map((r) => r[k])) });
   const timing = (k) => median(s.rho.map((r) => r.result?.timings?.[k]));
   return {
     id: s.id,
@@ -38,6 +39,9 @@ function summarise(s) {
     ratio: floorMs && rhoMs ? rhoMs.median / floorMs.median : null,
     chunksPerSec: { floor: perSec(floorMs), rho: perSec(rhoMs) },
     rssMiB: { floor: mib(s.floor), rho: mib(s.rho) },
+    cpuMs: both('cpuMs'),
+    agentStartMs: both('agentStartMs'),
+    exitAfterResultMs: both('exitAfterResultMs'),
     rhoTimings: {
       initializeMs: timing('initializeMs'),
       sessionNewMs: timing('sessionNewMs'),
@@ -56,20 +60,21 @@ function targets(by) {
       ? Math.abs(rss('flood-1M') - rss('flood-100k'))
       : null;
   const t = [
-    ['one turn, stream-json: rho − floor', by['turn-stream-json']?.deltaMs, 60, 'ms'],
-    ['one turn, text: rho − floor', by['turn-text']?.deltaMs, 60, 'ms'],
-    ['200k flood, stream-json: wall / floor', by['flood-200k']?.ratio, 1.25, 'x'],
-    ['200k flood, text: wall / floor', by['flood-200k-text']?.ratio, 1.25, 'x'],
-    ['peak RSS, 200k flood stream-json', rss('flood-200k'), 90, 'MiB'],
-    ['RSS flat: |1M − 100k|, stream-json', flat, 10, 'MiB'],
-    ['--version − node -e 0', by.version?.deltaMs, 30, 'ms'],
+    ['one turn, stream-json: rho − floor', ['turn-stream-json'], by['turn-stream-json']?.deltaMs, 60, 'ms'],
+    ['one turn, text: rho − floor', ['turn-text'], by['turn-text']?.deltaMs, 60, 'ms'],
+    ['200k flood, stream-json: wall / floor', ['flood-200k'], by['flood-200k']?.ratio, 1.25, 'x'],
+    ['200k flood, text: wall / floor', ['flood-200k-text'], by['flood-200k-text']?.ratio, 1.25, 'x'],
+    ['peak RSS, 200k flood stream-json', ['flood-200k'], rss('flood-200k'), 90, 'MiB'],
+    ['RSS flat: 1M vs 100k (abs diff), stream-json', ['flood-1M', 'flood-100k'], flat, 10, 'MiB'],
+    ['--version − node -e 0', ['version'], by.version?.deltaMs, 30, 'ms'],
   ];
-  return t.map(([name, value, limit, unit]) => ({
+  // A target whose scenarios were left out (BENCH_ONLY) is not judged: verdict null.
+  return t.map(([name, needs, value, limit, unit]) => ({
     name,
     value: value ?? null,
     limit,
     unit,
-    pass: typeof value === 'number' && value <= limit,
+    pass: needs.every((id) => by[id]) ? typeof value === 'number' && value <= limit : null,
   }));
 }
 
@@ -104,49 +109,116 @@ function spread(st) {
   return st ? `${f(st.median)} (${f(st.min)}–${f(st.max)})` : '–';
 }
 
-// Renders the whole report as markdown.
+// Formats rho-cursor's own handshake and prompt timings (from its result event).
+function timings(t) {
+  return t.promptMs === null ? '–' : `${f(t.initializeMs)} / ${f(t.sessionNewMs)} / ${f(t.promptMs)}`;
+}
+
+// Renders a markdown table from a header and rows of cells.
+function table(header, rows) {
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)];
+}
+
+// Formats a floor / rho pair of medians.
+function pair(p, digits = 0) {
+  return `${f(p.floor, digits)} / ${f(p.rho, digits)}`;
+}
+
+// Renders the whole report as markdown: figures, where the time goes, targets, notes, failures.
 export function render(doc) {
   const m = doc.machine;
+  const load = (l) => l.map((x) => x.toFixed(2)).join(' ');
   const out = [
     `## rho-cursor bench (${doc.startedAt})`,
     '',
-    `Machine: ${m.cpu}, ${m.cores} cores, Node ${m.node}, Linux ${m.kernel}; load avg before ${m.loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${m.loadAfter.map((x) => x.toFixed(2)).join(' ')}.`,
-    m.loadBefore[0] > 0.5
-      ? `**The machine was busy when the bench started (load ${m.loadBefore[0].toFixed(2)}): expect noise.**`
-      : '',
-    `Runs per side: ${doc.runs} (1M flood: ${doc.runs1M}; --version: 10), floor and rho-cursor alternated; figures are medians.`,
+    `Machine: ${m.cpu}, ${m.cores} cores, Node ${m.node}, Linux ${m.kernel}; load average ${load(m.loadBefore)} before, ${load(m.loadAfter)} after.`,
+    ...(m.loadBefore[0] > 0.5
+      ? [`**The machine was already busy (load ${m.loadBefore[0].toFixed(2)}): expect noise.**`]
+      : []),
+    `Runs per side: ${doc.runs} (1M flood: ${doc.runs1M}; --version: 10), floor and rho-cursor alternated; medians.`,
     '',
-    '| scenario | runs floor/rho | floor ms (min–max) | rho ms (min–max) | rho − floor | rho / floor | chunks/s floor → rho | peak RSS MiB floor / rho |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
-  for (const s of doc.scenarios) {
-    const cps = s.id.startsWith('flood') ? `${f(s.chunksPerSec.floor)} → ${f(s.chunksPerSec.rho)}` : '–';
+  const flood = (s) => s.id.startsWith('flood');
+  out.push(
+    ...table(
+      [
+        'scenario',
+        'runs floor/rho',
+        'floor ms (min–max)',
+        'rho ms (min–max)',
+        'rho − floor',
+        'rho / floor',
+        'chunks/s floor → rho',
+        'peak RSS MiB floor / rho',
+      ],
+      doc.scenarios.map((s) => [
+        s.id,
+        `${s.runs.floor}/${s.runs.rho}`,
+        spread(s.floorMs),
+        spread(s.rhoMs),
+        f(s.deltaMs, 0, ' ms'),
+        f(s.ratio, 2, 'x'),
+        flood(s) ? `${f(s.chunksPerSec.floor)} → ${f(s.chunksPerSec.rho)}` : '–',
+        pair(s.rssMiB, 1),
+      ]),
+    ),
+    '',
+    'Where the time goes (medians, floor / rho):',
+    '',
+    ...table(
+      [
+        'scenario',
+        'CPU ms',
+        'agent started after launch, ms',
+        'exit after stopReason sent, ms',
+        'rho init / new / prompt ms',
+      ],
+      doc.scenarios
+        .filter((s) => s.id !== 'version')
+        .map((s) => [
+          s.id,
+          pair(s.cpuMs),
+          pair(s.agentStartMs),
+          pair(s.exitAfterResultMs),
+          timings(s.rhoTimings),
+        ]),
+    ),
+  );
+  if (doc.targets.length) {
+    const verdict = (t) => (t.pass === null ? 'not run' : t.pass ? 'PASS' : 'FAIL');
+    const digits = (t) => (t.unit === 'x' ? 2 : t.unit === 'MiB' ? 1 : 0);
     out.push(
-      `| ${s.id} | ${s.runs.floor}/${s.runs.rho} | ${spread(s.floorMs)} | ${spread(s.rhoMs)} | ${f(s.deltaMs, 0, ' ms')} | ${f(s.ratio, 2, 'x')} | ${cps} | ${f(s.rssMiB.floor, 1)} / ${f(s.rssMiB.rho, 1)} |`,
+      '',
+      ...table(
+        ['target', 'measured', 'limit', 'result'],
+        doc.targets.map((t) => [
+          t.name,
+          f(t.value, digits(t), ` ${t.unit}`),
+          `≤ ${t.limit} ${t.unit}`,
+          verdict(t),
+        ]),
+      ),
     );
   }
-  if (doc.targets.length) {
-    out.push('', '| target | measured | limit | result |', '| --- | --- | --- | --- |');
-    for (const t of doc.targets) {
-      const d = t.unit === 'x' ? 2 : t.unit === 'MiB' ? 1 : 0;
-      out.push(
-        `| ${t.name} | ${f(t.value, d, ` ${t.unit}`)} | ≤ ${t.limit} ${t.unit} | ${t.pass ? 'PASS' : 'FAIL'} |`,
-      );
-    }
-  }
-  out.push(
-    '',
-    'Notes: the one-turn agent waits 450 ms before answering initialize, 300 ms for session/new (shortened from the',
-    'real ~2.4–3.4 s so the bench is quick), 100 ms before streaming 20 chunks. Floods have no delays. Peak RSS is the',
-    "process's own VmHWM polled every 10 ms (the agent is not counted). chunks/s = chunks / whole wall time (startup",
-    'and handshake included). rho-cursor stdout is piped to the harness and drained.',
-  );
+  out.push('', ...NOTES);
   if (doc.failures.length) {
-    out.push('', `### ${doc.failures.length} failed run(s): not timed`, '');
-    for (const x of doc.failures)
-      out.push(
-        `- ${x.scenario} ${x.side}: ${x.reason}${x.stderr ? ` — stderr: ${JSON.stringify(x.stderr.trim().slice(-300))}` : ''}`,
-      );
+    out.push('', `### ${doc.failures.length} failed run(s), not timed`, '');
+    for (const x of doc.failures) {
+      const err = x.stderr ? ` — stderr: ${JSON.stringify(x.stderr.trim().slice(-300))}` : '';
+      out.push(`- ${x.scenario} ${x.side}: ${x.reason}${err}`);
+    }
   }
   return out.join('\n') + '\n\nJSON: bench/last-run.json\n';
 }
+
+const NOTES = [
+  'Notes. One turn: the fake agent waits 450 ms before answering initialize, 300 ms for session/new (shortened',
+  'from the real ~2.4–3.4 s so the bench is quick) and 100 ms before streaming 20 chunks; floods have no delays.',
+  "Peak RSS is the client process's own VmHWM, polled every 10 ms (the agent is not counted). chunks/s = chunks /",
+  'whole wall time (start-up and handshake included). rho-cursor stdout is piped to the harness and drained.',
+  "CPU is the client's own user + sys from /proc (agent excluded; the last ≤ 10 ms unseen): steadier than wall",
+  'time on a loaded machine. "agent started" is when the agent process began (its performance.timeOrigin) after',
+  'the client was launched: the client\'s start-up before it spawns. "exit after stopReason" runs from the agent',
+  "sending the prompt's result to the client's exit: teardown. rho init / new / prompt come from its result event.",
+];

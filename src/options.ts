@@ -45,8 +45,10 @@ export function parseDuration(text: string): number | undefined {
   const value = Number(match[1]);
   const unit = match[2] ?? 's';
   const ms = unit === 'ms' ? value : unit === 's' ? value * 1000 : value * 60_000;
-  if (!Number.isFinite(ms) || ms <= 0) return undefined;
-  return Math.round(ms);
+  // Checked after rounding: `0.4ms` would otherwise become 0, which run.ts reads as "no timeout".
+  const rounded = Math.round(ms);
+  if (!Number.isFinite(rounded) || rounded <= 0) return undefined;
+  return rounded;
 }
 
 // Checks a value against an `as const` list and names the option when it is not one of them.

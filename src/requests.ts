@@ -83,12 +83,7 @@ export class AgentRequests {
           ...(req.options.some((o) => o.kind === 'allow_once') ? [{ key: 'a', label: 'allow once' }] : []),
           ...(req.options.some((o) => o.kind === 'reject_once') ? [{ key: 'r', label: 'reject once' }] : []),
         ];
-    const lines = req.isQuestion
-      ? [`Cursor asks: ${req.title}`]
-      : [
-          `Cursor wants to run ${req.kind}: ${req.title}`,
-          ...(req.agentReason ? [`  reason: ${req.agentReason}`] : []),
-        ];
+    const lines = req.isQuestion ? [`Cursor asks: ${req.title}`] : this.describe(req);
     this.ask(id, lines, choices, (key) => {
       if (key === undefined) {
         return this.answerPermission(id, req, {
@@ -107,6 +102,19 @@ export class AgentRequests {
         decidedBy: 'person',
       });
     });
+  }
+
+  // What the person needs to decide: the tool, its command or path, and the reason Cursor gives.
+  private describe(req: PermissionRequest): string[] {
+    const input = this.ctx.tools.get(req.toolCallId)?.input ?? {};
+    const detail = ['command', 'path', 'url', 'pattern']
+      .filter((k) => typeof input[k] === 'string')
+      .map((k) => `  ${k}: ${String(input[k])}`);
+    return [
+      `Cursor asks permission to ${req.kind}: ${req.title}`,
+      ...detail,
+      ...(req.agentReason ? [`  reason: ${req.agentReason}`] : []),
+    ];
   }
 
   private answerPermission(id: Id, req: PermissionRequest, v: Verdict): void {

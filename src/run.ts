@@ -239,7 +239,8 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
     for (const e of early.splice(0)) renderer.emit(e);
     for (const w of warnings) warn(w.code, w.message);
     renderer.flush();
-    if (opts.format === 'text' && err.isTTY && !stopCause)
+    // A terminal of zero columns (a pty nobody sized) makes ora redraw without end: no spinner there.
+    if (opts.format === 'text' && err.isTTY && (io.stderr.columns ?? 0) > 0 && !stopCause)
       spinner = await startSpinner(io.stderr, 'starting cursor-agent');
     const initResult = await init;
     timings.initializeMs = since(t);

@@ -128,6 +128,10 @@ export class ToolStore {
     return tool;
   }
 
+  get(toolCallId: string): ToolEvent | undefined {
+    return this.tools.get(toolCallId);
+  }
+
   all(): ToolEvent[] {
     return [...this.tools.values()];
   }

@@ -78,6 +78,8 @@ export class TextRenderer implements Renderer {
         this.line(this.c.yellow(`warning: ${e.message}`));
         return;
       case 'extension':
+        this.extension(e.method, e.params);
+        return;
       case 'result':
         return;
     }
@@ -110,6 +112,25 @@ export class TextRenderer implements Renderer {
     }
     this.line(`stopReason: ${o.stopReason ?? 'none'}`);
     this.flush();
+  }
+
+  // Shows what Cursor's own extensions carry (a subagent task, an image, the session title); the rest stays quiet.
+  private extension(method: string, params: unknown): void {
+    const p = (params ?? {}) as Record<string, unknown>;
+    const s = (v: unknown): string => (typeof v === 'string' ? v : '');
+    if (method === 'cursor/task') {
+      this.line(
+        `${this.c.bold('task')} ${s(p.description) || s(p.prompt)}${p.subagentType ? this.c.dim(` (${s(p.subagentType)})`) : ''}`,
+      );
+    } else if (method === 'cursor/generate_image') {
+      this.line(
+        `${this.c.bold('image')} ${s(p.prompt)}${p.outputPath ? this.c.dim(` → ${s(p.outputPath)}`) : ''}`,
+      );
+    } else if (method === 'session/update') {
+      const u = (p.update ?? {}) as Record<string, unknown>;
+      if (u.sessionUpdate === 'session_info_update' && typeof u.title === 'string')
+        this.line(this.c.dim(`title: ${u.title}`));
+    }
   }
 
   private toolLine(t: ToolEvent): string {

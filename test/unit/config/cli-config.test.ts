@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { effectiveConfig, parseConfigText, permissionsOf } from '../../../src/config/cli-config.js';
+import { RhoError } from '../../../src/errors.js';
+
+const PATH = '/home/dev/.cursor/cli-config.json';
+
+// The error parseConfigText throws for a text, or undefined.
+function errorOf(text: string): unknown {
+  try {
+    parseConfigText(PATH, text);
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}
+
+describe('parseConfigText', () => {
+  it('returns the object a valid file holds', () => {
+    expect(parseConfigText(PATH, '{"version":1,"approvalMode":"allowlist"}')).toEqual({
+      version: 1,
+      approvalMode: 'allowlist',
+    });
+  });
+
+  it.each(['{', '{"version": 1,}', '', 'approvalMode: allowlist'])(
+    'rejects invalid JSON %j as config_invalid naming the file',
+    (text) => {
+      const err = errorOf(text);
+      expect(err).toBeInstanceOf(RhoError);
+      expect(err).toMatchObject({ code: 'config_invalid', exitCode: 2 });
+      expect((err as Error).message).toContain(`${PATH} is not valid JSON`);
+    },
+  );
+
+  it.each(['[]', 'null', '42', '"allowlist"'])('rejects %s as not a JSON object', (text) => {
+    const err = errorOf(text);
+    expect(err).toMatchObject({ code: 'config_invalid', exitCode: 2 });
+    expect((err as Error).message).toContain(`${PATH} must hold a JSON object`);
+  });
+});
+
+describe('permissionsOf', () => {
+  it.each([
+    { name: 'no config', data: undefined },
+    { name: 'no permissions', data: { version: 1 } },
+    { name: 'permissions that are a string', data: { permissions: 'none' } },
+    { name: 'lists that are not arrays', data: { permissions: { allow: 'Shell(ls)', deny: {} } } },
+  ])('is empty for $name', ({ data }) => {
+    expect(permissionsOf(data)).toEqual({ allow: [], deny: [] });
+  });
+
+  it('keeps only the string rules', () => {
+    expect(
+      permissionsOf({ permissions: { allow: ['Shell(ls)', 3, null], deny: ['Write(**)', { x: 1 }] } }),
+    ).toEqual({
+      allow: ['Shell(ls)'],
+      deny: ['Write(**)'],
+    });
+  });
+});
+
+describe('effectiveConfig', () => {
+  it("defaults approvalMode to Cursor's unrestricted, marked as not set", () => {
+    expect(effectiveConfig(undefined, undefined)).toEqual({
+      approvalMode: 'unrestricted',
+      approvalModeSet: false,
+      permissions: { allow: [], deny: [] },
+    });
+  });
+
+  it.each([
+    { approvalMode: 'allowlist', mode: 'allowlist', set: true },
+    { approvalMode: 'unrestricted', mode: 'unrestricted', set: true },
+    { approvalMode: 'yolo', mode: 'yolo', set: true },
+    { approvalMode: 5, mode: 'unrestricted', set: false },
+  ])("reads the user's approvalMode $approvalMode", ({ approvalMode, mode, set }) => {
+    expect(effectiveConfig({ approvalMode }, undefined)).toMatchObject({
+      approvalMode: mode,
+      approvalModeSet: set,
+    });
+  });
+
+  it("adds the project's permissions after the user's", () => {
+    const user = { approvalMode: 'allowlist', permissions: { allow: ['Shell(ls)'], deny: ['Shell(rm *)'] } };
+    const project = { permissions: { allow: ['Read(src/**)'], deny: ['Write(**)'] } };
+    expect(effectiveConfig(user, project).permissions).toEqual({
+      allow: ['Shell(ls)', 'Read(src/**)'],
+      deny: ['Shell(rm *)', 'Write(**)'],
+    });
+  });
+
+  it('takes the permissions of a project file alone', () => {
+    expect(effectiveConfig(undefined, { permissions: { deny: ['Shell(*)'] } }).permissions).toEqual({
+      allow: [],
+      deny: ['Shell(*)'],
+    });
+  });
+});

@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import type { CursorConfig } from '../../../src/config/cli-config.js';
+import { configWarnings } from '../../../src/config/warnings.js';
+import type { Policy, ToolKind } from '../../../src/options.js';
+
+interface Case {
+  name: string;
+  mode?: string;
+  deny?: string[];
+  allowRules?: string[];
+  policy: Policy;
+  allow?: ToolKind[];
+  plan?: boolean;
+  codes: string[];
+}
+
+const config = (c: Case): CursorConfig => ({
+  approvalMode: c.mode ?? 'unrestricted',
+  approvalModeSet: c.mode !== undefined,
+  permissions: { allow: c.allowRules ?? [], deny: c.deny ?? [] },
+});
+
+const warningsOf = (c: Case) =>
+  configWarnings({ config: config(c), policy: c.policy, allow: c.allow ?? [], plan: c.plan ?? false });
+
+describe('configWarnings', () => {
+  it.each<Case>([
+    { name: "reject under Cursor's default", policy: 'reject', codes: ['policy-fences-nothing'] },
+    { name: 'ask under unrestricted', mode: 'unrestricted', policy: 'ask', codes: ['policy-fences-nothing'] },
+    { name: 'allow under unrestricted', mode: 'unrestricted', policy: 'allow', codes: [] },
+    {
+      name: 'reject with plan under unrestricted',
+      policy: 'reject',
+      plan: true,
+      codes: ['policy-fences-nothing', 'plan-allows-shell'],
+    },
+    { name: 'reject under allowlist', mode: 'allowlist', policy: 'reject', codes: ['reads-edits-never-ask'] },
+    { name: 'allow under allowlist', mode: 'allowlist', policy: 'allow', codes: [] },
+    {
+      name: 'reject with plan under allowlist',
+      mode: 'allowlist',
+      policy: 'reject',
+      plan: true,
+      codes: ['reads-edits-never-ask'],
+    },
+    {
+      name: 'allow with plan under allowlist',
+      mode: 'allowlist',
+      policy: 'allow',
+      plan: true,
+      codes: ['plan-allows-shell'],
+    },
+    {
+      name: 'reject --allow execute with plan under allowlist',
+      mode: 'allowlist',
+      policy: 'reject',
+      allow: ['execute'],
+      plan: true,
+      codes: ['plan-allows-shell', 'reads-edits-never-ask'],
+    },
+    {
+      name: 'allow with plan and Shell(*) denied',
+      mode: 'allowlist',
+      policy: 'allow',
+      plan: true,
+      deny: ['Shell(*)'],
+      codes: [],
+    },
+    {
+      name: 'allow with plan and Shell(*) denied under unrestricted',
+      policy: 'allow',
+      plan: true,
+      deny: ['Shell(*)'],
+      codes: [],
+    },
+    {
+      name: 'reject under allowlist with reads and writes denied',
+      mode: 'allowlist',
+      policy: 'reject',
+      deny: ['Read(**)', 'Write(**)'],
+      codes: ['read-rules-miss-search'],
+    },
+    {
+      name: 'a WebFetch deny rule',
+      mode: 'allowlist',
+      policy: 'allow',
+      deny: ['WebFetch(example.com)'],
+      codes: ['webfetch-deny-ignored'],
+    },
+    {
+      name: 'a WebFetch allow rule',
+      mode: 'allowlist',
+      policy: 'allow',
+      allowRules: ['WebFetch(example.com)'],
+      codes: [],
+    },
+    {
+      name: 'a Read allow rule',
+      mode: 'allowlist',
+      policy: 'allow',
+      allowRules: ['Read(src/**)'],
+      codes: ['read-rules-miss-search'],
+    },
+    {
+      name: 'Shell and Write rules alone',
+      mode: 'allowlist',
+      policy: 'allow',
+      deny: ['Shell(rm *)', 'Write(.env)'],
+      allowRules: ['Shell(ls)'],
+      codes: [],
+    },
+    { name: 'an unknown approvalMode', mode: 'yolo', policy: 'reject', codes: ['approval-mode-unknown'] },
+    { name: 'auto-review', mode: 'auto-review', policy: 'allow', codes: ['approval-mode-auto-review'] },
+  ])('warns $codes for $name', (c) => {
+    expect(warningsOf(c).map((w) => w.code)).toEqual(c.codes);
+  });
+
+  it("says unrestricted is Cursor's default only when the file does not set it", () => {
+    const [unset] = warningsOf({ name: '', policy: 'reject', codes: [] });
+    const [set] = warningsOf({ name: '', mode: 'unrestricted', policy: 'reject', codes: [] });
+    expect(unset?.message).toContain("(Cursor's default)");
+    expect(unset?.message).toContain('--permissions reject fences nothing');
+    expect(set?.message).not.toContain("Cursor's default");
+  });
+
+  it('names only the kinds that never ask', () => {
+    const [both] = warningsOf({ name: '', mode: 'allowlist', policy: 'reject', codes: [] });
+    const [readOnly] = warningsOf({ name: '', mode: 'allowlist', policy: 'reject', plan: true, codes: [] });
+    expect(both?.message).toMatch(/^read and edit never ask/);
+    expect(readOnly?.message).toMatch(/^read never ask/);
+  });
+
+  it('names the unknown approvalMode', () => {
+    expect(warningsOf({ name: '', mode: 'yolo', policy: 'allow', codes: [] })[0]?.message).toContain(
+      "'yolo'",
+    );
+  });
+});

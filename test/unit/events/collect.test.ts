@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { RunSummary } from '../../../src/events/collect.js';
+import type { PermissionEvent, ResultEvent, ToolEvent } from '../../../src/events/types.js';
+
+const result: ResultEvent = {
+  type: 'result',
+  stopReason: 'end_turn',
+  exitCode: 0,
+  sessionId: 's1',
+  model: 'composer-2.5[fast=true]',
+  mode: 'agent',
+  title: 'Tidy Up',
+  durationMs: 1234,
+  timings: { initializeMs: 476, sessionNewMs: 2810, promptMs: 900 },
+  usage: null,
+};
+
+const tool = (status: ToolEvent['status']): ToolEvent => ({
+  type: 'tool',
+  toolCallId: 'sh',
+  kind: 'execute',
+  title: '`ls`',
+  status,
+  input: { command: 'ls' },
+  output: null,
+  locations: [],
+});
+
+const permission: PermissionEvent = {
+  type: 'permission',
+  toolCallId: 'sh',
+  title: '`ls`',
+  kind: 'execute',
+  options: [{ optionId: 'reject-once', name: 'Reject', kind: 'reject_once' }],
+  decision: { optionId: 'reject-once', kind: 'reject_once' },
+  reason: '--permissions reject',
+  agentReason: 'Shell allowlist is empty',
+  decidedBy: 'policy',
+};
+
+describe('RunSummary', () => {
+  it('gathers the text, the final tool states, decisions, todos and warnings', () => {
+    const summary = new RunSummary();
+    summary.add({ type: 'message', text: 'Hello' });
+    summary.add({ type: 'thought', text: 'hmm' });
+    summary.add(tool('pending'));
+    summary.add({ type: 'message', text: ', world' });
+    summary.add(permission);
+    summary.add(tool('rejected'));
+    summary.add({ type: 'todos', source: 'tool', todos: [{ id: 'a', content: 'A', status: 'pending' }] });
+    summary.add({ type: 'todos', source: 'tool', todos: [{ id: 'a', content: 'A', status: 'completed' }] });
+    summary.add({ type: 'warning', code: 'policy-fences-nothing', message: 'nothing fenced' });
+    summary.add({ type: 'mode', mode: 'plan' });
+    summary.add({ type: 'extension', method: 'session/update', params: {} });
+
+    expect(summary.output(result)).toEqual({
+      ...result,
+      text: 'Hello, world',
+      tools: [tool('rejected')],
+      permissions: [permission],
+      questions: [],
+      plans: [],
+      todos: [{ id: 'a', content: 'A', status: 'completed' }],
+      warnings: [{ type: 'warning', code: 'policy-fences-nothing', message: 'nothing fenced' }],
+    });
+  });
+
+  it('keeps questions and plans in order', () => {
+    const summary = new RunSummary();
+    const question = {
+      type: 'question' as const,
+      source: 'cursor/ask_question' as const,
+      toolCallId: null,
+      title: 'Tone',
+      questions: [],
+      answer: { outcome: 'skipped' },
+    };
+    const plan = {
+      type: 'plan' as const,
+      toolCallId: 'p',
+      name: 'Greeting',
+      overview: null,
+      plan: '# Plan',
+      todos: [],
+      answer: { outcome: 'accepted' },
+    };
+    summary.add(question);
+    summary.add(plan);
+    expect(summary.output(result)).toMatchObject({ questions: [question], plans: [plan] });
+  });
+
+  it('gives empty lists and empty text for a run with no events', () => {
+    expect(new RunSummary().output(result)).toEqual({
+      ...result,
+      text: '',
+      tools: [],
+      permissions: [],
+      questions: [],
+      plans: [],
+      todos: [],
+      warnings: [],
+    });
+  });
+});

@@ -1,0 +1,304 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ToolStore,
+  cleanDiff,
+  contentText,
+  normalizeOutput,
+  normalizeTodos,
+} from '../../../src/events/tools.js';
+
+const NEW_FILE_DIFF = {
+  type: 'diff',
+  path: '/workspace/out.txt',
+  oldText: '-- /dev/null',
+  newText: '++ b//workspace/out.txt\nhi',
+};
+
+describe('ToolStore.apply', () => {
+  it('fills an empty rawInput from a later update and keeps the title current', () => {
+    const store = new ToolStore();
+    const id = 'tool_550b';
+    const first = store.apply({
+      toolCallId: id,
+      title: 'grep',
+      kind: 'search',
+      status: 'pending',
+      rawInput: {},
+    });
+    store.apply({
+      toolCallId: id,
+      title: 'grep "hello"',
+      rawInput: { pattern: 'hello', path: '/workspace' },
+    });
+    store.apply({ toolCallId: id, status: 'in_progress' });
+    const last = store.apply({
+      toolCallId: id,
+      status: 'completed',
+      rawOutput: { totalMatches: 2, truncated: false },
+    });
+    expect(last).toBe(first);
+    expect(last).toEqual({
+      type: 'tool',
+      toolCallId: id,
+      kind: 'search',
+      title: 'grep "hello"',
+      status: 'completed',
+      input: { pattern: 'hello', path: '/workspace' },
+      output: { totalMatches: 2, truncated: false },
+      locations: [],
+    });
+  });
+
+  it('keeps kind, title and input when an update leaves them out', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 't', title: '`ls -la`', kind: 'execute', rawInput: { command: 'ls -la' } });
+    const tool = store.apply({ toolCallId: 't', status: 'in_progress' });
+    expect(tool).toMatchObject({ kind: 'execute', title: '`ls -la`', input: { command: 'ls -la' } });
+    expect(tool.status).toBe('in_progress');
+  });
+
+  it('replaces locations when an update carries them', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 'e', kind: 'edit', title: 'Edit File', rawInput: {} });
+    const tool = store.apply({ toolCallId: 'e', locations: [{ path: '/workspace/out.txt' }] });
+    expect(tool.locations).toEqual([{ path: '/workspace/out.txt' }]);
+  });
+
+  it('keeps separate state per toolCallId, in arrival order', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 'a', kind: 'read', title: 'Read a' });
+    store.apply({ toolCallId: 'b', kind: 'read', title: 'Read b' });
+    store.apply({ toolCallId: 'a', status: 'completed', rawOutput: { content: 'A' } });
+    expect(store.all().map((t) => [t.toolCallId, t.status, t.output])).toEqual([
+      ['a', 'completed', { content: 'A' }],
+      ['b', 'pending', null],
+    ]);
+  });
+
+  it('turns a new-file diff into oldText null and the file text', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 'e', kind: 'edit', title: 'Edit File', rawInput: {} });
+    const tool = store.apply({ toolCallId: 'e', status: 'completed', content: [NEW_FILE_DIFF] });
+    expect(tool.output).toEqual({ diffs: [{ path: '/workspace/out.txt', oldText: null, newText: 'hi' }] });
+  });
+});
+
+describe('normalizeOutput', () => {
+  it.each([
+    {
+      name: 'execute keeps exitCode, stdout and stderr',
+      kind: 'execute',
+      raw: { exitCode: 0, stdout: 'total 20\n', stderr: '', extra: 1 },
+      content: undefined,
+      output: { exitCode: 0, stdout: 'total 20\n', stderr: '' },
+    },
+    {
+      name: 'execute fills missing streams',
+      kind: 'execute',
+      raw: { exitCode: 2 },
+      content: undefined,
+      output: { exitCode: 2, stdout: '', stderr: '' },
+    },
+    {
+      name: 'execute without an exit code',
+      kind: 'execute',
+      raw: { stdout: 'x' },
+      content: undefined,
+      output: { exitCode: null, stdout: 'x', stderr: '' },
+    },
+    {
+      name: 'read keeps content',
+      kind: 'read',
+      raw: { content: 'hello, world\n', totalLines: 1 },
+      content: undefined,
+      output: { content: 'hello, world\n' },
+    },
+    {
+      name: 'grep keeps totalMatches and truncated',
+      kind: 'search',
+      raw: { totalMatches: 2, truncated: false },
+      content: undefined,
+      output: { totalMatches: 2, truncated: false },
+    },
+    {
+      name: 'glob keeps totalFiles',
+      kind: 'search',
+      raw: { totalFiles: 3, truncated: false },
+      content: undefined,
+      output: { totalFiles: 3, truncated: false },
+    },
+    {
+      name: 'edit collects its diffs',
+      kind: 'edit',
+      raw: undefined,
+      content: [
+        { type: 'diff', path: '/workspace/hello.txt', oldText: 'hello, world\n', newText: 'Hello, world\n' },
+      ],
+      output: {
+        diffs: [{ path: '/workspace/hello.txt', oldText: 'hello, world\n', newText: 'Hello, world\n' }],
+      },
+    },
+    {
+      name: 'text content becomes content',
+      kind: 'other',
+      raw: undefined,
+      content: [{ type: 'content', content: { type: 'text', text: 'done' } }],
+      output: { content: 'done' },
+    },
+    { name: 'nothing is null', kind: 'execute', raw: undefined, content: undefined, output: null },
+    { name: 'a null rawOutput is null', kind: 'read', raw: null, content: [], output: null },
+    { name: 'a scalar rawOutput passes through', kind: 'other', raw: 'ok', content: undefined, output: 'ok' },
+  ])('$name', ({ kind, raw, content, output }) => {
+    expect(normalizeOutput(kind, raw, content)).toEqual(output);
+  });
+});
+
+describe('cleanDiff', () => {
+  it.each([
+    {
+      name: 'a new file loses its /dev/null side and header line',
+      oldText: '-- /dev/null',
+      newText: '++ b//workspace/out.txt\nhi',
+      diff: { oldText: null, newText: 'hi' },
+    },
+    {
+      name: 'a new file with only a header is empty',
+      oldText: '-- /dev/null',
+      newText: '++ b//workspace/empty.txt',
+      diff: { oldText: null, newText: '' },
+    },
+    {
+      name: 'a modified file is kept as it is',
+      oldText: 'hello, world\n',
+      newText: 'Hello, world\n',
+      diff: { oldText: 'hello, world\n', newText: 'Hello, world\n' },
+    },
+    { name: 'non-string sides', oldText: undefined, newText: 42, diff: { oldText: null, newText: '' } },
+  ])('$name', ({ oldText, newText, diff }) => {
+    expect(cleanDiff('/p', oldText, newText)).toEqual({ path: '/p', ...diff });
+  });
+});
+
+describe('contentText', () => {
+  it('joins text blocks, wrapped or bare, and skips the rest', () => {
+    const content = [
+      { type: 'content', content: { type: 'text', text: 'a' } },
+      { type: 'text', text: 'b' },
+      { type: 'content', content: { type: 'image', data: '' } },
+      'junk',
+    ];
+    expect(contentText(content)).toBe('a\nb');
+  });
+
+  it.each([[undefined], [[]], [[{ type: 'diff', path: 'x' }]]])('is undefined for %j', (content) => {
+    expect(contentText(content)).toBeUndefined();
+  });
+});
+
+describe('ToolStore.markVerdict', () => {
+  const execute = { toolCallId: 'sh', kind: 'execute', title: '`wc -l hello.txt`', status: 'pending' };
+  const completed = { toolCallId: 'sh', status: 'completed' };
+
+  it.each([
+    { when: 'before the tool call', steps: ['verdict', 'call', 'completed'] },
+    { when: 'before the completion', steps: ['call', 'verdict', 'completed'] },
+    { when: 'after the completion', steps: ['call', 'completed', 'verdict'] },
+  ])('marks a rejected tool Cursor reports completed as rejected, verdict $when', ({ steps }) => {
+    const store = new ToolStore();
+    for (const step of steps) {
+      if (step === 'verdict') store.markVerdict('sh', 'rejected');
+      else store.apply(step === 'call' ? execute : completed);
+    }
+    const [tool] = store.all();
+    expect(tool).toMatchObject({ status: 'rejected', reportedStatus: 'completed', output: null });
+  });
+
+  it('marks a cancelled permission as cancelled', () => {
+    const store = new ToolStore();
+    store.apply(execute);
+    store.apply(completed);
+    expect(store.markVerdict('sh', 'cancelled')).toMatchObject({
+      status: 'cancelled',
+      reportedStatus: 'completed',
+    });
+  });
+
+  it('leaves a rejected tool that is still running as Cursor says', () => {
+    const store = new ToolStore();
+    store.apply(execute);
+    const tool = store.markVerdict('sh', 'rejected');
+    expect(tool?.status).toBe('pending');
+    expect(tool).not.toHaveProperty('reportedStatus');
+  });
+
+  it('believes a completion that carries output', () => {
+    const store = new ToolStore();
+    store.apply(execute);
+    store.markVerdict('sh', 'rejected');
+    const tool = store.apply({
+      ...completed,
+      rawOutput: { exitCode: 0, stdout: '1 hello.txt\n', stderr: '' },
+    });
+    expect(tool.status).toBe('completed');
+    expect(tool).not.toHaveProperty('reportedStatus');
+  });
+
+  it('keeps a completed tool without a verdict completed', () => {
+    const store = new ToolStore();
+    store.apply(execute);
+    expect(store.apply(completed)).toMatchObject({ status: 'completed', output: null });
+  });
+
+  it('returns undefined for a tool not seen yet', () => {
+    expect(new ToolStore().markVerdict('unknown', 'rejected')).toBeUndefined();
+  });
+});
+
+describe('normalizeTodos', () => {
+  it.each([
+    { status: 'TODO_STATUS_IN_PROGRESS', normalised: 'in_progress' },
+    { status: 'TODO_STATUS_COMPLETED', normalised: 'completed' },
+    { status: 'TODO_STATUS_PENDING', normalised: 'pending' },
+    { status: 'TODO_STATUS_CANCELLED', normalised: 'cancelled' },
+    { status: 'in_progress', normalised: 'in_progress' },
+    { status: undefined, normalised: 'pending' },
+  ])('maps status $status to $normalised', ({ status, normalised }) => {
+    expect(normalizeTodos([{ id: 'a', content: 'A', status }])).toEqual([
+      { id: 'a', content: 'A', status: normalised },
+    ]);
+  });
+
+  it('keeps only id, content and status, stringifying ids and dropping non-objects', () => {
+    const todos = [
+      { id: 7, content: 'seven', status: 'TODO_STATUS_PENDING', createdAt: '1', dependencies: [] },
+      'x',
+    ];
+    expect(normalizeTodos(todos)).toEqual([{ id: '7', content: 'seven', status: 'pending' }]);
+  });
+
+  it.each([[undefined], [{}], ['todos']])('is empty for %j', (value) => {
+    expect(normalizeTodos(value)).toEqual([]);
+  });
+});
+
+describe('ToolStore.todosOf', () => {
+  it('reads the todos of an updateTodos tool', () => {
+    const store = new ToolStore();
+    const tool = store.apply({
+      toolCallId: 'todo',
+      kind: 'other',
+      title: 'Update TODOs',
+      rawInput: {
+        _toolName: 'updateTodos',
+        todos: [{ id: 'r', content: 'Read', status: 'TODO_STATUS_IN_PROGRESS' }],
+      },
+    });
+    expect(store.todosOf(tool)).toEqual([{ id: 'r', content: 'Read', status: 'in_progress' }]);
+  });
+
+  it('is undefined for any other tool', () => {
+    const store = new ToolStore();
+    const tool = store.apply({ toolCallId: 'r', kind: 'read', rawInput: { todos: [] } });
+    expect(store.todosOf(tool)).toBeUndefined();
+  });
+});

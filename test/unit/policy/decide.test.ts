@@ -1,0 +1,223 @@
+import { describe, expect, it } from 'vitest';
+import type { Policy, ToolKind } from '../../../src/options.js';
+import {
+  PLAN_ONLY_REASON,
+  QUESTION_SKIP,
+  decidePermission,
+  decidePlan,
+  isRejection,
+  permissionResult,
+  readPermissionRequest,
+  type Verdict,
+} from '../../../src/policy/decide.js';
+
+// Cursor's three options, as the spike recorded them.
+const CURSOR_OPTIONS = [
+  { optionId: 'allow-once', name: 'Allow once', kind: 'allow_once' },
+  { optionId: 'allow-always', name: 'Always allow', kind: 'allow_always' },
+  { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
+];
+
+// A session/request_permission's params, read the way the run reads them.
+const request = (kind: string, options: unknown[] = CURSOR_OPTIONS) =>
+  readPermissionRequest({
+    sessionId: 's1',
+    toolCall: {
+      toolCallId: 'tool_ba1e',
+      title: '`wc -l hello.txt`',
+      kind,
+      status: 'pending',
+      content: [{ type: 'content', content: { type: 'text', text: 'Shell allowlist is empty' } }],
+    },
+    options,
+  });
+
+const QUESTION = readPermissionRequest({
+  sessionId: 's1',
+  toolCall: { toolCallId: 'tool_b7a3', title: 'Greeting tone', kind: 'other', status: 'pending' },
+  options: [
+    { optionId: 'tone:formal', name: 'Formal', kind: 'allow_once' },
+    { optionId: 'tone:casual', name: 'Casual', kind: 'allow_once' },
+    { optionId: QUESTION_SKIP, name: 'Skip', kind: 'reject_once' },
+  ],
+});
+
+describe('readPermissionRequest', () => {
+  it("reads the tool, its options and Cursor's reason", () => {
+    expect(request('execute')).toEqual({
+      toolCallId: 'tool_ba1e',
+      title: '`wc -l hello.txt`',
+      kind: 'execute',
+      options: CURSOR_OPTIONS,
+      agentReason: 'Shell allowlist is empty',
+      isQuestion: false,
+    });
+  });
+
+  it('recognises a question by its skip option', () => {
+    expect(QUESTION.isQuestion).toBe(true);
+  });
+
+  it('reads malformed params as an empty request of kind other', () => {
+    expect(readPermissionRequest(null)).toEqual({
+      toolCallId: '',
+      title: '',
+      kind: 'other',
+      options: [],
+      agentReason: null,
+      isQuestion: false,
+    });
+  });
+});
+
+describe('decidePermission', () => {
+  it.each<[Policy, boolean, ToolKind[], string, string, string]>([
+    ['reject', false, [], 'execute', 'reject-once', 'policy'],
+    ['reject', true, [], 'execute', 'reject-once', 'policy'],
+    ['reject', false, [], 'fetch', 'reject-once', 'policy'],
+    ['reject', false, ['execute'], 'execute', 'allow-once', 'allow-flag'],
+    ['reject', false, ['read'], 'execute', 'reject-once', 'policy'],
+    ['allow', false, [], 'execute', 'allow-once', 'policy'],
+    ['allow', true, [], 'fetch', 'allow-once', 'policy'],
+    ['allow', false, ['fetch'], 'execute', 'allow-once', 'policy'],
+    ['ask', false, [], 'execute', 'reject-once', 'policy'],
+    ['ask', false, ['fetch'], 'fetch', 'allow-once', 'allow-flag'],
+    ['ask', true, ['execute'], 'execute', 'allow-once', 'allow-flag'],
+  ])(
+    '%s policy, interactive %s, --allow %j: %s gets %s by %s',
+    (policy, interactive, allow, kind, optionId, by) => {
+      const verdict = decidePermission(request(kind), policy, allow, interactive);
+      expect(verdict?.decision).toEqual({ optionId, kind: optionId.replace('-', '_') });
+      expect(verdict?.decidedBy).toBe(by);
+      expect(verdict?.reason).toMatch(/--(permissions|allow)/);
+    },
+  );
+
+  it.each<{ allow: ToolKind[]; kind: string }>([
+    { allow: [], kind: 'execute' },
+    { allow: [], kind: 'fetch' },
+    { allow: ['execute'], kind: 'fetch' },
+  ])('leaves $kind to the person under ask at a terminal with --allow $allow', ({ allow, kind }) => {
+    expect(decidePermission(request(kind), 'ask', allow, true)).toBeUndefined();
+  });
+
+  it('names the missing terminal when ask falls back to rejection', () => {
+    expect(decidePermission(request('execute'), 'ask', [], false)?.reason).toBe(
+      '--permissions ask with no terminal',
+    );
+  });
+
+  it.each<{ policy: Policy; optionId: string }>([
+    { policy: 'allow', optionId: 'allow-once' },
+    { policy: 'reject', optionId: 'reject-once' },
+  ])('picks the _once option under $policy even when the _always ones come first', ({ policy, optionId }) => {
+    const options = [
+      { optionId: 'allow-always', name: 'Always allow', kind: 'allow_always' },
+      { optionId: 'reject-always', name: 'Always reject', kind: 'reject_always' },
+      { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
+      { optionId: 'allow-once', name: 'Allow once', kind: 'allow_once' },
+    ];
+    const verdict = decidePermission(request('execute', options), policy, [], false);
+    expect(verdict?.decision).toMatchObject({ optionId });
+  });
+
+  it.each<{ policy: Policy; options: typeof CURSOR_OPTIONS; missing: string }>([
+    { policy: 'allow', options: [CURSOR_OPTIONS[1]!, CURSOR_OPTIONS[2]!], missing: 'allow_once' },
+    { policy: 'reject', options: [CURSOR_OPTIONS[0]!, CURSOR_OPTIONS[1]!], missing: 'reject_once' },
+    {
+      policy: 'reject',
+      options: [{ optionId: 'reject-always', name: 'Always reject', kind: 'reject_always' }],
+      missing: 'reject_once',
+    },
+    { policy: 'allow', options: [], missing: 'allow_once' },
+  ])('cancels under $policy when no $missing option is offered', ({ policy, options, missing }) => {
+    expect(decidePermission(request('execute', options), policy, [], false)).toEqual({
+      decision: { outcome: 'cancelled' },
+      reason: expect.stringContaining(`no ${missing} option offered`),
+      decidedBy: 'no-option',
+    });
+  });
+
+  it.each<{ policy: Policy; interactive: boolean }>([
+    { policy: 'reject', interactive: false },
+    { policy: 'allow', interactive: false },
+    { policy: 'ask', interactive: false },
+    { policy: 'reject', interactive: true },
+    { policy: 'allow', interactive: true },
+  ])('skips a question under $policy, interactive $interactive', ({ policy, interactive }) => {
+    expect(decidePermission(QUESTION, policy, ['other'], interactive)).toMatchObject({
+      decision: { optionId: QUESTION_SKIP, kind: 'reject_once' },
+      decidedBy: 'policy',
+    });
+  });
+
+  it('leaves a question to the person under ask at a terminal', () => {
+    expect(decidePermission(QUESTION, 'ask', [], true)).toBeUndefined();
+  });
+});
+
+describe('permissionResult', () => {
+  it.each<{ name: string; verdict: Verdict; result: unknown }>([
+    {
+      name: 'a chosen option is selected',
+      verdict: {
+        decision: { optionId: 'reject-once', kind: 'reject_once' },
+        reason: '',
+        decidedBy: 'policy',
+      },
+      result: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+    },
+    {
+      name: 'no option is cancelled',
+      verdict: { decision: { outcome: 'cancelled' }, reason: '', decidedBy: 'no-option' },
+      result: { outcome: { outcome: 'cancelled' } },
+    },
+  ])('$name', ({ verdict, result }) => {
+    expect(permissionResult(verdict)).toEqual(result);
+  });
+});
+
+describe('isRejection', () => {
+  it.each([
+    { decision: { optionId: 'reject-once', kind: 'reject_once' }, rejected: true },
+    { decision: { outcome: 'cancelled' as const }, rejected: true },
+    { decision: { optionId: 'allow-once', kind: 'allow_once' }, rejected: false },
+  ])('$decision is a rejection: $rejected', ({ decision, rejected }) => {
+    expect(isRejection({ decision, reason: '', decidedBy: 'policy' })).toBe(rejected);
+  });
+});
+
+describe('decidePlan', () => {
+  it.each<{ policy: Policy; interactive: boolean }>([
+    { policy: 'allow', interactive: false },
+    { policy: 'ask', interactive: true },
+    { policy: 'reject', interactive: false },
+  ])(
+    'rejects the plan of a --plan run under $policy, asking for it as the answer',
+    ({ policy, interactive }) => {
+      expect(decidePlan(policy, true, interactive)).toEqual({
+        outcome: 'rejected',
+        reason: PLAN_ONLY_REASON,
+      });
+    },
+  );
+
+  it.each<{ policy: Policy; interactive: boolean; outcome: string | undefined }>([
+    { policy: 'allow', interactive: false, outcome: 'accepted' },
+    { policy: 'allow', interactive: true, outcome: 'accepted' },
+    { policy: 'reject', interactive: false, outcome: 'rejected' },
+    { policy: 'reject', interactive: true, outcome: 'rejected' },
+    { policy: 'ask', interactive: false, outcome: 'rejected' },
+    { policy: 'ask', interactive: true, outcome: undefined },
+  ])(
+    'answers a plan under $policy, interactive $interactive: $outcome',
+    ({ policy, interactive, outcome }) => {
+      const answer = decidePlan(policy, false, interactive);
+      expect(answer?.outcome).toBe(outcome);
+      if (answer?.outcome === 'rejected') {
+        expect(answer.reason).not.toBe(PLAN_ONLY_REASON);
+        expect(answer.reason).toMatch(/not approved/);
+      }
+    },
+  );
+});

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import type { Event, ResultEvent, ToolEvent } from '../../../src/events/types.js';
+import { StreamJsonRenderer } from '../../../src/render/stream-json.js';
+import { capture, finished } from './capture.js';
+
+const events: Event[] = [
+  { type: 'mode', mode: 'plan' },
+  { type: 'message', text: 'line one\nline two' },
+  { type: 'warning', code: 'policy-fences-nothing', message: 'nothing fenced' },
+];
+
+const RESULT: ResultEvent = {
+  type: 'result',
+  stopReason: 'end_turn',
+  exitCode: 0,
+  sessionId: 's1',
+  model: null,
+  mode: 'agent',
+  title: null,
+  durationMs: 5,
+  timings: { initializeMs: 1, sessionNewMs: 2, promptMs: 2 },
+  usage: null,
+};
+
+describe('StreamJsonRenderer', () => {
+  it('writes nothing until flush, then one JSON line per event in one write', () => {
+    const out = capture();
+    const renderer = new StreamJsonRenderer(out);
+    for (const e of events) renderer.emit(e);
+    expect(out.writes).toEqual([]);
+    expect(renderer.flush()).toBe(true);
+    expect(out.writes).toHaveLength(1);
+    expect(out.text.endsWith('\n')).toBe(true);
+    expect(
+      out.text
+        .slice(0, -1)
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual(events);
+  });
+
+  it('writes nothing for an empty batch', () => {
+    const out = capture();
+    expect(new StreamJsonRenderer(out).flush()).toBe(true);
+    expect(out.writes).toEqual([]);
+  });
+
+  it('starts a new batch after each flush', () => {
+    const out = capture();
+    const renderer = new StreamJsonRenderer(out);
+    renderer.emit({ type: 'message', text: 'a' });
+    renderer.flush();
+    renderer.emit({ type: 'message', text: 'b' });
+    renderer.flush();
+    expect(out.writes).toEqual(['{"type":"message","text":"a"}\n', '{"type":"message","text":"b"}\n']);
+  });
+
+  it('passes on a full destination as false', () => {
+    const renderer = new StreamJsonRenderer(capture(false, false));
+    renderer.emit({ type: 'message', text: 'a' });
+    expect(renderer.flush()).toBe(false);
+  });
+
+  it('keeps the state a tool had when it was emitted, though the store updates it in place', () => {
+    const out = capture();
+    const renderer = new StreamJsonRenderer(out);
+    const tool: ToolEvent = {
+      type: 'tool',
+      toolCallId: 't',
+      kind: 'read',
+      title: 'Read hello.txt',
+      status: 'pending',
+      input: {},
+      output: null,
+      locations: [],
+    };
+    renderer.emit(tool);
+    tool.status = 'completed';
+    renderer.emit(tool);
+    renderer.flush();
+    const statuses = out.text
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as ToolEvent).status);
+    expect(statuses).toEqual(['pending', 'completed']);
+  });
+
+  it('writes what is batched at finish, the result event last', () => {
+    const out = capture();
+    const renderer = new StreamJsonRenderer(out);
+    const result: ResultEvent = { ...RESULT, stopReason: 'cancelled', exitCode: 130 };
+    renderer.emit({ type: 'message', text: 'done' });
+    renderer.emit(result);
+    renderer.finish(finished({ ...result, text: 'done' }));
+    const lines = out.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Event);
+    expect(lines.map((e) => e.type)).toEqual(['message', 'result']);
+    expect(lines[1]).toEqual(result);
+  });
+});
