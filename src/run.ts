@@ -154,7 +154,8 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
     config = await loadConfig(io.env, io.home, opts.cwd);
     const warnings = configWarnings({
       config: config.effective,
-      policy: opts.policy,
+      // Ask with nobody at the terminal rejects, so the warnings judge it as reject.
+      policy: opts.policy === 'ask' && !opts.interactive ? 'reject' : opts.policy,
       allow: opts.allow,
       plan: opts.plan,
     });

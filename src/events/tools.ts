@@ -10,7 +10,8 @@ const STATUSES: readonly string[] = ['pending', 'in_progress', 'completed', 'fai
 export function cleanDiff(path: string, oldText: unknown, newText: unknown): Diff {
   const old = typeof oldText === 'string' ? oldText : null;
   let text = typeof newText === 'string' ? newText : '';
-  if (text.startsWith('++ b/')) {
+  // Only a new file carries the header; an edit whose text really starts with `++ b/` keeps its first line.
+  if (old === '-- /dev/null' && text.startsWith('++ b/')) {
     const nl = text.indexOf('\n');
     text = nl === -1 ? '' : text.slice(nl + 1);
   }

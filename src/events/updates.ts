@@ -45,7 +45,12 @@ export function eventsFromUpdate(params: unknown, ctx: UpdateContext): Event[] {
     }
     case 'current_mode_update': {
       const mode =
-        typeof update.currentModeId === 'string' ? update.currentModeId : String(update.modeId ?? '');
+        typeof update.currentModeId === 'string'
+          ? update.currentModeId
+          : typeof update.modeId === 'string'
+            ? update.modeId
+            : undefined;
+      if (mode === undefined) return [{ type: 'extension', method: 'session/update', params }];
       ctx.mode = mode;
       return [{ type: 'mode', mode }];
     }

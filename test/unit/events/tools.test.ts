@@ -173,6 +173,12 @@ describe('cleanDiff', () => {
       newText: 'Hello, world\n',
       diff: { oldText: 'hello, world\n', newText: 'Hello, world\n' },
     },
+    {
+      name: 'an edit whose new text starts like a header keeps it',
+      oldText: 'old\n',
+      newText: '++ b/not-a-header\nnew\n',
+      diff: { oldText: 'old\n', newText: '++ b/not-a-header\nnew\n' },
+    },
     { name: 'non-string sides', oldText: undefined, newText: 42, diff: { oldText: null, newText: '' } },
   ])('$name', ({ oldText, newText, diff }) => {
     expect(cleanDiff('/p', oldText, newText)).toEqual({ path: '/p', ...diff });

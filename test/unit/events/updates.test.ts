@@ -112,6 +112,14 @@ describe('eventsFromUpdate', () => {
     expect(ctx.mode).toBe('plan');
   });
 
+  it('passes a current_mode_update without a mode on as an extension, keeping the mode', () => {
+    const ctx = newContext();
+    ctx.mode = 'agent';
+    const p = params({ sessionUpdate: 'current_mode_update' });
+    expect(eventsFromUpdate(p, ctx)).toEqual([{ type: 'extension', method: 'session/update', params: p }]);
+    expect(ctx.mode).toBe('agent');
+  });
+
   it('records the session title and passes session_info_update on as an extension', () => {
     const ctx = newContext();
     const p = params({ sessionUpdate: 'session_info_update', title: 'Tidy Up The Greeting' });
