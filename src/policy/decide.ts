@@ -138,7 +138,8 @@ export function decidePlan(policy: Policy, plan: boolean, interactive: boolean):
   if (plan) return { outcome: 'rejected', reason: PLAN_ONLY_REASON };
   if (policy === 'allow') return { outcome: 'accepted' };
   if (policy === 'ask' && interactive) return undefined;
-  const why = policy === 'ask' ? 'no person at the terminal to approve it' : 'rho-cursor --permissions reject';
+  const why =
+    policy === 'ask' ? 'no person at the terminal to approve it' : 'rho-cursor --permissions reject';
   return {
     outcome: 'rejected',
     reason: `The plan was not approved (${why}). Do not execute it; give the plan as your final answer.`,
