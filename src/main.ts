@@ -177,6 +177,11 @@ function program(version: string, setCode: (n: number) => void): Command {
 }
 
 export async function main(argv: string[], version: string): Promise<void> {
+  // Last resort: a bug must still end in one line and an exit code (the run's exit hook kills the agent).
+  process.on('uncaughtException', (e) => {
+    process.stderr.write(`rho-cursor: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  });
   let code = 0;
   try {
     await program(version, (n) => (code = n)).parseAsync(argv, { from: 'user' });

@@ -208,8 +208,15 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
       try {
         lines.push(chunk, (line) => c.handleLine(line));
       } catch (e) {
-        if (e instanceof LineOverflowError) c.close(new RhoError('protocol', `the agent sent ${e.message}`));
-        else throw e;
+        // A bug of ours while handling a message fails the run cleanly, never with a stack trace.
+        c.close(
+          e instanceof LineOverflowError
+            ? new RhoError('protocol', `the agent sent ${e.message}`)
+            : new RhoError(
+                'internal',
+                `internal error while handling the agent's output: ${(e as Error).message}`,
+              ),
+        );
       }
       if (renderer && !renderer.flush() && !outputClosed) {
         a.child.stdout.pause();
@@ -236,6 +243,8 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
       clientInfo: { name: 'rho-cursor', version: io.version },
     });
+    // It is awaited below; until then a fast failure must not count as an unhandled rejection.
+    init.catch(() => {});
     renderer = await makeRenderer(opts.format, out, err, io.env);
     for (const e of early.splice(0)) renderer.emit(e);
     for (const w of warnings) warn(w.code, w.message);
