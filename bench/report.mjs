@@ -85,10 +85,11 @@ export function evaluate(results, { floorOnly }) {
   return { scenarios, targets: floorOnly ? [] : targets(by) };
 }
 
-// JSON.stringify in prettier's JSON style (arrays of primitives on one line when they fit in 110
-// columns), so `prettier --check .` stays clean on bench/last-run.json.
+// JSON.stringify (numbers to 3 decimals) in prettier's JSON style (arrays of primitives on one line when
+// they fit in 110 columns), so `prettier --check .` stays clean on bench/last-run.json.
 export function toJson(value) {
-  const text = JSON.stringify(value, null, 2);
+  const round = (_k, v) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1000) / 1000 : v);
+  const text = JSON.stringify(value, round, 2);
   return (
     text.replace(/\[\n\s+([^[\]{}]*?)\n\s*\]/g, (whole, body, at) => {
       const one = `[${body.split(/,\n\s*/).join(', ')}]`;

@@ -1,8 +1,11 @@
 // Bundles src/ into one ESM file so start-up reads one module, not hundreds.
 import { build } from 'esbuild';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+
+// Old chunks would pile up under dist/chunks and ship with the package.
+await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
 await build({
   entryPoints: ['src/cli.ts'],

@@ -1,5 +1,6 @@
 // One run, as a table of contents: config -> spawn -> handshake -> plan mode -> prompt -> teardown.
 import { Connection, RpcRequestError } from './acp/connection.js';
+import { textChunkEvent } from './acp/fast-path.js';
 import { LineBuffer, LineOverflowError } from './acp/framing.js';
 import { isRecord } from './acp/messages.js';
 import { AgentProcess } from './agent/process.js';
@@ -204,9 +205,16 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
         ),
       );
     };
+    // Text chunks, nearly every line of a turn, skip the general parse and dispatch.
+    const onLine = (line: string): void => {
+      const chunk = textChunkEvent(line);
+      if (chunk === undefined) return c.handleLine(line);
+      wire?.row('a2c', line);
+      emit(chunk);
+    };
     a.child.stdout.on('data', (chunk: Buffer) => {
       try {
-        lines.push(chunk, (line) => c.handleLine(line));
+        lines.push(chunk, onLine);
       } catch (e) {
         // A bug of ours while handling a message fails the run cleanly, never with a stack trace.
         c.close(

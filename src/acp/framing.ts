@@ -1,46 +1,49 @@
 // Pure newline framing: append chunks, get whole lines back; a size cap bounds a runaway line.
-export const DEFAULT_MAX_LINE_BYTES = 512 * 1024 * 1024;
+import { StringDecoder } from 'node:string_decoder';
+
+export const DEFAULT_MAX_LINE_CHARS = 512 * 1024 * 1024;
 
 export class LineOverflowError extends Error {}
 
 export class LineBuffer {
-  private parts: Buffer[] = [];
+  // Each chunk is decoded once (a split multi-byte character waits in the decoder), then split as a string.
+  private readonly decoder = new StringDecoder('utf8');
+  private parts: string[] = [];
   private size = 0;
 
-  constructor(private readonly maxLineBytes = DEFAULT_MAX_LINE_BYTES) {}
+  constructor(private readonly maxLineChars = DEFAULT_MAX_LINE_CHARS) {}
 
   // Splits a chunk into complete lines (without the newline or a trailing CR) and keeps the rest.
   push(chunk: Buffer, onLine: (line: string) => void): void {
+    const text = this.decoder.write(chunk);
     let start = 0;
-    let nl = chunk.indexOf(10, start);
+    let nl = text.indexOf('\n');
     while (nl !== -1) {
-      let line: string;
-      if (this.parts.length === 0) {
-        line = chunk.toString('utf8', start, nl);
-      } else {
-        this.parts.push(chunk.subarray(start, nl));
-        line = Buffer.concat(this.parts).toString('utf8');
+      let line = text.slice(start, nl);
+      if (this.parts.length > 0) {
+        this.parts.push(line);
+        line = this.parts.join('');
         this.parts = [];
         this.size = 0;
       }
       if (line.endsWith('\r')) line = line.slice(0, -1);
       if (line.length > 0) onLine(line);
       start = nl + 1;
-      nl = chunk.indexOf(10, start);
+      nl = text.indexOf('\n', start);
     }
-    if (start < chunk.length) {
-      this.size += chunk.length - start;
-      if (this.size > this.maxLineBytes) {
+    if (start < text.length) {
+      this.size += text.length - start;
+      if (this.size > this.maxLineChars) {
         this.clear();
-        throw new LineOverflowError(`a line longer than ${this.maxLineBytes} bytes`);
+        throw new LineOverflowError(`a line longer than ${this.maxLineChars} characters`);
       }
-      this.parts.push(start === 0 ? chunk : chunk.subarray(start));
+      this.parts.push(start === 0 ? text : text.slice(start));
     }
   }
 
-  // The bytes of an unfinished last line, for reporting what an agent left behind.
+  // The text of an unfinished last line, for reporting what an agent left behind.
   pending(): string {
-    return Buffer.concat(this.parts).toString('utf8');
+    return this.parts.join('');
   }
 
   clear(): void {

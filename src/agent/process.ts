@@ -95,6 +95,8 @@ export class AgentProcess {
     this.child.stdin.end();
     this.signalGroup('SIGTERM');
     const deadline = Date.now() + graceMs;
+    // Most agents exit on SIGTERM: wait for that first, then for anything else left in the group.
+    await Promise.race([this.exited, new Promise((r) => setTimeout(r, graceMs).unref())]);
     while (Date.now() < deadline) {
       if (this.exitInfo && !this.groupAlive()) return;
       await new Promise((r) => setTimeout(r, this.exitInfo ? 20 : 5));

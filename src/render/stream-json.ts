@@ -8,6 +8,11 @@ export class StreamJsonRenderer implements Renderer {
   constructor(private readonly out: Writer) {}
 
   emit(event: Event): void {
+    // Text chunks are most of a turn: serialise their two fields directly.
+    if (event.type === 'message' || event.type === 'thought') {
+      this.batch.push(`{"type":"${event.type}","text":${JSON.stringify(event.text)}}`);
+      return;
+    }
     this.batch.push(JSON.stringify(event));
   }
 

@@ -72,8 +72,9 @@ describe('LineBuffer', () => {
     expect(linesOf(['1234', '5678', '\n'], buffer)).toEqual(['12345678']);
   });
 
-  it('counts the cap in bytes, not characters', () => {
+  it('counts the cap in decoded characters', () => {
     const buffer = new LineBuffer(4);
+    linesOf(['éé'], buffer);
     linesOf(['éé'], buffer);
     expect(() => linesOf(['é'], buffer)).toThrow(LineOverflowError);
   });

@@ -1,0 +1,34 @@
+// The hot path: a text chunk in the exact shape Cursor serialises is read without parsing the whole message.
+// Anything else, or anything that does not check out, goes the general way (JSON.parse and dispatch).
+import type { MessageEvent, ThoughtEvent } from '../events/types.js';
+
+const PREFIX = '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"';
+const MIDDLE = '","update":{"sessionUpdate":"agent_';
+const MESSAGE = 'message_chunk","content":{"type":"text","text":"';
+const THOUGHT = 'thought_chunk","content":{"type":"text","text":"';
+const SUFFIX = '"}}}}';
+
+// Returns the message or thought event of a plain text-chunk line, or undefined to take the general path.
+export function textChunkEvent(line: string): MessageEvent | ThoughtEvent | undefined {
+  if (!line.startsWith(PREFIX) || !line.endsWith(SUFFIX)) return undefined;
+  const mid = line.indexOf(MIDDLE, PREFIX.length);
+  if (mid === -1) return undefined;
+  const sessionId = line.slice(PREFIX.length, mid);
+  if (sessionId.includes('"') || sessionId.includes('\\')) return undefined;
+  const kindAt = mid + MIDDLE.length;
+  const type = line.startsWith(MESSAGE, kindAt)
+    ? 'message'
+    : line.startsWith(THOUGHT, kindAt)
+      ? 'thought'
+      : undefined;
+  if (!type) return undefined;
+  const body = line.slice(kindAt + MESSAGE.length - 1, line.length - SUFFIX.length + 1);
+  // JSON.parse of the string literal alone both decodes it and proves it is one string (no hidden keys).
+  let text: unknown;
+  try {
+    text = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  return typeof text === 'string' ? { type, text } : undefined;
+}
