@@ -1,10 +1,6 @@
-// Entry point: answers --version without loading anything else, then hands over to the command wiring.
+// Entry point of the bundle (bin/rho-cursor answers --version before loading it).
+import { main } from './main.js';
+
 declare const __RHO_VERSION__: string;
 
-const argv = process.argv.slice(2);
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-  process.stdout.write(__RHO_VERSION__ + '\n');
-} else {
-  const { main } = await import('./main.js');
-  await main(argv, __RHO_VERSION__);
-}
+await main(process.argv.slice(2), __RHO_VERSION__);

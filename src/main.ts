@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
 import { RhoError, toRhoError } from './errors.js';
+import { run } from './run.js';
 import {
   defaultPolicy,
   durationOption,
@@ -137,7 +138,10 @@ function program(version: string, setCode: (n: number) => void): Command {
     .exitOverride()
     .action(async (words: string[], raw: RawRunOptions) => {
       const opts = await toRunOptions(words, raw);
-      const [{ run }, { terminalAsker }] = await Promise.all([import('./run.js'), import('./policy/ask.js')]);
+      // readline is loaded only when a person can be asked.
+      const asker = opts.interactive
+        ? (await import('./policy/ask.js')).terminalAsker(process.stdin, process.stderr)
+        : undefined;
       const code = await run(opts, {
         env: process.env,
         home: homedir(),
@@ -153,7 +157,7 @@ function program(version: string, setCode: (n: number) => void): Command {
             process.removeListener('SIGTERM', h);
           };
         },
-        asker: opts.interactive ? terminalAsker(process.stdin, process.stderr) : undefined,
+        asker,
         version,
       });
       setCode(code);
