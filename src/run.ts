@@ -1,13 +1,11 @@
 // One run, as a table of contents: config -> spawn -> handshake -> plan mode -> prompt -> teardown.
-import { Connection, RpcRequestError } from './acp/connection.js';
-import { textChunkEvent } from './acp/fast-path.js';
-import { LineBuffer, LineOverflowError } from './acp/framing.js';
-import { isRecord } from './acp/messages.js';
+import { RpcRequestError, type Connection } from './acp/connection.js';
+import { linkAgent } from './agent/link.js';
 import { AgentProcess } from './agent/process.js';
 import { resolveAgent } from './agent/resolve.js';
 import { loadConfig, type LoadedConfig } from './config/load.js';
 import { configWarnings } from './config/warnings.js';
-import { EXIT, exitForStopReason, RhoError, toRhoError } from './errors.js';
+import { exitForStopReason, RhoError, toRhoError } from './errors.js';
 import { RunSummary } from './events/collect.js';
 import { ToolStore } from './events/tools.js';
 import type { Event, ResultEvent } from './events/types.js';
@@ -17,6 +15,8 @@ import type { Asker } from './policy/ask.js';
 import { makeRenderer, startSpinner, type Spinner } from './render/index.js';
 import type { Renderer, Writer } from './render/writer.js';
 import { AgentRequests } from './requests.js';
+import { readSession, replyReadsAsError } from './session.js';
+import { fmtMs, stopError as stopErrorOf, type StopCause } from './stop.js';
 import { WireLog } from './wirelog.js';
 
 export interface RunIO {
@@ -31,13 +31,8 @@ export interface RunIO {
   version: string;
 }
 
-type StopCause = 'SIGINT' | 'SIGTERM' | 'timeout' | 'epipe';
-
 const CANCEL_GRACE_MS = 2000;
 const AUTH_HINT = 'set CURSOR_API_KEY or run `cursor-agent login`';
-
-// Formats milliseconds the way the options take them.
-const fmtMs = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
 
 // Is this JSON-RPC error Cursor's authRequired?
 function isAuthError(err: unknown): boolean {
@@ -98,16 +93,7 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
   const killOnExit = (): void => agent?.killNow();
   process.once('exit', killOnExit);
 
-  const stopError = (cause: StopCause): RhoError =>
-    cause === 'timeout'
-      ? new RhoError('run_timeout', `the run exceeded --timeout ${fmtMs(opts.timeoutMs ?? 0)}`, {
-          exitCode: EXIT.timeout,
-        })
-      : cause === 'epipe'
-        ? new RhoError('cancelled', 'stdout was closed', { exitCode: EXIT.sigpipe })
-        : new RhoError('cancelled', `cancelled by ${cause}`, {
-            exitCode: cause === 'SIGINT' ? EXIT.sigint : EXIT.sigterm,
-          });
+  const stopError = (cause: StopCause): RhoError => stopErrorOf(cause, opts.timeoutMs);
 
   const cancel = (cause: StopCause): void => {
     if (stopCause !== undefined) {
@@ -172,77 +158,28 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
     // 2. Spawn as early as possible; the renderer loads while the agent starts.
     const args = ['--trust', ...(opts.model ? ['--model', opts.model] : []), 'acp'];
     agent = new AgentProcess(agentPath, args, opts.cwd, io.env);
-    const a = agent;
-    const lines = new LineBuffer();
-    conn = new Connection({
-      send: (line) => a.write(line),
+    conn = linkAgent(agent, {
+      label: opts.agent,
+      phase: () => phase,
+      wire,
       onRequest: (msg) => requests!.handle(msg),
       onNotification: (msg) => {
         if (msg.method === 'session/update') for (const e of eventsFromUpdate(msg.params, ctx)) emit(e);
         else emit({ type: 'extension', method: msg.method, params: msg.params });
       },
-      onInvalid: (line, reason) => {
-        wire?.row('a2c', line, false);
+      onInvalid: (line, reason) =>
         warn(
           'agent-non-json',
           `the agent wrote a line that is not JSON-RPC (${reason}): ${line.slice(0, 120)}`,
-          { line },
-        );
-      },
-      onWire: wire
-        ? (dir, line) => (dir === 'c2a' || line.startsWith('{') ? wire!.row(dir, line) : undefined)
-        : undefined,
-    });
-    const c = conn;
-    requests = new AgentRequests({ conn: c, emit, tools, opts, asker: io.asker });
-    const failWith = (why: string): void => {
-      if (c.isClosed) return;
-      const tail = a.stderrTail();
-      c.close(
-        new RhoError(
-          why.startsWith('closed') ? 'agent_closed' : 'agent_exited',
-          `${opts.agent} ${why} during ${phase}${tail ? `: ${tail}` : ''}`,
+          {
+            line,
+          },
         ),
-      );
-    };
-    // Text chunks, nearly every line of a turn, skip the general parse and dispatch.
-    const onLine = (line: string): void => {
-      const chunk = textChunkEvent(line);
-      if (chunk === undefined) return c.handleLine(line);
-      wire?.row('a2c', line);
-      emit(chunk);
-    };
-    a.child.stdout.on('data', (chunk: Buffer) => {
-      try {
-        lines.push(chunk, onLine);
-      } catch (e) {
-        // A bug of ours while handling a message fails the run cleanly, never with a stack trace.
-        c.close(
-          e instanceof LineOverflowError
-            ? new RhoError('protocol', `the agent sent ${e.message}`)
-            : new RhoError(
-                'internal',
-                `internal error while handling the agent's output: ${(e as Error).message}`,
-              ),
-        );
-      }
-      if (renderer && !renderer.flush() && !outputClosed) {
-        a.child.stdout.pause();
-        const resume = (): void => void a.child.stdout.resume();
-        (io.stdout.writableNeedDrain ? io.stdout : io.stderr).once('drain', resume);
-      }
+      onText: emit,
+      flush: () => !renderer || renderer.flush() || outputClosed,
+      drainTarget: () => (io.stdout.writableNeedDrain ? io.stdout : io.stderr),
     });
-    a.child.stdout.on('end', () => {
-      // Name the exit code when the agent is exiting; give it a moment to be reaped.
-      const t = setTimeout(() => failWith('closed its output'), 200);
-      void a.exited.then(() => clearTimeout(t));
-    });
-    void a.exited.then((info) => {
-      failWith(info.signal ? `was killed by ${info.signal}` : `exited with code ${String(info.code)}`);
-    });
-    a.child.once('error', (e) =>
-      c.close(new RhoError('agent_not_found', `cannot start ${agentPath}: ${e.message}`)),
-    );
+    requests = new AgentRequests({ conn, emit, tools, opts, asker: io.asker });
 
     // 3. Handshake: initialize, then session/new; never authenticate.
     let t = io.now();
@@ -264,9 +201,9 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
     timings.initializeMs = since(t);
     spinner?.text('creating a session');
     t = io.now();
-    let session: Record<string, unknown>;
+    let session: unknown;
     try {
-      session = await step<Record<string, unknown>>('session/new', { cwd: opts.cwd, mcpServers: [] });
+      session = await step('session/new', { cwd: opts.cwd, mcpServers: [] });
     } catch (e) {
       if (isAuthError(e))
         throw new RhoError(
@@ -277,17 +214,11 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
       throw e;
     }
     timings.sessionNewMs = since(t);
-    if (typeof session.sessionId !== 'string')
-      throw new RhoError('protocol', 'session/new answered without a sessionId');
-    sessionId = session.sessionId;
-    const models = isRecord(session.models) ? session.models : {};
-    const modes = isRecord(session.modes) ? session.modes : {};
-    model = typeof models.currentModelId === 'string' ? models.currentModelId : null;
-    ctx.mode = typeof modes.currentModeId === 'string' ? modes.currentModeId : null;
-    const available = (Array.isArray(modes.availableModes) ? modes.availableModes : [])
-      .filter(isRecord)
-      .map((m) => String(m.id));
-    const agentInfo = isRecord(initResult.agentInfo) ? initResult.agentInfo : {};
+    const facts = readSession(initResult, session);
+    sessionId = facts.sessionId;
+    model = facts.model;
+    ctx.mode = facts.mode;
+    const available = facts.modes;
     emit({
       type: 'session',
       sessionId,
@@ -300,10 +231,7 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
       permissions: opts.policy,
       allow: opts.allow,
       cwd: opts.cwd,
-      agent: {
-        name: typeof agentInfo.name === 'string' ? agentInfo.name : null,
-        version: typeof agentInfo.version === 'string' ? agentInfo.version : null,
-      },
+      agent: facts.agent,
     });
     renderer.flush();
 
@@ -342,12 +270,9 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
     stopReason = typeof result.stopReason === 'string' ? result.stopReason : null;
     if (stopReason === null) throw new RhoError('protocol', 'session/prompt answered without a stopReason');
     // Cursor reports some API failures as reply text and still ends the turn normally: say so.
-    const failure = /^\s*(Error: \w*Error\b.*)/.exec(replyHead);
+    const failure = replyReadsAsError(replyHead);
     if (failure && stopReason === 'end_turn') {
-      warn(
-        'reply-looks-like-error',
-        `the turn ended normally but the reply reads as an error: ${failure[1]!.split('\n')[0]}`,
-      );
+      warn('reply-looks-like-error', `the turn ended normally but the reply reads as an error: ${failure}`);
     }
   } catch (e) {
     error = toRhoError(e);
@@ -400,20 +325,7 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
   }
   if (!outputClosed) {
     renderer.emit(resultEvent);
-    renderer.finish(
-      summary
-        ? summary.output(resultEvent)
-        : {
-            ...resultEvent,
-            text: '',
-            tools: [],
-            permissions: [],
-            questions: [],
-            plans: [],
-            todos: [],
-            warnings: [],
-          },
-    );
+    renderer.finish((summary ?? new RunSummary()).output(resultEvent));
   }
   if (error && opts.format !== 'text' && !outputClosed) {
     io.stderr.write(`rho-cursor: ${resultEvent.error?.message ?? error.message}\n`);

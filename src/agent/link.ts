@@ -1,0 +1,92 @@
+// Joins the agent process to a JSON-RPC connection: framing, the text-chunk fast path, backpressure,
+// and the agent dying or closing its output turned into a clear failure of whatever is pending.
+import { Connection, type ConnectionHandlers } from '../acp/connection.js';
+import { textChunkEvent } from '../acp/fast-path.js';
+import { LineBuffer, LineOverflowError } from '../acp/framing.js';
+import { RhoError } from '../errors.js';
+import type { MessageEvent, ThoughtEvent } from '../events/types.js';
+import type { WireLog } from '../wirelog.js';
+import type { AgentProcess } from './process.js';
+
+export interface LinkOptions extends Omit<ConnectionHandlers, 'send' | 'onWire'> {
+  /** The agent as the user named it, for error messages. */
+  label: string;
+  /** What the run is waiting for, for error messages ("initialize", "prompt"). */
+  phase(): string;
+  /** A text chunk read by the fast path. */
+  onText(e: MessageEvent | ThoughtEvent): void;
+  /** After each read chunk: write what was batched; false means our output is full. */
+  flush(): boolean;
+  /** Where to wait when our output is full. */
+  drainTarget(): NodeJS.EventEmitter;
+  wire: WireLog | undefined;
+}
+
+// Wires the agent's stdio to a new Connection and returns it.
+export function linkAgent(agent: AgentProcess, o: LinkOptions): Connection {
+  const { wire } = o;
+  const conn = new Connection({
+    send: (line) => agent.write(line),
+    onRequest: o.onRequest,
+    onNotification: o.onNotification,
+    onInvalid: (line, reason) => {
+      wire?.row('a2c', line, false);
+      o.onInvalid(line, reason);
+    },
+    onWire: wire
+      ? (dir, line) => (dir === 'c2a' || line.startsWith('{') ? wire.row(dir, line) : undefined)
+      : undefined,
+  });
+
+  const failWith = (code: 'agent_closed' | 'agent_exited', why: string): void => {
+    if (conn.isClosed) return;
+    const tail = agent.stderrTail();
+    conn.close(new RhoError(code, `${o.label} ${why} during ${o.phase()}${tail ? `: ${tail}` : ''}`));
+  };
+
+  // Text chunks, nearly every line of a turn, skip the general parse and dispatch.
+  const onLine = (line: string): void => {
+    const chunk = textChunkEvent(line);
+    if (chunk === undefined) return conn.handleLine(line);
+    wire?.row('a2c', line);
+    o.onText(chunk);
+  };
+
+  const lines = new LineBuffer();
+  const stdout = agent.child.stdout;
+  stdout.on('data', (chunk: Buffer) => {
+    try {
+      lines.push(chunk, onLine);
+    } catch (e) {
+      // A bug of ours while handling a message fails the run cleanly, never with a stack trace.
+      conn.close(
+        e instanceof LineOverflowError
+          ? new RhoError('protocol', `the agent sent ${e.message}`)
+          : new RhoError(
+              'internal',
+              `internal error while handling the agent's output: ${(e as Error).message}`,
+            ),
+      );
+    }
+    if (!o.flush()) {
+      // Our reader is slower than the agent: stop reading until it catches up, so memory stays flat.
+      stdout.pause();
+      o.drainTarget().once('drain', () => void stdout.resume());
+    }
+  });
+  stdout.on('end', () => {
+    // Name the exit code when the agent is exiting; give it a moment to be reaped.
+    const t = setTimeout(() => failWith('agent_closed', 'closed its output'), 200);
+    void agent.exited.then(() => clearTimeout(t));
+  });
+  void agent.exited.then((info) =>
+    failWith(
+      'agent_exited',
+      info.signal ? `was killed by ${info.signal}` : `exited with code ${String(info.code)}`,
+    ),
+  );
+  agent.child.once('error', (e) =>
+    conn.close(new RhoError('agent_not_found', `cannot start ${o.label}: ${e.message}`)),
+  );
+  return conn;
+}
