@@ -107,9 +107,11 @@ function program(version: string, setCode: (n: number) => void): Command {
       "Run one prompt through Cursor's agent (cursor-agent acp) and hand back a trustworthy result.",
     )
     .version(version, '-V, --version')
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({ outputError: (s, write) => write(`rho-cursor: ${s.replace(/^error: /, '')}`) });
+    // Usage errors are one line, with where to look next.
+    .configureOutput({
+      outputError: (s, write) => write(`rho-cursor: ${s.trimEnd().replace(/^error: /, '')} (see --help)\n`),
+    });
 
   cmd
     .command('run')

@@ -9,7 +9,7 @@ import { readReplayLog, receivedMethods } from '../helpers/replay-log.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const oneLine = (stderr: string): void => {
-  expect(stderr.trim().split('\n').length, stderr).toBeLessThanOrEqual(2);
+  expect(stderr.trim().split('\n'), stderr).toHaveLength(1);
   expect(stderr).not.toMatch(/\n\s+at .*:\d+:\d+/);
 };
 
