@@ -193,9 +193,8 @@ export async function main(argv: string[], version: string): Promise<void> {
     await program(version, (n) => (code = n)).parseAsync(argv, { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) {
-      const ok =
-        e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help';
-      return exit(ok ? 0 : 2);
+      // --help and --version succeed; everything else, a bare `rho-cursor` included, is a usage error.
+      return exit(e.exitCode === 0 ? 0 : 2);
     }
     const err = toRhoError(e);
     process.stderr.write(`rho-cursor: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);

@@ -187,6 +187,13 @@ describe('other commands', () => {
     expect(r.stdout).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
+  it('no command prints the help on stderr and exits 2', async () => {
+    const r = await execa(BIN, [], { reject: false, stdin: 'ignore' });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/Usage: rho-cursor/);
+    expect(r.stdout).toBe('');
+  });
+
   it('prints help for run listing every flag', async () => {
     const r = await execa(BIN, ['run', '--help'], { reject: false });
     expect(r.exitCode).toBe(0);
