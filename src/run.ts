@@ -71,8 +71,8 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
     else early.push(e);
   };
   // Warnings go to stderr in every format, and as events.
-  const warn = (code: string, message: string, extra: Record<string, unknown> = {}): void => {
-    emit({ type: 'warning', code, message, ...extra } as Event);
+  const warn = (code: string, message: string, line?: string): void => {
+    emit({ type: 'warning', code, message, ...(line === undefined ? {} : { line }) });
     if (opts.format !== 'text') io.stderr.write(`rho-cursor: warning: ${message}\n`);
   };
 
@@ -171,9 +171,7 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
         warn(
           'agent-non-json',
           `the agent wrote a line that is not JSON-RPC (${reason}): ${line.slice(0, 120)}`,
-          {
-            line,
-          },
+          line,
         ),
       onText: emit,
       flush: () => !renderer || renderer.flush() || outputClosed,

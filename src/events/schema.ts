@@ -118,7 +118,13 @@ export const TodosEvent = z.object({
 
 export const ModeEvent = z.object({ type: z.literal('mode'), mode: z.string() });
 
-export const WarningEvent = z.object({ type: z.literal('warning'), code: z.string(), message: z.string() });
+export const WarningEvent = z.object({
+  type: z.literal('warning'),
+  code: z.string(),
+  message: z.string(),
+  /** The whole line, for a line from the agent that is not JSON-RPC. */
+  line: z.string().optional(),
+});
 
 export const ExtensionEvent = z.object({
   type: z.literal('extension'),
