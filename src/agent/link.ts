@@ -75,6 +75,10 @@ export function linkAgent(agent: AgentProcess, o: LinkOptions): Connection {
     }
   });
   stdout.on('end', () => {
+    // A last line without its newline is still a line the agent sent: nothing is dropped.
+    const rest = lines.pending();
+    lines.clear();
+    if (rest.trim() !== '') onLine(rest);
     // Name the exit code when the agent is exiting; give it a moment to be reaped.
     const t = setTimeout(() => failWith('agent_closed', 'closed its output'), 200);
     void agent.exited.then(() => clearTimeout(t));

@@ -36,6 +36,13 @@ describe('an agent that fails', () => {
     );
   });
 
+  it('keeps a last line the agent sent without a newline before it died', async () => {
+    const r = await runCli(['run', ...SJ, 'go'], { agent: await fixture('unterminated.mjs') });
+    expect(r.exitCode).toBe(1);
+    expect(r.events.some((e) => e.type === 'message' && e.text === 'last words')).toBe(true);
+    expect(r.events.at(-1)).toMatchObject({ type: 'result', error: { code: 'agent_exited' } });
+  });
+
   it('times out a silent handshake step with exit 124', async () => {
     const r = await runCli(['run', ...SJ, '--step-timeout', '300ms', 'go'], {
       agent: await fixture('silent.mjs'),
