@@ -16,7 +16,8 @@ import { makeRenderer, startSpinner, type Spinner } from './render/index.js';
 import type { Renderer, Writer } from './render/writer.js';
 import { AgentRequests } from './requests.js';
 import { readSession, replyReadsAsError } from './session.js';
-import { fmtMs, stopError as stopErrorOf, type StopCause } from './stop.js';
+import { Cancel } from './cancel.js';
+import { fmtMs } from './stop.js';
 import { WireLog } from './wirelog.js';
 
 export interface RunIO {
@@ -76,15 +77,6 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
     if (opts.format !== 'text') io.stderr.write(`rho-cursor: warning: ${message}\n`);
   };
 
-  // Cancellation: a first signal asks the agent to stop the turn; the stop promise ends the wait.
-  let stopCause: StopCause | undefined;
-  let stopNow: (e: RhoError) => void = () => {};
-  const stopped = new Promise<never>((_, reject) => {
-    stopNow = reject;
-  });
-  stopped.catch(() => {});
-  const race = <T>(p: Promise<T>): Promise<T> => Promise.race([p, stopped]);
-
   let agent: AgentProcess | undefined;
   let conn: Connection | undefined;
   let requests: AgentRequests | undefined;
@@ -93,33 +85,26 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
   const killOnExit = (): void => agent?.killNow();
   process.once('exit', killOnExit);
 
-  const stopError = (cause: StopCause): RhoError => stopErrorOf(cause, opts.timeoutMs);
-
-  const cancel = (cause: StopCause): void => {
-    if (stopCause !== undefined) {
-      // A second signal ends it at once.
-      if (cause === 'SIGINT' || cause === 'SIGTERM') {
-        agent?.killNow();
-        stopNow(stopError(stopCause));
-      }
-      return;
-    }
-    stopCause = cause;
-    spinner?.stop();
-    spinner = undefined;
-    if (phase === 'prompt' && conn && sessionId && !conn.isClosed) {
+  // Cancellation: a first stop asks the agent to end the turn; the stopped promise ends the wait.
+  const cancel = new Cancel({
+    graceMs: CANCEL_GRACE_MS,
+    timeoutMs: opts.timeoutMs,
+    killNow: () => agent?.killNow(),
+    cancelTurn: () => {
+      spinner?.stop();
+      spinner = undefined;
+      if (phase !== 'prompt' || !conn || !sessionId || conn.isClosed) return false;
       conn.notify('session/cancel', { sessionId });
       requests?.cancelAll();
-      setTimeout(() => stopNow(stopError(cause)), CANCEL_GRACE_MS).unref();
-    } else {
-      stopNow(stopError(cause));
-    }
-  };
-  const offSignal = io.onSignal((s) => cancel(s));
-  const runTimer = opts.timeoutMs ? setTimeout(() => cancel('timeout'), opts.timeoutMs) : undefined;
+      return true;
+    },
+  });
+  const race = <T>(p: Promise<T>): Promise<T> => cancel.race(p);
+  const offSignal = io.onSignal((s) => cancel.stop(s));
+  const runTimer = opts.timeoutMs ? setTimeout(() => cancel.stop('timeout'), opts.timeoutMs) : undefined;
   io.stdout.on('error', () => {
     outputClosed = true;
-    cancel('epipe');
+    cancel.stop('epipe');
   });
 
   const step = <T>(method: string, params: unknown): Promise<T> => {
@@ -193,7 +178,7 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
     for (const w of warnings) warn(w.code, w.message);
     renderer.flush();
     // A terminal of zero columns (a pty nobody sized) makes ora redraw without end: no spinner there.
-    if (opts.format === 'text' && err.isTTY && (io.stderr.columns ?? 0) > 0 && !stopCause)
+    if (opts.format === 'text' && err.isTTY && (io.stderr.columns ?? 0) > 0 && !cancel.cause)
       spinner = await startSpinner(io.stderr, 'starting cursor-agent');
     const initResult = await init;
     timings.initializeMs = since(t);
@@ -287,8 +272,8 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
   const teardown = agent?.terminate();
 
   // A cancel decides the exit code, even if the agent failed while it wound down.
-  if (stopCause) error = stopError(stopCause);
-  if (stopReason === 'cancelled' || stopCause) {
+  error = cancel.error() ?? error;
+  if (stopReason === 'cancelled' || cancel.cause) {
     for (const t of tools.all()) {
       if (t.status === 'pending' || t.status === 'in_progress') {
         t.status = 'cancelled';
