@@ -1,6 +1,6 @@
 // Answers every request the agent sends: permissions by policy, Cursor's extensions, -32601 for the rest.
 import type { Connection } from './acp/connection.js';
-import { isRecord, type Id, type Request } from './acp/messages.js';
+import { isRecord, str, type Id, type Request } from './acp/messages.js';
 import type { Event, PlanEvent, QuestionEvent } from './events/types.js';
 import { normalizeTodos, type ToolStore } from './events/tools.js';
 import type { RunOptions } from './options.js';
@@ -24,8 +24,6 @@ export interface RequestContext {
   opts: RunOptions;
   asker: Asker | undefined;
 }
-
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 export class AgentRequests {
   /** Requests a person is still deciding, answered `cancelled` if the run is cancelled. */

@@ -99,7 +99,6 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
       return true;
     },
   });
-  const race = <T>(p: Promise<T>): Promise<T> => cancel.race(p);
   const offSignal = io.onSignal((s) => cancel.stop(s));
   const runTimer = opts.timeoutMs ? setTimeout(() => cancel.stop('timeout'), opts.timeoutMs) : undefined;
   io.stdout.on('error', () => {
@@ -117,7 +116,7 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
           `${method} got no answer within ${fmtMs(opts.stepTimeoutMs)} (--step-timeout)`,
         ),
     };
-    return race(conn!.request<T>(method, params, timeout));
+    return cancel.race(conn!.request<T>(method, params, timeout));
   };
 
   let config: LoadedConfig | undefined;
@@ -243,7 +242,7 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
     // 5. The prompt; updates stream as they arrive, requests are answered by policy.
     phase = 'prompt';
     promptSentAt = io.now();
-    const result = await race(
+    const result = await cancel.race(
       conn.request<Record<string, unknown>>('session/prompt', {
         sessionId,
         prompt: [{ type: 'text', text: opts.prompt }],

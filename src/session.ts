@@ -1,5 +1,5 @@
 // Pure: what initialize and session/new answered, read leniently into the run's session facts.
-import { isRecord } from './acp/messages.js';
+import { isRecord, str } from './acp/messages.js';
 import { RhoError } from './errors.js';
 
 export interface SessionFacts {
@@ -9,8 +9,6 @@ export interface SessionFacts {
   modes: string[];
   agent: { name: string | null; version: string | null };
 }
-
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 // Reads the session id, the resolved model, the modes and the agent's name; no sessionId breaks the protocol.
 export function readSession(initResult: unknown, session: unknown): SessionFacts {

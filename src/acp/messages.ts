@@ -52,3 +52,6 @@ export function classify(value: unknown): Incoming {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
+
+// A field read leniently: the string, or null for anything else.
+export const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);

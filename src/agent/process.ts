@@ -99,7 +99,7 @@ export class AgentProcess {
     await Promise.race([this.exited, new Promise((r) => setTimeout(r, graceMs).unref())]);
     while (Date.now() < deadline) {
       if (this.exitInfo && !this.groupAlive()) return;
-      await new Promise((r) => setTimeout(r, this.exitInfo ? 20 : 5));
+      await new Promise((r) => setTimeout(r, 20));
     }
     this.signalGroup('SIGKILL');
     await this.exited;

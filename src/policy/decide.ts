@@ -1,5 +1,6 @@
 // Pure answers to the agent's permission requests and extension requests, by policy.
 import { isRecord } from '../acp/messages.js';
+import { contentText } from '../events/tools.js';
 import type { Policy, ToolKind } from '../options.js';
 import { answerFor } from './matrix.js';
 
@@ -37,13 +38,7 @@ export function readPermissionRequest(params: unknown): PermissionRequest {
     name: typeof o.name === 'string' ? o.name : String(o.optionId ?? ''),
     kind: typeof o.kind === 'string' ? o.kind : '',
   }));
-  let agentReason: string | null = null;
-  if (Array.isArray(tc.content)) {
-    for (const c of tc.content) {
-      const inner = isRecord(c) ? c.content : undefined;
-      if (isRecord(inner) && typeof inner.text === 'string') agentReason = inner.text;
-    }
-  }
+  const agentReason = contentText(tc.content) ?? null;
   return {
     toolCallId: typeof tc.toolCallId === 'string' ? tc.toolCallId : '',
     title: typeof tc.title === 'string' ? tc.title : '',

@@ -1,5 +1,6 @@
 // Text renderer: the agent's message text alone on stdout; everything else as short lines on stderr.
 import type { ChalkInstance } from 'chalk';
+import { str } from '../acp/messages.js';
 import type { Event, JsonOutput, ToolEvent } from '../events/types.js';
 import { toolSummary } from './summary.js';
 import type { Renderer, Writer } from './writer.js';
@@ -117,7 +118,7 @@ export class TextRenderer implements Renderer {
   // Shows what Cursor's own extensions carry (a subagent task, an image, the session title); the rest stays quiet.
   private extension(method: string, params: unknown): void {
     const p = (params ?? {}) as Record<string, unknown>;
-    const s = (v: unknown): string => (typeof v === 'string' ? v : '');
+    const s = (v: unknown): string => str(v) ?? '';
     if (method === 'cursor/task') {
       this.line(
         `${this.c.bold('task')} ${s(p.description) || s(p.prompt)}${p.subagentType ? this.c.dim(` (${s(p.subagentType)})`) : ''}`,
