@@ -1,5 +1,5 @@
 // Pure: one session/update notification -> the contract's events, merging tool state in the store.
-import { isRecord } from '../acp/messages.js';
+import { isRecord, str } from '../acp/messages.js';
 import type { Event } from './types.js';
 import type { ToolStore } from './tools.js';
 
@@ -44,13 +44,8 @@ export function eventsFromUpdate(params: unknown, ctx: UpdateContext): Event[] {
       return events;
     }
     case 'current_mode_update': {
-      const mode =
-        typeof update.currentModeId === 'string'
-          ? update.currentModeId
-          : typeof update.modeId === 'string'
-            ? update.modeId
-            : undefined;
-      if (mode === undefined) return [{ type: 'extension', method: 'session/update', params }];
+      const mode = str(update.currentModeId) ?? str(update.modeId);
+      if (mode === null) return [{ type: 'extension', method: 'session/update', params }];
       ctx.mode = mode;
       return [{ type: 'mode', mode }];
     }
