@@ -6,8 +6,11 @@ export const EXIT = {
   auth: 3,
   maxTokens: 4,
   refusal: 5,
+  schemaMismatch: 6,
+  denied: 7,
   timeout: 124,
   notFound: 127,
+  sighup: 129,
   sigint: 130,
   sigpipe: 141,
   sigterm: 143,
@@ -15,38 +18,38 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-export const ERROR_CODES = [
-  'usage',
-  'config_invalid',
-  'agent_not_found',
-  'agent_exited',
-  'agent_closed',
-  'protocol',
-  'rpc_error',
-  'auth_required',
-  'plan_refused',
-  'step_timeout',
-  'run_timeout',
-  'cancelled',
-  'internal',
-] as const;
-export type ErrorCode = (typeof ERROR_CODES)[number];
+// Every error code a run can report, its exit code and what it means: the one list behind the schema's
+// enum, `--help` and the README.
+export const ERRORS = {
+  usage: [EXIT.usage, 'a bad option, value, prompt or attachment'],
+  config_invalid: [EXIT.usage, "Cursor's cli-config.json or the workspace's .cursor/cli.json is unusable"],
+  agent_not_found: [EXIT.notFound, 'the agent executable is missing or not executable'],
+  agent_exited: [EXIT.agentFailed, 'the agent exited or was killed before the turn ended'],
+  agent_closed: [EXIT.agentFailed, 'the agent closed its output before the turn ended'],
+  protocol: [EXIT.agentFailed, 'the agent broke the protocol: a malformed answer or an unknown stopReason'],
+  protocol_version: [EXIT.agentFailed, 'initialize answered a protocol version other than 1'],
+  rpc_error: [EXIT.agentFailed, 'the agent answered a request with a JSON-RPC error'],
+  auth_required: [EXIT.auth, 'the agent needs authentication'],
+  plan_refused: [EXIT.agentFailed, 'the agent has no plan mode or refused it'],
+  capability_missing: [EXIT.usage, 'the agent does not advertise a capability the run needs'],
+  fence_failed: [EXIT.agentFailed, 'the private config dir for --fence could not be prepared'],
+  step_timeout: [EXIT.timeout, 'a handshake step got no answer within --step-timeout'],
+  run_timeout: [EXIT.timeout, 'the run exceeded --timeout'],
+  idle_timeout: [EXIT.timeout, 'the agent sent nothing for --idle-timeout'],
+  cancelled: [EXIT.sigint, 'cancelled by a signal (exit 129, 130 or 143)'],
+  stdout_closed: [EXIT.sigpipe, 'stdout was closed by its reader (EPIPE)'],
+  write_failed: [EXIT.agentFailed, 'rho-cursor could not write its output (a full disk, say)'],
+  max_tokens: [EXIT.maxTokens, 'stopReason max_tokens or max_turn_requests'],
+  max_tool_calls: [EXIT.maxTokens, 'the turn reached --max-tool-calls'],
+  refusal: [EXIT.refusal, 'stopReason refusal'],
+  schema_mismatch: [EXIT.schemaMismatch, 'the answer did not match --output-schema after the retries'],
+  reply_error: [EXIT.agentFailed, '--strict: the answer reads as an API error'],
+  denied: [EXIT.denied, '--strict: a permission was rejected or a tool was blocked'],
+  internal: [EXIT.agentFailed, 'a bug in rho-cursor'],
+} as const satisfies Record<string, readonly [ExitCode, string]>;
 
-const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
-  usage: EXIT.usage,
-  config_invalid: EXIT.usage,
-  agent_not_found: EXIT.notFound,
-  agent_exited: EXIT.agentFailed,
-  agent_closed: EXIT.agentFailed,
-  protocol: EXIT.agentFailed,
-  rpc_error: EXIT.agentFailed,
-  auth_required: EXIT.auth,
-  plan_refused: EXIT.agentFailed,
-  step_timeout: EXIT.timeout,
-  run_timeout: EXIT.timeout,
-  cancelled: EXIT.sigint,
-  internal: EXIT.agentFailed,
-};
+export type ErrorCode = keyof typeof ERRORS;
+export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 
 export class RhoError extends Error {
   readonly code: ErrorCode;
@@ -61,7 +64,7 @@ export class RhoError extends Error {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'RhoError';
     this.code = code;
-    this.exitCode = opts.exitCode ?? EXIT_BY_CODE[code];
+    this.exitCode = opts.exitCode ?? ERRORS[code][0];
     this.hint = opts.hint;
   }
 }

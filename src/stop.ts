@@ -13,7 +13,7 @@ export function stopError(cause: StopCause, timeoutMs: number | undefined): RhoE
         exitCode: EXIT.timeout,
       });
     case 'epipe':
-      return new RhoError('cancelled', 'stdout was closed', { exitCode: EXIT.sigpipe });
+      return new RhoError('stdout_closed', 'stdout was closed');
     case 'SIGINT':
       return new RhoError('cancelled', 'cancelled by SIGINT', { exitCode: EXIT.sigint });
     case 'SIGTERM':

@@ -1,6 +1,7 @@
 // The stream-json events as zod schemas: the single source of their TypeScript types and of `rho-cursor schema`.
 // Loaded at run time only by `schema`; the hot path uses the inferred types alone.
 import { z } from 'zod';
+import { ERROR_CODES } from '../errors.js';
 
 export const TOOL_STATUSES = [
   'pending',
@@ -149,7 +150,7 @@ export const ResultEvent = z.object({
   durationMs: z.number(),
   timings: Timings,
   usage: z.null(),
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }).optional(),
 });
 
 export const Event = z.discriminatedUnion('type', [

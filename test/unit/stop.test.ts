@@ -6,7 +6,7 @@ describe('stopError', () => {
     ['SIGINT', 130, 'cancelled'],
     ['SIGTERM', 143, 'cancelled'],
     ['timeout', 124, 'run_timeout'],
-    ['epipe', 141, 'cancelled'],
+    ['epipe', 141, 'stdout_closed'],
   ] as const)('%s exits %i', (cause, exitCode, code) => {
     expect(stopError(cause, 1500)).toMatchObject({ exitCode, code });
   });
