@@ -1,0 +1,59 @@
+// One teardown stack for a run: every resource registers how it is released, and the normal end, every
+// signal and the process exit hook all drain the same stack, so nothing is released twice or forgotten.
+
+export interface TeardownStep {
+  /** For error messages: what this step releases ("agent", "fence dir", "wire log"). */
+  name: string;
+  /** The normal release; may wait (the kill ladder, flushing a file). */
+  run(): Promise<void> | void;
+  /** A synchronous last resort for the process exit hook, where nothing can be awaited. */
+  runSync?(): void;
+}
+
+export class Teardown {
+  private readonly steps: TeardownStep[] = [];
+  private draining: Promise<void> | undefined;
+
+  // Registers a release; steps run last-registered first. Returns a function that runs this step now, once.
+  defer(step: TeardownStep): () => Promise<void> {
+    let done: Promise<void> | undefined;
+    const once: TeardownStep = {
+      name: step.name,
+      run: () => (done ??= Promise.resolve().then(() => step.run())),
+      runSync: () => {
+        if (done) return;
+        done = Promise.resolve();
+        step.runSync?.();
+      },
+    };
+    this.steps.push(once);
+    return () => once.run() as Promise<void>;
+  }
+
+  // Runs every step, newest first; one failing step never keeps the others from running.
+  drain(onError: (name: string, err: unknown) => void = () => {}): Promise<void> {
+    this.draining ??= (async () => {
+      while (this.steps.length > 0) {
+        const step = this.steps.pop()!;
+        try {
+          await step.run();
+        } catch (err) {
+          onError(step.name, err);
+        }
+      }
+    })();
+    return this.draining;
+  }
+
+  // The exit hook's path: only what can be done synchronously, for every step not yet released.
+  drainSync(): void {
+    for (const step of [...this.steps].reverse()) {
+      try {
+        step.runSync?.();
+      } catch {
+        // the process is going down: nothing better to do
+      }
+    }
+    this.steps.length = 0;
+  }
+}
