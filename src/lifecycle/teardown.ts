@@ -17,12 +17,20 @@ export class Teardown {
   // Registers a release; steps run last-registered first. Returns a function that runs this step now, once.
   defer(step: TeardownStep): () => Promise<void> {
     let done: Promise<void> | undefined;
+    let finished = false;
     const once: TeardownStep = {
       name: step.name,
-      run: () => (done ??= Promise.resolve().then(() => step.run())),
+      run: () =>
+        (done ??= Promise.resolve()
+          .then(() => step.run())
+          .finally(() => {
+            finished = true;
+          })),
+      // Also while run() is still waiting (a kill ladder in its grace): the exit hook cannot wait for it.
       runSync: () => {
-        if (done) return;
-        done = Promise.resolve();
+        if (finished) return;
+        finished = true;
+        done ??= Promise.resolve();
         step.runSync?.();
       },
     };
