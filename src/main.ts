@@ -13,6 +13,7 @@ import {
   oneOf,
   POLICIES,
   promptFromWords,
+  countOption,
   TOOL_KINDS,
   type Format,
   type Policy,
@@ -32,6 +33,13 @@ interface RawRunOptions {
   idleTimeout?: string;
   agent?: string;
   wireLog?: string;
+  maxToolCalls?: string;
+  strict?: boolean;
+  outputLastMessage?: string;
+  summaryFile?: string;
+  summary: boolean;
+  outputSchema?: string;
+  schemaRetries: string;
 }
 
 // Reads all of standard input as the prompt.
@@ -61,6 +69,15 @@ async function toRunOptions(words: string[], raw: RawRunOptions): Promise<RunOpt
   const timeoutMs = raw.timeout === undefined ? undefined : durationOption('--timeout', raw.timeout);
   const idleTimeoutMs =
     raw.idleTimeout === undefined ? undefined : durationOption('--idle-timeout', raw.idleTimeout);
+  const maxToolCalls =
+    raw.maxToolCalls === undefined ? undefined : countOption('--max-tool-calls', raw.maxToolCalls);
+  const schemaRetries = countOption('--schema-retries', raw.schemaRetries);
+  const github = process.env.GITHUB_ACTIONS === 'true';
+  // Under GitHub Actions the summary goes to the step summary unless --no-summary says otherwise.
+  const summaryFile =
+    raw.summary === false
+      ? undefined
+      : (raw.summaryFile ?? (github ? process.env.GITHUB_STEP_SUMMARY || undefined : undefined));
   const fromWords = promptFromWords(words, process.stdin.isTTY === true);
   const prompt = fromWords ?? (await readStdin());
   if (prompt.trim() === '') {
@@ -82,6 +99,13 @@ async function toRunOptions(words: string[], raw: RawRunOptions): Promise<RunOpt
     idleTimeoutMs,
     agent: agentCommand(raw.agent ?? (process.env.RHO_CURSOR_AGENT || 'cursor-agent')),
     wireLog: raw.wireLog,
+    maxToolCalls,
+    strict: raw.strict === true,
+    outputLastMessage: raw.outputLastMessage === undefined ? undefined : resolve(raw.outputLastMessage),
+    summaryFile: summaryFile === undefined ? undefined : resolve(summaryFile),
+    github,
+    outputSchema: raw.outputSchema === undefined ? undefined : resolve(raw.outputSchema),
+    schemaRetries,
     interactive: interactive && fromWords !== undefined,
   };
 }
@@ -101,8 +125,17 @@ function drained(stream: NodeJS.WriteStream): Promise<void> {
   });
 }
 
+// The first error writing stdout, for the commands other than run (which handles its own).
+let stdoutFailure: NodeJS.ErrnoException | undefined;
+
 async function exit(code: number): Promise<never> {
   await Promise.all([drained(process.stdout), drained(process.stderr)]);
+  // --help, schema and the rest: a closed pipe is a quiet 141, any other write error one line and exit 1.
+  if (stdoutFailure && code === 0) {
+    if (stdoutFailure.code === 'EPIPE') process.exit(141);
+    process.stderr.write(`rho-cursor: cannot write to stdout: ${stdoutFailure.message}\n`);
+    process.exit(1);
+  }
   process.exit(code);
 }
 
@@ -143,6 +176,22 @@ function program(version: string, setCode: (n: number) => void): Command {
     .option('--idle-timeout <duration>', 'no message from the agent for this long cancels the run (exit 124)')
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
     .option('--wire-log <file>', 'write every wire message to <file> as {dir, ms, msg} rows')
+    .option('--max-tool-calls <n>', "the turn's n+1th tool call cancels the turn (exit 4)")
+    .option(
+      '--strict',
+      'an answer that reads as an API error is exit 1; anything rejected or blocked is exit 7',
+    )
+    .option(
+      '-o, --output-last-message <file>',
+      'write the final answer to <file>, atomically, when a turn ended',
+    )
+    .option(
+      '--summary-file <file>',
+      'append a Markdown summary of the run (default under GitHub Actions: $GITHUB_STEP_SUMMARY)',
+    )
+    .option('--no-summary', 'no summary, also under GitHub Actions')
+    .option('--output-schema <file>', 'ask for, extract and validate a JSON answer against this JSON Schema')
+    .option('--schema-retries <n>', 'follow-up prompts when the answer does not match --output-schema', '2')
     .exitOverride()
     .action(async (words: string[], raw: RawRunOptions) => {
       const opts = await toRunOptions(words, raw);
@@ -187,6 +236,8 @@ export async function main(argv: string[], version: string): Promise<void> {
     process.stderr.write(`rho-cursor: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);
   });
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => (stdoutFailure ??= e));
+  process.stderr.on('error', () => {});
   let code = 0;
   try {
     await program(version, (n) => (code = n)).parseAsync(argv, { from: 'user' });

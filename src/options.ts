@@ -34,6 +34,21 @@ export interface RunOptions {
   idleTimeoutMs: number | undefined;
   agent: string;
   wireLog: string | undefined;
+  /** --max-tool-calls: the turn's n+1th tool call cancels it. */
+  maxToolCalls: number | undefined;
+  /** --strict: an answer that reads as an API error, or anything refused, fails the run. */
+  strict: boolean;
+  /** -o: the final answer is written here, atomically, when a turn ended. */
+  outputLastMessage: string | undefined;
+  /** --summary-file, or GitHub's step summary: where the Markdown summary is appended. */
+  summaryFile: string | undefined;
+  /** Running under GitHub Actions: annotations on stderr and step outputs. */
+  github: boolean;
+  /** --output-schema and --schema-retries. */
+  outputSchema: string | undefined;
+  schemaRetries: number;
+  /** The fence's name, for the reports (set by the fence when there is one). */
+  fenceName?: string;
   /** A person can answer questions: stdin and stderr are terminals. */
   interactive: boolean;
 }
@@ -73,6 +88,17 @@ export function durationOption(option: string, value: string): number {
     );
   }
   return ms;
+}
+
+// Parses a count option: a whole number, at least min.
+export function countOption(option: string, value: string, min = 0): number {
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new RhoError(
+      'usage',
+      `option '${option}' takes a whole number${min > 0 ? ` of at least ${min}` : ''} (got '${value}')`,
+    );
+  return n;
 }
 
 // The default permission policy: ask only when a person sits at the terminal.

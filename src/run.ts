@@ -9,6 +9,7 @@ import { Cancel } from './cancel.js';
 import { loadConfig, type LoadedConfig } from './config/load.js';
 import { configWarnings, type Warning } from './config/warnings.js';
 import { exitForStopReason, RhoError, toRhoError, type ExitCode } from './errors.js';
+import { RunFacts } from './events/facts.js';
 import { ToolStore } from './events/tools.js';
 import type { ResultEvent } from './events/types.js';
 import { eventsFromUpdate, type UpdateContext } from './events/updates.js';
@@ -20,7 +21,11 @@ import { Output } from './render/output.js';
 import { AgentRequests } from './requests.js';
 import { readSession, replyReadsAsError } from './session.js';
 import { fmtMs, type StopSignal } from './stop.js';
+import { errorAnnotation } from './ci/github.js';
 import { WireLog } from './wirelog.js';
+import { extractJson } from './structured/extract.js';
+import { loadOutputSchema, retryPrompt, schemaInstruction, type OutputSchema } from './structured/schema.js';
+import { deliverReports } from './ci/deliver.js';
 
 export interface RunIO {
   env: NodeJS.ProcessEnv;
@@ -50,6 +55,11 @@ interface RunState {
   readonly tools: ToolStore;
   readonly ctx: UpdateContext;
   readonly timings: ResultEvent['timings'];
+  /** Small facts about the run for what is reported after the turn (summary, -o, --strict). */
+  readonly facts: RunFacts;
+  schema?: OutputSchema;
+  /** The value validated against --output-schema. */
+  structured: unknown;
   phase: Phase;
   /** True while what the agent sends belongs to this run's output; false once the turn's answer came. */
   accepting: boolean;
@@ -86,7 +96,8 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
     await startAgent(s);
     await handshake(s);
     if (opts.plan) await enterPlanMode(s);
-    await promptTurn(s, opts.prompt);
+    await promptTurn(s, s.schema ? opts.prompt + '\n' + schemaInstruction(s.schema) : opts.prompt);
+    if (s.schema && s.stopReason === 'end_turn') await structuredAnswer(s, s.schema);
   } catch (e) {
     error = toRhoError(e);
   } finally {
@@ -105,6 +116,7 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
 
 function newState(opts: RunOptions, io: RunIO): RunState {
   const tools = new ToolStore();
+  const keepAnswer = Boolean(opts.outputLastMessage || opts.summaryFile || opts.outputSchema);
   const s: RunState = {
     opts,
     io,
@@ -116,12 +128,16 @@ function newState(opts: RunOptions, io: RunIO): RunState {
       stderr: io.stderr,
       env: io.env,
       onFailure: (f) => s.cancel.stop(f.kind),
+      onEvent: (e) => onEvent(s, e),
+      answerToStderr: opts.outputSchema !== undefined,
+      github: opts.github,
     }),
     cancel: new Cancel({
       graceMs: CANCEL_GRACE_MS,
       timeoutMs: opts.timeoutMs,
       facts: () => ({
         idleTimeoutMs: opts.idleTimeoutMs,
+        maxToolCalls: opts.maxToolCalls,
         writeFailure: s.out.failure?.kind === 'write_failed' ? s.out.failure.message : undefined,
       }),
       killNow: () => s.agent?.killNow(),
@@ -130,6 +146,8 @@ function newState(opts: RunOptions, io: RunIO): RunState {
     tools,
     ctx: { tools, lastTodos: '', title: null, mode: null },
     timings: { initializeMs: null, sessionNewMs: null, promptMs: null },
+    facts: new RunFacts(keepAnswer),
+    structured: null,
     phase: 'config',
     accepting: true,
     warnings: [],
@@ -141,6 +159,14 @@ function newState(opts: RunOptions, io: RunIO): RunState {
     replyHead: '',
   };
   return s;
+}
+
+// Every event the run writes passes here: the small facts, and the --max-tool-calls bound.
+function onEvent(s: RunState, e: Parameters<Output['emit']>[0]): void {
+  const newTool = s.facts.add(e);
+  const max = s.opts.maxToolCalls;
+  if (newTool && max !== undefined && s.phase === 'prompt' && s.facts.turnToolCalls > max)
+    s.cancel.stop('max_tool_calls');
 }
 
 // A signal before the end cancels (or, when fatal, ends) the run; during teardown it ends the agent now.
@@ -169,6 +195,7 @@ async function readConfig(s: RunState): Promise<void> {
     allow: opts.allow,
     plan: opts.plan,
   });
+  if (opts.outputSchema) s.schema = await loadOutputSchema(opts.outputSchema);
   if (opts.policy === 'ask' && !opts.interactive) {
     s.warnings.push({
       code: 'ask-without-terminal',
@@ -184,8 +211,9 @@ async function startAgent(s: RunState): Promise<void> {
   const agentPath = resolveAgent(opts.agent, io.env, opts.cwd);
   if (opts.wireLog) {
     const wire = new WireLog(opts.wireLog, io.now, s.t0, io.env.CURSOR_API_KEY, (message) => {
+      // An event, so the stream says when the log stopped; the final error line says it on stderr.
       s.sideFailure ??= new RhoError('write_failed', message);
-      out.warn('wire-log-failed', message);
+      out.emit({ type: 'warning', code: 'wire-log-failed', message });
     });
     s.wire = wire;
     s.teardown.defer({ name: 'wire log', run: () => closeWireLog(s, wire) });
@@ -345,6 +373,8 @@ async function promptTurn(s: RunState, text: string): Promise<void> {
   const { io } = s;
   s.phase = 'prompt';
   s.accepting = true;
+  s.facts.newTurn();
+  s.replyHead = '';
   s.promptSentAt = io.now();
   let answer: unknown;
   try {
@@ -376,6 +406,27 @@ async function promptTurn(s: RunState, text: string): Promise<void> {
   }
 }
 
+// --output-schema: extract the answer's JSON value and validate it; on a mismatch, ask again in the same
+// session, up to --schema-retries times. Each check is a `validation` event.
+async function structuredAnswer(s: RunState, schema: OutputSchema): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const found = extractJson(s.facts.answer);
+    const errors = found.ok ? schema.validate(found.value) : [found.reason];
+    s.out.emit({ type: 'validation', attempt, valid: errors.length === 0, errors });
+    if (found.ok && errors.length === 0) {
+      s.structured = found.value;
+      return;
+    }
+    if (attempt > s.opts.schemaRetries)
+      throw new RhoError(
+        'schema_mismatch',
+        `the answer did not match ${schema.path} after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${errors.slice(0, 3).join('; ')}`,
+      );
+    await promptTurn(s, retryPrompt(errors));
+    if (s.stopReason !== 'end_turn') return;
+  }
+}
+
 const STOP_REASONS = ['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled'];
 
 // 6. The result: the exit code, the one `result` event (always last), and the error line on stderr.
@@ -391,6 +442,7 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
   if (!error && s.stopReason === 'cancelled')
     error = new RhoError('protocol', 'the agent ended the turn as cancelled, though no cancel was asked for');
   error ??= s.sideFailure;
+  if (!error && opts.strict && s.stopReason === 'end_turn') error = strictFailure(s);
   if (s.stopReason === 'cancelled' || cancel.cause) {
     for (const t of s.tools.all()) {
       if (t.status === 'pending' || t.status === 'in_progress') {
@@ -399,11 +451,29 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
       }
     }
   }
-  const exitCode = error ? error.exitCode : exitForStopReason(s.stopReason ?? '');
-  const result: ResultEvent = {
+  let result = resultEvent(s, error);
+  // The files a script or a CI job reads (-o, the summary, $GITHUB_OUTPUT): a failure to write them fails the run.
+  const failed = await deliverReports(opts, s.io.env, { result, facts: s.facts, structured: s.structured });
+  if (failed && !error) {
+    error = failed;
+    result = resultEvent(s, error);
+  } else if (failed) out.line(`rho-cursor: ${failed.message}`);
+  const exitCode = result.exitCode as ExitCode;
+  await out.close(result);
+  // Outside text mode the error is also one line on stderr; a closed stdout is a quiet end.
+  const quiet = out.failure?.kind === 'epipe' || error?.code === 'stdout_closed';
+  if (error && !quiet && (opts.format !== 'text' || out.failure))
+    out.line(`rho-cursor: ${result.error?.message ?? error.message}`);
+  if (error && opts.github) out.line(errorAnnotation(result.error?.message ?? error.message).trimEnd());
+  return exitCode;
+}
+
+// The one `result` event for the run as it stands.
+function resultEvent(s: RunState, error: RhoError | undefined): ResultEvent {
+  return {
     type: 'result',
     stopReason: s.stopReason,
-    exitCode,
+    exitCode: error ? error.exitCode : exitForStopReason(s.stopReason ?? ''),
     sessionId: s.sessionId,
     model: s.model,
     mode: s.ctx.mode,
@@ -411,6 +481,7 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
     durationMs: Math.round(s.io.now() - s.t0),
     timings: s.timings,
     usage: null,
+    structured: s.structured ?? null,
     ...(error
       ? {
           error: {
@@ -420,12 +491,16 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
         }
       : {}),
   };
-  await out.close(result);
-  // Outside text mode the error is also one line on stderr; a closed stdout is a quiet end.
-  const quiet = out.failure?.kind === 'epipe' || error?.code === 'stdout_closed';
-  if (error && !quiet && (opts.format !== 'text' || out.failure))
-    out.line(`rho-cursor: ${result.error?.message ?? error.message}`);
-  return exitCode;
+}
+
+// --strict: an answer that reads as an API error, or a run in which anything was refused, is a failure.
+function strictFailure(s: RunState): RhoError | undefined {
+  const apiError = replyReadsAsError(s.replyHead);
+  if (apiError)
+    return new RhoError('reply_error', `the answer reads as an API error (--strict): ${apiError}`);
+  if (s.facts.denied())
+    return new RhoError('denied', 'a permission was rejected or a tool was blocked (--strict)');
+  return undefined;
 }
 
 // The wire log's closing row, then the file is closed.

@@ -8,11 +8,12 @@ export const CANCEL_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export const FATAL_SIGNALS = ['SIGQUIT', 'SIGUSR2', 'SIGALRM', 'SIGVTALRM', 'SIGPROF', 'SIGXCPU'] as const;
 export type StopSignal = (typeof CANCEL_SIGNALS)[number] | (typeof FATAL_SIGNALS)[number];
 
-export type StopCause = StopSignal | 'timeout' | 'idle' | 'epipe' | 'write_failed';
+export type StopCause = StopSignal | 'timeout' | 'idle' | 'epipe' | 'write_failed' | 'max_tool_calls';
 
 export interface StopFacts {
   timeoutMs?: number | undefined;
   idleTimeoutMs?: number | undefined;
+  maxToolCalls?: number | undefined;
   /** What could not be written, for write_failed. */
   writeFailure?: string | undefined;
 }
@@ -42,6 +43,11 @@ export function stopError(cause: StopCause, facts: StopFacts | number = {}): Rho
       );
     case 'epipe':
       return new RhoError('stdout_closed', 'stdout was closed');
+    case 'max_tool_calls':
+      return new RhoError(
+        'max_tool_calls',
+        `the turn started more than ${f.maxToolCalls ?? 0} tool calls (--max-tool-calls)`,
+      );
     case 'write_failed':
       return new RhoError('write_failed', f.writeFailure ?? 'cannot write the output');
     default: {

@@ -150,7 +150,17 @@ export const ResultEvent = z.object({
   durationMs: z.number(),
   timings: Timings,
   usage: z.null(),
+  /** With --output-schema: the validated value; otherwise null. */
+  structured: z.unknown(),
   error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }).optional(),
+});
+
+/** One answer checked against --output-schema. */
+export const ValidationEvent = z.object({
+  type: z.literal('validation'),
+  attempt: z.number().int(),
+  valid: z.boolean(),
+  errors: z.array(z.string()),
 });
 
 export const Event = z.discriminatedUnion('type', [
@@ -165,6 +175,7 @@ export const Event = z.discriminatedUnion('type', [
   ModeEvent,
   WarningEvent,
   ExtensionEvent,
+  ValidationEvent,
   ResultEvent,
 ]);
 

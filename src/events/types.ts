@@ -14,6 +14,7 @@ export type ModeEvent = z.infer<typeof S.ModeEvent>;
 export type WarningEvent = z.infer<typeof S.WarningEvent>;
 export type ExtensionEvent = z.infer<typeof S.ExtensionEvent>;
 export type ResultEvent = z.infer<typeof S.ResultEvent>;
+export type ValidationEvent = z.infer<typeof S.ValidationEvent>;
 export type Event = z.infer<typeof S.Event>;
 export type JsonOutput = z.infer<typeof S.JsonOutput>;
 export type ToolStatus = ToolEvent['status'];

@@ -3,6 +3,7 @@
 // failures. It closes itself at the `result` event, so nothing is ever written after it.
 import { RunSummary } from '../events/collect.js';
 import type { Event, JsonOutput, ResultEvent } from '../events/types.js';
+import { warningAnnotation } from '../ci/github.js';
 import { Redactor } from '../lifecycle/secrets.js';
 import type { Format } from '../options.js';
 import { makeRenderer, startSpinner, type Spinner } from './index.js';
@@ -17,6 +18,12 @@ export interface OutputOptions {
   env: NodeJS.ProcessEnv;
   /** Called once when stdout fails: a reader that went away, or a write error such as a full disk. */
   onFailure(f: OutputFailure): void;
+  /** Sees every event the run writes, in order (the run's small facts). */
+  onEvent?(e: Event): void;
+  /** --output-schema in text mode: the answer's text goes to stderr, the validated value alone to stdout. */
+  answerToStderr?: boolean;
+  /** Under GitHub Actions, each warning is also a workflow annotation on stderr. */
+  github?: boolean;
 }
 
 // A writer over a stream that masks the key and never throws.
@@ -65,7 +72,8 @@ export class Output {
   // Loads the renderer and writes what arrived before it.
   async open(): Promise<void> {
     if (this.renderer) return;
-    const renderer = await makeRenderer(this.o.format, this.out, this.err, this.o.env);
+    const answerTo = this.o.answerToStderr && this.o.format === 'text' ? this.err : this.out;
+    const renderer = await makeRenderer(this.o.format, answerTo, this.err, this.o.env);
     this.renderer ??= renderer;
     for (const e of this.early.splice(0)) this.renderer.emit(e);
   }
@@ -90,6 +98,8 @@ export class Output {
   emit(e: Event): void {
     if (this.closed) return;
     if (this.spinner && e.type !== 'extension') this.stopSpinner();
+    this.o.onEvent?.(e);
+    if (e.type === 'warning' && this.o.github) this.err.write(warningAnnotation(e.code, e.message));
     this.summary?.add(e);
     if (this.renderer) this.renderer.emit(e);
     else this.early.push(e);
@@ -123,6 +133,9 @@ export class Output {
     if (this.failure === undefined) {
       this.renderer!.emit(result);
       this.renderer!.finish(this.jsonOutput(result));
+      // Text mode with --output-schema: stdout is the validated value alone, one line of JSON.
+      if (this.o.format === 'text' && this.o.answerToStderr && result.structured != null)
+        this.out.write(JSON.stringify(result.structured) + '\n');
     }
     this.out.end();
     this.closed = true;

@@ -13,6 +13,7 @@ const result: ResultEvent = {
   durationMs: 1234,
   timings: { initializeMs: 476, sessionNewMs: 2810, promptMs: 900 },
   usage: null,
+  structured: null,
 };
 
 const tool = (status: ToolEvent['status']): ToolEvent => ({

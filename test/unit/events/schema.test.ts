@@ -33,6 +33,7 @@ const result: ResultEvent = {
   durationMs: 9800,
   timings: { initializeMs: 476, sessionNewMs: 2810, promptMs: 6500 },
   usage: null,
+  structured: null,
 };
 
 const samples: EventType[] = [
@@ -149,7 +150,7 @@ describe('jsonSchemas', () => {
     };
     const variants = (event.oneOf ?? event.anyOf) as unknown[];
     expect(Array.isArray(variants)).toBe(true);
-    expect(variants).toHaveLength(12);
+    expect(variants).toHaveLength(13);
     expect(json.type).toBe('object');
     expect(Object.keys(json.properties as object)).toEqual(
       expect.arrayContaining(['type', 'stopReason', 'text', 'tools', 'permissions', 'todos']),

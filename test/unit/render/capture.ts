@@ -36,6 +36,7 @@ export function finished(over: Partial<JsonOutput> = {}): JsonOutput {
     durationMs: 1000,
     timings: { initializeMs: 10, sessionNewMs: 20, promptMs: 900 },
     usage: null,
+    structured: null,
     text: '',
     tools: [],
     permissions: [],

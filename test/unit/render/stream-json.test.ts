@@ -20,6 +20,7 @@ const RESULT: ResultEvent = {
   durationMs: 5,
   timings: { initializeMs: 1, sessionNewMs: 2, promptMs: 2 },
   usage: null,
+  structured: null,
 };
 
 describe('StreamJsonRenderer', () => {

@@ -1,0 +1,75 @@
+// The files a run hands to scripts and CI once its result is known: -o (the final answer, atomically),
+// the Markdown summary (appended), and GitHub's step outputs. The key never reaches any of them.
+import { appendFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { RhoError } from '../errors.js';
+import type { RunFacts } from '../events/facts.js';
+import type { ResultEvent } from '../events/types.js';
+import { redact, secretForms } from '../lifecycle/secrets.js';
+import type { RunOptions } from '../options.js';
+import { outputLines } from './github.js';
+import { summaryMarkdown } from './summary.js';
+
+export interface Delivered {
+  result: ResultEvent;
+  facts: RunFacts;
+  structured: unknown;
+}
+
+// Writes a whole file so a reader never sees half of it: a temporary file beside it, then a rename.
+export async function writeAtomically(path: string, text: string): Promise<void> {
+  const tmp = join(dirname(path), `.${basename(path)}.rho-${process.pid}.tmp`);
+  try {
+    await writeFile(tmp, text, { mode: 0o644 });
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+// Writes every report the options ask for; returns the first failure as a write_failed error.
+export async function deliverReports(
+  opts: RunOptions,
+  env: NodeJS.ProcessEnv,
+  d: Delivered,
+): Promise<RhoError | undefined> {
+  const secret = env.CURSOR_API_KEY;
+  const safe = (text: string): string =>
+    secret && secret.length >= 8 ? redact(text, secretForms(secret)) : text;
+  const tasks: Array<[string, () => Promise<void>]> = [];
+  // -o: only when a turn ended; otherwise the file is left as it was.
+  if (opts.outputLastMessage && d.result.stopReason !== null) {
+    const text = opts.outputSchema
+      ? d.structured == null
+        ? undefined
+        : JSON.stringify(d.structured, null, 2) + '\n'
+      : d.facts.answer;
+    const path = opts.outputLastMessage;
+    if (text !== undefined)
+      tasks.push([`the last message to ${path}`, () => writeAtomically(path, safe(text))]);
+  }
+  if (opts.summaryFile) {
+    const path = opts.summaryFile;
+    const md = summaryMarkdown({ result: d.result, facts: d.facts, fence: opts.fenceName ?? 'none' });
+    tasks.push([`the summary to ${path}`, () => appendFile(path, safe(md))]);
+  }
+  const ghOutput = opts.github ? env.GITHUB_OUTPUT : undefined;
+  if (ghOutput) {
+    const values: Record<string, string> = {
+      'exit-code': String(d.result.exitCode),
+      'stop-reason': d.result.stopReason ?? '',
+      'session-id': d.result.sessionId ?? '',
+    };
+    if (opts.outputSchema) values.structured = d.structured == null ? '' : JSON.stringify(d.structured);
+    tasks.push([`the step outputs to ${ghOutput}`, () => appendFile(ghOutput, safe(outputLines(values)))]);
+  }
+  for (const [what, write] of tasks) {
+    try {
+      await write();
+    } catch (e) {
+      return new RhoError('write_failed', `cannot write ${what}: ${(e as Error).message}`);
+    }
+  }
+  return undefined;
+}

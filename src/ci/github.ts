@@ -1,0 +1,33 @@
+// Pure: what a GitHub Actions job reads: workflow-command annotations on stderr and step outputs in
+// $GITHUB_OUTPUT (multi-line values with the heredoc delimiter syntax).
+import { randomBytes } from 'node:crypto';
+
+// Workflow commands need %, CR and LF escaped in the message, and also : and , in properties.
+const escapeData = (s: string): string => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const escapeProperty = (s: string): string => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
+export function warningAnnotation(code: string, message: string): string {
+  return `::warning title=${escapeProperty(`rho-cursor ${code}`)}::${escapeData(message)}\n`;
+}
+
+export function errorAnnotation(message: string): string {
+  return `::error title=rho-cursor::${escapeData(message)}\n`;
+}
+
+// name=value lines, or name<<DELIM ... DELIM for a value with a newline; the delimiter never occurs in it.
+export function outputLines(
+  values: Record<string, string>,
+  delimiter = (): string => `rho_${randomBytes(8).toString('hex')}`,
+): string {
+  let out = '';
+  for (const [name, value] of Object.entries(values)) {
+    if (!/[\r\n]/.test(value)) {
+      out += `${name}=${value}\n`;
+      continue;
+    }
+    let d = delimiter();
+    while (value.includes(d)) d = delimiter();
+    out += `${name}<<${d}\n${value}\n${d}\n`;
+  }
+  return out;
+}

@@ -1,0 +1,80 @@
+// Pure: the Markdown a CI job reads after a run (--summary-file, GitHub's step summary): the outcome,
+// the answer, the tools and their final status, the permission decisions and the warnings, under 1 MiB.
+import type { RunFacts } from '../events/facts.js';
+import type { ResultEvent } from '../events/types.js';
+
+export const SUMMARY_MAX_BYTES = 1024 * 1024;
+export const ANSWER_MAX_BYTES = 64 * 1024;
+const TABLE_MAX_ROWS = 500;
+
+export interface SummaryInput {
+  result: ResultEvent;
+  facts: RunFacts;
+  fence: string;
+}
+
+// Makes text safe inside one Markdown table cell.
+const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').slice(0, 200);
+
+// Cuts text to at most max UTF-8 bytes without splitting a character.
+export function cutBytes(text: string, max: number): { text: string; cut: boolean } {
+  if (Buffer.byteLength(text) <= max) return { text, cut: false };
+  let t = Buffer.from(text).subarray(0, max).toString('utf8');
+  if (t.endsWith('\uFFFD')) t = t.slice(0, -1);
+  return { text: t, cut: true };
+}
+
+// A fence for the answer block that the answer itself cannot close.
+function fenceFor(text: string): string {
+  let fence = '```';
+  while (text.includes(fence)) fence += '`';
+  return fence;
+}
+
+export function summaryMarkdown({ result, facts, fence }: SummaryInput): string {
+  const ok = result.exitCode === 0;
+  const lines: string[] = [
+    `### rho-cursor: ${ok ? 'succeeded' : 'failed'}`,
+    '',
+    '| stopReason | exit code | duration | model | fence |',
+    '| --- | --- | --- | --- | --- |',
+    `| ${result.stopReason ?? 'none'} | ${result.exitCode} | ${(result.durationMs / 1000).toFixed(1)} s | ${cell(result.model ?? 'default')} | ${fence} |`,
+    '',
+  ];
+  if (result.error) lines.push(`**Error** (\`${result.error.code}\`): ${cell(result.error.message)}`, '');
+  const answer = cutBytes(facts.answer, ANSWER_MAX_BYTES);
+  if (answer.text.trim() !== '') {
+    const f = fenceFor(answer.text);
+    lines.push('#### Answer', '', f, answer.text.replace(/\n$/, ''), f, '');
+    if (answer.cut) lines.push(`_The answer was cut at ${ANSWER_MAX_BYTES / 1024} KiB._`, '');
+  }
+  const tools = [...facts.tools.values()];
+  if (tools.length > 0) {
+    lines.push(`#### Tools (${tools.length})`, '', '| kind | title | status |', '| --- | --- | --- |');
+    for (const t of tools.slice(0, TABLE_MAX_ROWS))
+      lines.push(`| ${cell(t.kind)} | ${cell(t.title)} | ${t.status} |`);
+    if (tools.length > TABLE_MAX_ROWS)
+      lines.push('', `_${tools.length - TABLE_MAX_ROWS} more tools not listed._`);
+    lines.push('');
+  }
+  if (facts.decisions.length > 0) {
+    lines.push(
+      '#### Permission decisions',
+      '',
+      '| kind | title | decision | reason |',
+      '| --- | --- | --- | --- |',
+    );
+    for (const d of facts.decisions.slice(0, TABLE_MAX_ROWS))
+      lines.push(`| ${cell(d.kind)} | ${cell(d.title)} | ${cell(d.decision)} | ${cell(d.reason)} |`);
+    lines.push('');
+  }
+  if (facts.warnings.length > 0) {
+    lines.push('#### Warnings', '');
+    for (const w of facts.warnings.slice(0, TABLE_MAX_ROWS))
+      lines.push(`- \`${w.code}\`: ${cell(w.message)}`);
+    lines.push('');
+  }
+  const md = lines.join('\n') + '\n';
+  const whole = cutBytes(md, SUMMARY_MAX_BYTES - 100);
+  return whole.cut ? whole.text + '\n\n_The summary was cut at 1 MiB._\n' : md;
+}

@@ -1,0 +1,85 @@
+// --output-schema: the user's JSON Schema (draft 2020-12 or draft-07), compiled once by ajv, and the
+// words that ask the agent for a matching answer and, after a mismatch, for a corrected one.
+import { readFileSync } from 'node:fs';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { RhoError } from '../errors.js';
+
+export interface OutputSchema {
+  path: string;
+  /** The schema's text as the user wrote it, for the prompt. */
+  text: string;
+  validate(value: unknown): string[];
+}
+
+// Reads and compiles the schema; any problem is a usage error naming the file.
+export async function loadOutputSchema(path: string): Promise<OutputSchema> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new RhoError('usage', `option '--output-schema' cannot read ${path}: ${(e as Error).message}`);
+  }
+  let schema: unknown;
+  try {
+    schema = JSON.parse(text);
+  } catch (e) {
+    throw new RhoError(
+      'usage',
+      `option '--output-schema': ${path} is not valid JSON (${(e as Error).message})`,
+    );
+  }
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    if (typeof schema !== 'boolean')
+      throw new RhoError('usage', `option '--output-schema': ${path} must hold a JSON Schema object`);
+  }
+  const $schema =
+    typeof schema === 'object' && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined;
+  const draft07 = typeof $schema === 'string' && /draft-07/.test($schema);
+  // ajv's default export differs between its CommonJS and ESM shapes; take whichever is the class.
+  const mod = draft07 ? await import('ajv') : await import('ajv/dist/2020.js');
+  const Ajv = ((mod as { default?: unknown }).default ?? mod) as new (o: object) => {
+    compile(s: unknown): ValidateFunction;
+  };
+  let validate: ValidateFunction;
+  try {
+    validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+  } catch (e) {
+    throw new RhoError(
+      'usage',
+      `option '--output-schema': ${path} is not a valid JSON Schema: ${(e as Error).message}`,
+    );
+  }
+  return {
+    path,
+    text,
+    validate: (value) => (validate(value) ? [] : (validate.errors ?? []).map(describeError)),
+  };
+}
+
+// One validation error as a line a person and the agent can act on.
+function describeError(e: ErrorObject): string {
+  return `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`;
+}
+
+// Added to the prompt: end the answer with one JSON value matching the schema.
+export function schemaInstruction(schema: OutputSchema): string {
+  return [
+    '',
+    'End your answer with one JSON value that matches this JSON Schema, as a fenced ```json block,',
+    'and put nothing after it:',
+    '',
+    '```json',
+    schema.text.trim(),
+    '```',
+  ].join('\n');
+}
+
+// The follow-up prompt after a mismatch.
+export function retryPrompt(errors: string[]): string {
+  return [
+    'Your answer did not end with a JSON value matching the schema:',
+    ...errors.map((e) => `- ${e}`),
+    '',
+    'Answer again: end with one ```json block holding a value that matches the schema, and nothing after it.',
+  ].join('\n');
+}
