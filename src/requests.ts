@@ -28,7 +28,7 @@ export interface RequestContext {
 
 export class AgentRequests {
   /** Requests a person is still deciding: answered `cancelled` if the run is cancelled, dropped if withdrawn. */
-  private readonly pending = new Map<Id, { cancel: () => void; withdraw: () => void }>();
+  private readonly pending = new Map<Id | null, { cancel: () => void; withdraw: () => void }>();
   private cancelled = false;
 
   constructor(private readonly ctx: RequestContext) {}
@@ -80,13 +80,18 @@ export class AgentRequests {
     this.ctx.emit(this.ctx.tools.apply(call));
   }
 
+  // Is a person still deciding one of the agent's requests?
+  asking(): boolean {
+    return this.pending.size > 0;
+  }
+
   // Answers every request still waiting on a person with `cancelled`, as ACP requires on session/cancel.
   cancelAll(): void {
     this.cancelled = true;
     for (const p of [...this.pending.values()]) p.cancel();
   }
 
-  private permission(id: Id, req: PermissionRequest): void {
+  private permission(id: Id | null, req: PermissionRequest): void {
     const { opts } = this.ctx;
     const verdict = this.cancelled
       ? {
@@ -145,7 +150,7 @@ export class AgentRequests {
     ];
   }
 
-  private answerPermission(id: Id, req: PermissionRequest, v: Verdict): void {
+  private answerPermission(id: Id | null, req: PermissionRequest, v: Verdict): void {
     this.ctx.conn.respond(id, permissionResult(v));
     if (req.isQuestion) {
       const answer =
@@ -201,7 +206,7 @@ export class AgentRequests {
     };
   }
 
-  private question(id: Id, params: unknown): void {
+  private question(id: Id | null, params: unknown): void {
     const p = isRecord(params) ? params : {};
     const questions: QuestionEvent['questions'] = (Array.isArray(p.questions) ? p.questions : [])
       .filter(isRecord)
@@ -247,7 +252,7 @@ export class AgentRequests {
     });
   }
 
-  private plan(id: Id, params: unknown): void {
+  private plan(id: Id | null, params: unknown): void {
     const p = isRecord(params) ? params : {};
     const base: Omit<PlanEvent, 'answer'> = {
       type: 'plan',
@@ -298,7 +303,7 @@ export class AgentRequests {
   // Hands a choice to the person; the request stays pending (cancellable, or withdrawn by the agent: then the
   // question closes, `withdrawn()` is the event, and no answer is sent) until answered.
   private ask(
-    id: Id,
+    id: Id | null,
     lines: string[],
     choices: Choice[],
     withdrawn: () => Event,
