@@ -38,7 +38,7 @@ export class AgentRequests {
     switch (msg.method) {
       case 'session/request_permission':
         this.announceTool(p);
-        return this.permission(msg.id, readPermissionRequest(p));
+        return this.permission(msg.id, readPermissionRequest(this.withKnownTool(p)));
       case 'cursor/ask_question':
         return this.question(msg.id, p);
       case 'cursor/create_plan':
@@ -78,6 +78,15 @@ export class AgentRequests {
     // Its content is the agent's reason for asking, not the tool's output.
     const { content: _reason, ...call } = tc;
     this.ctx.emit(this.ctx.tools.apply(call));
+  }
+
+  // A permission's toolCall is an update (ACP): its title and kind may be the ones tool_call announced.
+  private withKnownTool(params: unknown): unknown {
+    if (!isRecord(params) || !isRecord(params.toolCall)) return params;
+    const tc = params.toolCall;
+    const known = typeof tc.toolCallId === 'string' ? this.ctx.tools.get(tc.toolCallId) : undefined;
+    if (!known) return params;
+    return { ...params, toolCall: { title: known.title, kind: known.kind, ...tc } };
   }
 
   // Is a person still deciding one of the agent's requests?
