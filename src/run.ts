@@ -2,7 +2,7 @@
 // Each step takes the run's state record; every resource is released by one teardown stack that the normal
 // end, every signal and the exit hook drain; the output closes itself at `result`.
 import { authError, checkInitialize, initializeError, isAuthError, readStopReason } from './acp/answers.js';
-import { RpcRequestError, type Connection } from './acp/connection.js';
+import { rpcErrorText, RpcRequestError, type Connection } from './acp/connection.js';
 import { linkAgent } from './agent/link.js';
 import { AgentProcess } from './agent/process.js';
 import { resolveAgent } from './agent/resolve.js';
@@ -328,7 +328,7 @@ async function enterPlanMode(s: RunState): Promise<void> {
     await step(s, 'session/set_mode', { sessionId: s.sessionId, modeId: 'plan' });
   } catch (e) {
     if (e instanceof RpcRequestError)
-      throw new RhoError('plan_refused', `the agent refused plan mode: ${e.rpc.message}`);
+      throw new RhoError('plan_refused', `the agent refused plan mode: ${rpcErrorText(e.rpc)}`);
     throw e;
   }
   if (s.ctx.mode !== 'plan') {
