@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Event, JsonOutput } from '../../src/events/schema.js';
 import { BIN } from '../helpers/agent-path.js';
 import type { CliRun } from '../helpers/cli.js';
-import { peerAgent, runPeer, type PeerLogEntry } from '../peer/run.js';
+import { peerAgent, runPeer, startPeer, type PeerLogEntry } from '../peer/run.js';
 import { everything, simple, type Script } from '../peer/script.js';
 
 const SJ = ['--output-format', 'stream-json'];
@@ -269,6 +269,50 @@ describe('against the SDK-built peer, answers a v1 client must not go on with', 
     expect(r.exitCode).toBe(1);
     expect(resultOf(r).error).toMatchObject({ code: 'protocol', message: expect.stringMatching(why) });
     expect(r.events.at(-1)!.stopReason).toBe(stopReason);
+  });
+
+  it('plan mode and Ctrl-C: session/set_mode and session/cancel pass the SDK, exit 130', async () => {
+    const script: Script = {
+      turn: [
+        {
+          update: {
+            sessionUpdate: 'tool_call',
+            toolCallId: 'sh',
+            title: 'ls',
+            kind: 'execute',
+            status: 'pending',
+          },
+        },
+        { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'waiting' } } },
+        { awaitCancel: true },
+      ],
+      stop: { stopReason: 'cancelled' },
+    };
+    const { started, done } = await startPeer(script, [
+      'run',
+      ...SJ,
+      '--plan',
+      '--permissions',
+      'reject',
+      'go',
+    ]);
+    started.child.stdout!.on('data', (d: Buffer) => {
+      if (d.toString().includes('"waiting"')) started.child.kill('SIGINT');
+    });
+    const r = await done();
+    expect(r.exitCode, r.stderr).toBe(130);
+    expect(r.peer.map((e) => e.msg?.method ?? e.event).filter(Boolean)).toEqual([
+      'initialize',
+      'session/new',
+      'session/set_mode',
+      'session/prompt',
+      'session/cancel',
+      'session/cancel',
+    ]);
+    expect(r.events.at(-1)).toMatchObject({ stopReason: 'cancelled', error: { code: 'cancelled' } });
+    expect(byType(r, 'tool').at(-1)).toMatchObject({ toolCallId: 'sh', status: 'cancelled' });
+    expectValidStream(r);
+    expectSdkValid(r);
   });
 
   it('an update for another session warns and is never this run’s answer', async () => {

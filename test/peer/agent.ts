@@ -47,7 +47,14 @@ function loggedStream(): { readable: ReadableStream<AnyMessage>; writable: Writa
   return { readable, writable };
 }
 
+// The SDK's error for a scripted JSON-RPC error.
 const rpcError = (e: PeerError): RequestError => new RequestError(e.code, e.message, e.data);
+
+/** Resolves when the client sends session/cancel. */
+let onCancel: () => void = () => {};
+const cancelled = new Promise<void>((resolve) => {
+  onCancel = resolve;
+});
 
 // Resolves once a file exists: the test's readiness marker (a question is on the screen).
 function fileAppears(path: string): Promise<void> {
@@ -109,7 +116,10 @@ const app = agent({ name: 'rho-peer' })
     if ('error' in script.stop) throw rpcError(script.stop.error);
     return { stopReason: script.stop.stopReason } as PromptResponse;
   })
-  .onNotification('session/cancel', () => log({ event: 'session/cancel' }));
+  .onNotification('session/cancel', () => {
+    log({ event: 'session/cancel' });
+    onCancel();
+  });
 
 type Client = Parameters<Parameters<typeof app.onConnect>[0]>[0]['client'];
 
@@ -120,6 +130,7 @@ async function play(step: Step, client: Client): Promise<void> {
   if ('foreignUpdate' in step)
     return client.notify('session/update', { sessionId: 'someone-else', update: step.foreignUpdate });
   if ('notify' in step) return client.notify(step.notify, step.params);
+  if ('awaitCancel' in step) return cancelled;
   if ('request' in step) {
     log({
       event: 'answered',

@@ -17,6 +17,8 @@ export type Step =
   | { request: string; params?: unknown }
   /** A raw notification; no params means none at all on the wire. */
   | { notify: string; params?: unknown }
+  /** Waits for the client's session/cancel (then the turn ends as `stop` says). */
+  | { awaitCancel: true }
   /** session/request_permission; `withdrawWhen` names a file whose creation makes the peer send $/cancel_request. */
   | { permission: { toolCall: ToolCallUpdate; options: PermissionOption[] }; withdrawWhen?: string };
 
