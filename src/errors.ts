@@ -26,8 +26,14 @@ export const ERRORS = {
   agent_not_found: [EXIT.notFound, 'the agent executable is missing or not executable'],
   agent_exited: [EXIT.agentFailed, 'the agent exited or was killed before the turn ended'],
   agent_closed: [EXIT.agentFailed, 'the agent closed its output before the turn ended'],
-  protocol: [EXIT.agentFailed, 'the agent broke the protocol: a malformed answer or an unknown stopReason'],
-  protocol_version: [EXIT.agentFailed, 'initialize answered a protocol version other than 1'],
+  protocol: [
+    EXIT.agentFailed,
+    'the agent broke the protocol: a malformed answer, an unknown stopReason, or cancelled unasked',
+  ],
+  protocol_version: [
+    EXIT.agentFailed,
+    'initialize answered a protocol version other than 1, or refused 1 (-32022)',
+  ],
   rpc_error: [EXIT.agentFailed, 'the agent answered a request with a JSON-RPC error'],
   auth_required: [EXIT.auth, 'the agent needs authentication'],
   plan_refused: [EXIT.agentFailed, 'the agent has no plan mode or refused it'],

@@ -1,8 +1,9 @@
 // Answers every request the agent sends: permissions by policy, Cursor's extensions, -32601 for the rest.
 import type { Connection } from './acp/connection.js';
 import { isRecord, str, type Id, type Request } from './acp/messages.js';
-import type { Event, PlanEvent, QuestionEvent } from './events/types.js';
+import type { Event, PermissionEvent, PlanEvent, QuestionEvent } from './events/types.js';
 import { normalizeTodos, type ToolStore } from './events/tools.js';
+import { extension } from './events/updates.js';
 import type { RunOptions } from './options.js';
 import type { Asker, Choice } from './policy/ask.js';
 import {
@@ -26,8 +27,8 @@ export interface RequestContext {
 }
 
 export class AgentRequests {
-  /** Requests a person is still deciding, answered `cancelled` if the run is cancelled. */
-  private readonly pending = new Map<Id | null, { abort: AbortController; cancel: () => void }>();
+  /** Requests a person is still deciding: answered `cancelled` if the run is cancelled, dropped if withdrawn. */
+  private readonly pending = new Map<Id | null, { cancel: () => void; withdraw: () => void }>();
   private cancelled = false;
 
   constructor(private readonly ctx: RequestContext) {}
@@ -36,7 +37,8 @@ export class AgentRequests {
     const p = msg.params;
     switch (msg.method) {
       case 'session/request_permission':
-        return this.permission(msg.id, readPermissionRequest(p));
+        this.announceTool(p);
+        return this.permission(msg.id, readPermissionRequest(this.withKnownTool(p)));
       case 'cursor/ask_question':
         return this.question(msg.id, p);
       case 'cursor/create_plan':
@@ -50,12 +52,41 @@ export class AgentRequests {
       case 'cursor/task':
       case 'cursor/generate_image':
         this.ctx.conn.respond(msg.id, {});
-        this.ctx.emit({ type: 'extension', method: msg.method, params: p });
+        this.ctx.emit(extension(msg.method, p));
         return;
       default:
+        // fs/*, terminal/*, elicitation/create were not advertised: an error at once, never a hang.
         this.ctx.conn.respondError(msg.id, -32601, `Method not found: ${msg.method}`);
-        this.ctx.emit({ type: 'extension', method: msg.method, params: p });
+        this.ctx.emit(extension(msg.method, p));
     }
+  }
+
+  // $/cancel_request: the agent withdraws a request a person is still deciding; it closes and is never
+  // answered. Returns false when no such request is pending (it was answered already).
+  withdraw(params: unknown): boolean {
+    const id = isRecord(params) ? params.requestId : undefined;
+    const pending = typeof id === 'number' || typeof id === 'string' ? this.pending.get(id) : undefined;
+    if (!pending) return false;
+    pending.withdraw();
+    return true;
+  }
+
+  // A permission request for a tool no tool_call announced still yields the tool, so its outcome shows.
+  private announceTool(params: unknown): void {
+    const tc = isRecord(params) && isRecord(params.toolCall) ? params.toolCall : undefined;
+    if (!tc || typeof tc.toolCallId !== 'string' || this.ctx.tools.get(tc.toolCallId)) return;
+    // Its content is the agent's reason for asking, not the tool's output.
+    const { content: _reason, ...call } = tc;
+    this.ctx.emit(this.ctx.tools.apply(call));
+  }
+
+  // A permission's toolCall is an update (ACP): its title and kind may be the ones tool_call announced.
+  private withKnownTool(params: unknown): unknown {
+    if (!isRecord(params) || !isRecord(params.toolCall)) return params;
+    const tc = params.toolCall;
+    const known = typeof tc.toolCallId === 'string' ? this.ctx.tools.get(tc.toolCallId) : undefined;
+    if (!known) return params;
+    return { ...params, toolCall: { title: known.title, kind: known.kind, ...tc } };
   }
 
   // Is a person still deciding one of the agent's requests?
@@ -87,7 +118,15 @@ export class AgentRequests {
           ...(req.options.some((o) => o.kind === 'reject_once') ? [{ key: 'r', label: 'reject once' }] : []),
         ];
     const lines = req.isQuestion ? [`Cursor asks: ${req.title}`] : this.describe(req);
-    this.ask(id, lines, choices, (key) => {
+    const withdrawn = (): Event =>
+      req.isQuestion
+        ? this.questionEvent(req, { outcome: 'withdrawn' })
+        : this.permissionEvent(req, {
+            decision: { outcome: 'cancelled' },
+            reason: 'withdrawn by the agent ($/cancel_request): not answered',
+            decidedBy: 'withdrawn',
+          });
+    this.ask(id, lines, choices, withdrawn, (key) => {
       if (key === undefined) {
         return this.answerPermission(id, req, {
           decision: { outcome: 'cancelled' },
@@ -130,20 +169,40 @@ export class AgentRequests {
               optionId: v.decision.optionId,
             }
           : { outcome: 'cancelled' };
-      const questions = [
-        { id: null, prompt: req.title, options: req.options.map((o) => ({ id: o.optionId, label: o.name })) },
-      ];
-      this.ctx.emit({
-        type: 'question',
-        source: 'session/request_permission',
-        toolCallId: req.toolCallId || null,
-        title: req.title,
-        questions,
-        answer,
-      });
+      this.ctx.emit(this.questionEvent(req, answer));
       return;
     }
-    this.ctx.emit({
+    this.ctx.emit(this.permissionEvent(req, v));
+    if (isRejection(v) && req.toolCallId) {
+      const tool = this.ctx.tools.markVerdict(
+        req.toolCallId,
+        'optionId' in v.decision ? 'rejected' : 'cancelled',
+      );
+      if (tool && tool.status !== 'pending' && tool.status !== 'in_progress') this.ctx.emit(tool);
+    }
+  }
+
+  // The question event of a permission request that is really a question (it offers the skip option).
+  private questionEvent(req: PermissionRequest, answer: QuestionEvent['answer']): QuestionEvent {
+    const questions = [
+      { id: null, prompt: req.title, options: req.options.map((o) => ({ id: o.optionId, label: o.name })) },
+    ];
+    return {
+      type: 'question',
+      source: 'session/request_permission',
+      toolCallId: req.toolCallId || null,
+      title: req.title,
+      questions,
+      answer,
+    };
+  }
+
+  // The permission event: the request, the decision, and who made it.
+  private permissionEvent(
+    req: PermissionRequest,
+    v: Omit<Verdict, 'decidedBy'> & { decidedBy: PermissionEvent['decidedBy'] },
+  ): PermissionEvent {
+    return {
       type: 'permission',
       toolCallId: req.toolCallId,
       title: req.title,
@@ -153,14 +212,7 @@ export class AgentRequests {
       reason: v.reason,
       agentReason: req.agentReason,
       decidedBy: v.decidedBy,
-    });
-    if (isRejection(v) && req.toolCallId) {
-      const tool = this.ctx.tools.markVerdict(
-        req.toolCallId,
-        'optionId' in v.decision ? 'rejected' : 'cancelled',
-      );
-      if (tool && tool.status !== 'pending' && tool.status !== 'in_progress') this.ctx.emit(tool);
-    }
+    };
   }
 
   private question(id: Id | null, params: unknown): void {
@@ -192,7 +244,8 @@ export class AgentRequests {
       ...first.options.map((o, i) => ({ key: String(i + 1), label: o.label })),
       { key: 's', label: 'skip' },
     ];
-    this.ask(id, [`Cursor asks: ${first.prompt}`], choices, (key) => {
+    const withdrawn = (): Event => ({ ...base, answer: { outcome: 'withdrawn' } });
+    this.ask(id, [`Cursor asks: ${first.prompt}`], choices, withdrawn, (key) => {
       if (key === undefined) {
         this.ctx.conn.respond(id, { outcome: { outcome: 'cancelled' } });
         return this.ctx.emit({ ...base, answer: { outcome: 'cancelled' } });
@@ -235,6 +288,7 @@ export class AgentRequests {
         { key: 'a', label: 'accept' },
         { key: 'r', label: 'reject' },
       ],
+      () => ({ ...base, answer: { outcome: 'withdrawn' } }),
       (key) => {
         if (key === undefined) return answer({ outcome: 'cancelled' });
         answer(
@@ -255,11 +309,13 @@ export class AgentRequests {
     );
   }
 
-  // Hands a choice to the person; the request stays pending (and cancellable) until answered.
+  // Hands a choice to the person; the request stays pending (cancellable, or withdrawn by the agent: then the
+  // question closes, `withdrawn()` is the event, and no answer is sent) until answered.
   private ask(
     id: Id | null,
     lines: string[],
     choices: Choice[],
+    withdrawn: () => Event,
     then: (key: string | undefined) => void,
   ): void {
     const asker = this.ctx.asker;
@@ -273,10 +329,16 @@ export class AgentRequests {
       then(key);
     };
     this.pending.set(id, {
-      abort,
       cancel: () => {
         abort.abort();
         finish(undefined);
+      },
+      withdraw: () => {
+        if (settled) return;
+        settled = true;
+        this.pending.delete(id);
+        abort.abort();
+        this.ctx.emit(withdrawn());
       },
     });
     asker.choose(lines, choices, abort.signal).then(finish, () => finish(undefined));

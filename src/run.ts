@@ -1,7 +1,8 @@
 // One run, as a table of contents: config -> spawn -> handshake -> plan mode -> prompt -> result -> teardown.
 // Each step takes the run's state record; every resource is released by one teardown stack that the normal
 // end, every signal and the exit hook drain; the output closes itself at `result`.
-import { RpcRequestError, type Connection } from './acp/connection.js';
+import { authError, checkInitialize, initializeError, isAuthError, readStopReason } from './acp/answers.js';
+import { rpcErrorText, RpcRequestError, type Connection } from './acp/connection.js';
 import { linkAgent } from './agent/link.js';
 import { AgentProcess } from './agent/process.js';
 import { resolveAgent } from './agent/resolve.js';
@@ -12,7 +13,7 @@ import { exitForStopReason, RhoError, toRhoError, type ExitCode } from './errors
 import { RunFacts } from './events/facts.js';
 import { ToolStore } from './events/tools.js';
 import type { ResultEvent } from './events/types.js';
-import { eventsFromUpdate, type UpdateContext } from './events/updates.js';
+import { eventsFromUpdate, extension, type UpdateContext } from './events/updates.js';
 import { IdleTimer } from './lifecycle/idle.js';
 import { Teardown } from './lifecycle/teardown.js';
 import type { RunOptions } from './options.js';
@@ -83,7 +84,6 @@ interface RunState {
 
 const CANCEL_GRACE_MS = 2000;
 const KILL_GRACE_MS = 2000;
-const AUTH_HINT = 'set CURSOR_API_KEY or run `cursor-agent login`';
 
 export async function run(opts: RunOptions, io: RunIO): Promise<number> {
   const s = newState(opts, io);
@@ -245,7 +245,9 @@ async function startAgent(s: RunState): Promise<void> {
     onNotification: (msg) => {
       if (!s.accepting) return;
       if (msg.method === 'session/update') for (const e of eventsFromUpdate(msg.params, s.ctx)) emit(s, e);
-      else emit(s, { type: 'extension', method: msg.method, params: msg.params ?? null });
+      // A withdrawn request a person is deciding closes unanswered (and says so); any other is kept raw.
+      else if (msg.method !== '$/cancel_request' || !s.requests?.withdraw(msg.params))
+        emit(s, extension(msg.method, msg.params));
     },
     onInvalid: (line, reason) => {
       if (s.accepting)
@@ -258,6 +260,7 @@ async function startAgent(s: RunState): Promise<void> {
     onText: (e) => {
       if (s.accepting) emit(s, e);
     },
+    sessionId: () => s.sessionId,
     flush: () => out.flush(),
     drainTarget: () => out.drainTarget(),
   });
@@ -302,7 +305,11 @@ async function handshake(s: RunState): Promise<void> {
   for (const w of s.warnings) out.warn(w.code, w.message);
   out.flush();
   if (!s.cancel.cause) await out.startSpinner(`starting ${opts.agent}`);
-  const initResult = await init;
+  const initResult = checkInitialize(
+    await init.catch((e: unknown) => {
+      throw initializeError(e);
+    }),
+  );
   s.timings.initializeMs = Math.round(io.now() - t);
   out.spinnerText('creating a session');
   t = io.now();
@@ -310,15 +317,12 @@ async function handshake(s: RunState): Promise<void> {
   try {
     session = await step(s, 'session/new', { cwd: opts.cwd, mcpServers: [] });
   } catch (e) {
-    if (isAuthError(e))
-      throw new RhoError('auth_required', `${opts.agent} is not authenticated: ${e.rpc.message}`, {
-        hint: AUTH_HINT,
-      });
-    throw e;
+    throw isAuthError(e) ? authError(e, initResult, opts.agent) : e;
   }
   s.timings.sessionNewMs = Math.round(io.now() - t);
   const facts = readSession(initResult, session);
   s.sessionId = facts.sessionId;
+  s.ctx.sessionId = facts.sessionId;
   s.model = facts.model;
   s.modes = facts.modes;
   s.ctx.mode = facts.mode;
@@ -340,11 +344,6 @@ async function handshake(s: RunState): Promise<void> {
   out.flush();
 }
 
-// Is this JSON-RPC error Cursor's authRequired?
-function isAuthError(err: unknown): err is RpcRequestError {
-  return err instanceof RpcRequestError && (err.rpc.code === -32000 || /auth/i.test(err.rpc.message));
-}
-
 // 4. Plan mode, confirmed by the agent, before the prompt.
 async function enterPlanMode(s: RunState): Promise<void> {
   if (!s.modes.includes('plan')) {
@@ -357,7 +356,7 @@ async function enterPlanMode(s: RunState): Promise<void> {
     await step(s, 'session/set_mode', { sessionId: s.sessionId, modeId: 'plan' });
   } catch (e) {
     if (e instanceof RpcRequestError)
-      throw new RhoError('plan_refused', `the agent refused plan mode: ${e.rpc.message}`);
+      throw new RhoError('plan_refused', `the agent refused plan mode: ${rpcErrorText(e.rpc)}`);
     throw e;
   }
   if (s.ctx.mode !== 'plan') {
@@ -386,16 +385,10 @@ async function promptTurn(s: RunState, text: string): Promise<void> {
     // What the agent sends after the turn's answer is not this run's output: `result` is always last.
     s.accepting = false;
   }
-  const stopReason =
-    answer !== null && typeof answer === 'object' && !Array.isArray(answer)
-      ? (answer as Record<string, unknown>).stopReason
-      : undefined;
-  if (typeof stopReason !== 'string')
-    throw new RhoError(
-      'protocol',
-      `session/prompt answered without a stopReason: ${JSON.stringify(answer ?? null).slice(0, 200)}`,
-    );
+  // An unknown stopReason, or `cancelled` we did not ask for, is the agent breaking the protocol.
+  const { stopReason, error } = readStopReason(answer, s.cancel.cause !== undefined);
   s.stopReason = stopReason;
+  if (error) throw error;
   // Cursor reports some API failures as reply text and still ends the turn normally: say so.
   const failure = replyReadsAsError(s.replyHead);
   if (failure && stopReason === 'end_turn') {
@@ -427,8 +420,6 @@ async function structuredAnswer(s: RunState, schema: OutputSchema): Promise<void
   }
 }
 
-const STOP_REASONS = ['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled'];
-
 // 6. The result: the exit code, the one `result` event (always last), and the error line on stderr.
 async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCode> {
   const { out, opts, cancel } = s;
@@ -437,10 +428,6 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
   s.conn?.close(new RhoError('cancelled', 'the run is over'));
   // A stop (a signal, a timeout, a closed stdout) decides the exit code, even if the agent failed meanwhile.
   let error = cancel.error() ?? thrown;
-  if (!error && s.stopReason !== null && !STOP_REASONS.includes(s.stopReason))
-    error = new RhoError('protocol', `the agent answered an unknown stopReason '${s.stopReason}'`);
-  if (!error && s.stopReason === 'cancelled')
-    error = new RhoError('protocol', 'the agent ended the turn as cancelled, though no cancel was asked for');
   error ??= s.sideFailure;
   if (!error && opts.strict && s.stopReason === 'end_turn') error = strictFailure(s);
   if (s.stopReason === 'cancelled' || cancel.cause) {
@@ -480,7 +467,7 @@ function resultEvent(s: RunState, error: RhoError | undefined): ResultEvent {
     title: s.ctx.title,
     durationMs: Math.round(s.io.now() - s.t0),
     timings: s.timings,
-    usage: null,
+    usage: s.ctx.usage ?? null,
     structured: s.structured ?? null,
     ...(error
       ? {

@@ -1,14 +1,28 @@
 // The client side of JSON-RPC over lines: ids, pending requests with timeouts, and dispatch of what arrives.
 import { RhoError } from '../errors.js';
-import { classify, type Id, type Notification, type Request, type RpcError } from './messages.js';
+import { classify, isRecord, type Id, type Notification, type Request, type RpcError } from './messages.js';
 
 export class RpcRequestError extends RhoError {
   constructor(
     readonly method: string,
     readonly rpc: RpcError,
   ) {
-    super('rpc_error', `${method} failed: ${rpc.message} (code ${rpc.code})`);
+    super('rpc_error', `${method} failed: ${rpcErrorText(rpc)}`);
   }
+}
+
+// A JSON-RPC error as one line: its message, then its `data` (which often holds the real reason), then its code.
+export function rpcErrorText(rpc: RpcError): string {
+  const data = rpc.data === undefined || rpc.data === null ? '' : dataText(rpc.data);
+  return `${String(rpc.message)}${data && data !== rpc.message ? `: ${data}` : ''} (code ${String(rpc.code)})`;
+}
+
+// Error data as short text: a string as is, a {message} or {details} as that, anything else as JSON.
+function dataText(data: unknown): string {
+  const inner = isRecord(data) ? (data.message ?? data.details) : undefined;
+  const text = typeof data === 'string' ? data : typeof inner === 'string' ? inner : JSON.stringify(data);
+  const line = text.replace(/\s*\n\s*/g, ' ').trim();
+  return line.length > 500 ? line.slice(0, 499) + '…' : line;
 }
 
 export interface ConnectionHandlers {

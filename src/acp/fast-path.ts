@@ -8,13 +8,18 @@ const MESSAGE = 'message_chunk","content":{"type":"text","text":"';
 const THOUGHT = 'thought_chunk","content":{"type":"text","text":"';
 const SUFFIX = '"}}}}';
 
-// Returns the message or thought event of a plain text-chunk line, or undefined to take the general path.
-export function textChunkEvent(line: string): MessageEvent | ThoughtEvent | undefined {
+// Returns the message or thought event of a plain text-chunk line, or undefined to take the general path
+// (which also judges a chunk for a session other than `sessionId`, this run's once known).
+export function textChunkEvent(
+  line: string,
+  sessionId?: string | null,
+): MessageEvent | ThoughtEvent | undefined {
   if (!line.startsWith(PREFIX) || !line.endsWith(SUFFIX)) return undefined;
   const mid = line.indexOf(MIDDLE, PREFIX.length);
   if (mid === -1) return undefined;
-  const sessionId = line.slice(PREFIX.length, mid);
-  if (sessionId.includes('"') || sessionId.includes('\\')) return undefined;
+  const chunkSession = line.slice(PREFIX.length, mid);
+  if (sessionId ? chunkSession !== sessionId : chunkSession.includes('"') || chunkSession.includes('\\'))
+    return undefined;
   const kindAt = mid + MIDDLE.length;
   const type = line.startsWith(MESSAGE, kindAt)
     ? 'message'

@@ -15,6 +15,8 @@ export interface LinkOptions extends Omit<ConnectionHandlers, 'send' | 'onWire'>
   phase(): string;
   /** A text chunk read by the fast path. */
   onText(e: MessageEvent | ThoughtEvent): void;
+  /** This run's session once known: the fast path leaves another session's chunks to the general path. */
+  sessionId?(): string | null;
   /** After each read chunk: write what was batched; false means our output is full. */
   flush(): boolean;
   /** Where to wait when our output is full. */
@@ -44,7 +46,7 @@ export function linkAgent(agent: AgentProcess, o: LinkOptions): Connection {
   // Text chunks, nearly every line of a turn, skip the general parse and dispatch.
   const onLine = (line: string): void => {
     o.onActivity();
-    const chunk = textChunkEvent(line);
+    const chunk = textChunkEvent(line, o.sessionId?.());
     if (chunk === undefined) return conn.handleLine(line);
     wire?.row('a2c', line, true);
     o.onText(chunk);

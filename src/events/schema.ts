@@ -12,16 +12,25 @@ export const TOOL_STATUSES = [
   'cancelled',
 ] as const;
 
-const Todo = z.object({ id: z.string(), content: z.string(), status: z.string() }).loose();
+const Todo = z
+  .object({
+    id: z.string(),
+    content: z.string(),
+    status: z.string().describe('pending, in_progress, completed or cancelled'),
+  })
+  .loose()
+  .meta({ title: 'todo' });
 
 const PermissionOption = z
   .object({ optionId: z.string(), name: z.string().optional(), kind: z.string() })
   .loose();
 
-const Decision = z.union([
-  z.object({ optionId: z.string(), kind: z.string() }),
-  z.object({ outcome: z.literal('cancelled') }),
-]);
+const Decision = z
+  .union([
+    z.object({ optionId: z.string(), kind: z.string() }).describe('the option selected'),
+    z.object({ outcome: z.literal('cancelled') }).describe('answered cancelled, or withdrawn by the agent'),
+  ])
+  .meta({ title: 'decision' });
 
 const Diff = z.object({ path: z.string(), oldText: z.string().nullable(), newText: z.string() });
 
@@ -57,34 +66,67 @@ export const SessionEvent = z.object({
   agent: z.object({ name: z.string().nullable(), version: z.string().nullable() }),
 });
 
-export const MessageEvent = z.object({ type: z.literal('message'), text: z.string() });
-export const ThoughtEvent = z.object({ type: z.literal('thought'), text: z.string() });
+// A non-text content block of a message or thought chunk, named so text mode can list it.
+const ContentRef = z
+  .object({
+    type: z.string().describe('image, audio, resource_link or resource'),
+    name: z.string().nullable().describe("the block's name, or its uri, or null"),
+    uri: z.string().nullable(),
+    mimeType: z.string().nullable(),
+  })
+  .meta({ title: 'content', description: 'a non-text content block; its data is not copied' });
 
-export const ToolEvent = z.object({
-  type: z.literal('tool'),
-  toolCallId: z.string(),
-  kind: z.string(),
-  title: z.string(),
-  status: z.enum(TOOL_STATUSES),
-  input: z.record(z.string(), z.unknown()),
-  output: ToolOutput,
-  locations: z.array(z.object({ path: z.string(), line: z.number().optional() }).loose()),
-  /** What Cursor itself said the status was, where rho-cursor corrected it (a rejected tool Cursor calls completed). */
-  reportedStatus: z.string().optional(),
-});
+export const MessageEvent = z
+  .object({
+    type: z.literal('message'),
+    text: z.string().describe("a chunk of the agent's reply (an embedded resource's text included)"),
+    content: ContentRef.optional(),
+  })
+  .meta({ title: 'message', description: "a chunk of the agent's reply" });
+export const ThoughtEvent = z
+  .object({
+    type: z.literal('thought'),
+    text: z.string(),
+    content: ContentRef.optional(),
+  })
+  .meta({ title: 'thought', description: "a chunk of the agent's reasoning" });
 
-export const PermissionEvent = z.object({
-  type: z.literal('permission'),
-  toolCallId: z.string(),
-  title: z.string(),
-  kind: z.string(),
-  options: z.array(PermissionOption),
-  decision: Decision,
-  reason: z.string(),
-  /** Why Cursor asked, when it said (e.g. "Shell allowlist is empty"). */
-  agentReason: z.string().nullable(),
-  decidedBy: z.enum(['policy', 'allow-flag', 'person', 'cancel', 'no-option']),
-});
+export const ToolEvent = z
+  .object({
+    type: z.literal('tool'),
+    toolCallId: z.string(),
+    kind: z
+      .string()
+      .describe('read, edit, delete, move, search, execute, think, fetch, switch_mode or other'),
+    title: z.string(),
+    status: z.enum(TOOL_STATUSES),
+    input: z.record(z.string(), z.unknown()).describe("the tool's rawInput, merged over its updates"),
+    output: ToolOutput.describe('normalised per kind: execute, read, search, edit; else what the agent sent'),
+    locations: z.array(z.object({ path: z.string(), line: z.number().optional() }).loose()),
+    /** What Cursor itself said the status was, where rho-cursor corrected it (a rejected tool Cursor calls completed). */
+    reportedStatus: z
+      .string()
+      .optional()
+      .describe('what the agent said the status was, where rho-cursor corrected it'),
+  })
+  .meta({ title: 'tool', description: 'the whole merged state of one tool call so far' });
+
+export const PermissionEvent = z
+  .object({
+    type: z.literal('permission'),
+    toolCallId: z.string(),
+    title: z.string(),
+    kind: z.string(),
+    options: z.array(PermissionOption),
+    decision: Decision,
+    reason: z.string().describe('why rho-cursor answered as it did'),
+    /** Why Cursor asked, when it said (e.g. "Shell allowlist is empty"). */
+    agentReason: z.string().nullable().describe('why the agent asked, when it said'),
+    decidedBy: z
+      .enum(['policy', 'allow-flag', 'person', 'cancel', 'no-option', 'withdrawn'])
+      .describe('withdrawn: the agent sent $/cancel_request and the request was never answered'),
+  })
+  .meta({ title: 'permission', description: 'a session/request_permission and how it was answered' });
 
 const Question = z.object({
   id: z.string().nullable(),
@@ -92,101 +134,156 @@ const Question = z.object({
   options: z.array(z.object({ id: z.string(), label: z.string() })),
 });
 
-export const QuestionEvent = z.object({
-  type: z.literal('question'),
-  source: z.enum(['cursor/ask_question', 'session/request_permission']),
-  toolCallId: z.string().nullable(),
-  title: z.string().nullable(),
-  questions: z.array(Question),
-  answer: z.object({ outcome: z.string() }).loose(),
+export const QuestionEvent = z
+  .object({
+    type: z.literal('question'),
+    source: z.enum(['cursor/ask_question', 'session/request_permission']),
+    toolCallId: z.string().nullable(),
+    title: z.string().nullable(),
+    questions: z.array(Question),
+    answer: z.object({ outcome: z.string() }).loose(),
+  })
+  .meta({ title: 'question', description: 'what the agent asked and what was answered' });
+
+export const PlanEvent = z
+  .object({
+    type: z.literal('plan'),
+    toolCallId: z.string().nullable(),
+    name: z.string().nullable(),
+    overview: z.string().nullable(),
+    plan: z.string(),
+    todos: z.array(Todo),
+    answer: z.object({ outcome: z.string(), reason: z.string().optional() }),
+  })
+  .meta({ title: 'plan', description: 'a cursor/create_plan request (markdown, todos) and its answer' });
+
+export const TodosEvent = z
+  .object({
+    type: z.literal('todos'),
+    todos: z.array(Todo),
+    source: z
+      .enum(['cursor/update_todos', 'tool', 'plan'])
+      .describe("plan: an ACP plan update, whose entries' ids are their positions"),
+  })
+  .meta({ title: 'todos', description: "the agent's todo list, whole, each time it changes" });
+
+export const ModeEvent = z
+  .object({ type: z.literal('mode'), mode: z.string() })
+  .meta({ title: 'mode', description: 'the session mode changed (current_mode_update)' });
+
+export const WarningEvent = z
+  .object({
+    type: z.literal('warning'),
+    code: z.string().describe('a stable kebab-case code (the README lists them)'),
+    message: z.string(),
+    /** The whole line, for a line from the agent that is not JSON-RPC. */
+    line: z.string().optional().describe('the whole line, for a line from the agent that is not JSON-RPC'),
+  })
+  .meta({ title: 'warning', description: 'something the user should know; the run goes on' });
+
+export const ExtensionEvent = z
+  .object({
+    type: z.literal('extension'),
+    method: z.string(),
+    params: z
+      .unknown()
+      .refine((v): boolean => v !== undefined, 'params is required: null when the message had none')
+      .describe('the message params as sent; null when it had none'),
+  })
+  .meta({
+    title: 'extension',
+    description: 'an agent message the contract does not name, so nothing is lost',
+  });
+
+export const Timings = z
+  .object({
+    initializeMs: z.number().nullable(),
+    sessionNewMs: z.number().nullable(),
+    promptMs: z.number().nullable(),
+  })
+  .meta({ title: 'timings', description: 'how long each step took, in ms; null for a step not reached' });
+
+export const Usage = z
+  .object({
+    used: z.number().describe('context tokens in use'),
+    size: z.number().describe('the context window, in tokens'),
+    cost: z.object({ amount: z.number(), currency: z.string() }).nullable(),
+  })
+  .meta({ title: 'usage', description: 'the last usage_update the agent sent' });
+
+export const ResultEvent = z
+  .object({
+    type: z.literal('result'),
+    stopReason: z.string().nullable().describe("session/prompt's stopReason; null when no turn ended"),
+    exitCode: z.number().int(),
+    sessionId: z.string().nullable(),
+    model: z.string().nullable(),
+    mode: z.string().nullable(),
+    title: z.string().nullable().describe('the session title the agent gave (session_info_update)'),
+    durationMs: z.number(),
+    timings: Timings,
+    usage: Usage.nullable().describe(
+      'the last usage_update; null when the agent sent none (Cursor sends none)',
+    ),
+    structured: z.unknown().describe('with --output-schema: the validated value; otherwise null'),
+    error: z
+      .object({
+        code: z.enum(ERROR_CODES).describe('one of the documented error codes (README, "Error codes")'),
+        message: z.string(),
+      })
+      .optional()
+      .describe('present when the run failed'),
+  })
+  .meta({ title: 'result', description: 'the last line of every run, also when it fails' });
+
+export const ValidationEvent = z
+  .object({
+    type: z.literal('validation'),
+    attempt: z.number().int().describe('1 for the first answer, then one more per follow-up prompt'),
+    valid: z.boolean(),
+    errors: z.array(z.string()).describe("the schema's complaints; empty when valid"),
+  })
+  .meta({ title: 'validation', description: 'one answer checked against --output-schema' });
+
+// The session event's title and description are kept here, apart from its fields, which other features extend.
+const SessionEventDoc = SessionEvent.meta({
+  title: 'session',
+  description: 'the session is ready: its id, resolved model and mode, the config and policy the run uses',
 });
 
-export const PlanEvent = z.object({
-  type: z.literal('plan'),
-  toolCallId: z.string().nullable(),
-  name: z.string().nullable(),
-  overview: z.string().nullable(),
-  plan: z.string(),
-  todos: z.array(Todo),
-  answer: z.object({ outcome: z.string(), reason: z.string().optional() }),
-});
-
-export const TodosEvent = z.object({
-  type: z.literal('todos'),
-  todos: z.array(Todo),
-  source: z.enum(['cursor/update_todos', 'tool']),
-});
-
-export const ModeEvent = z.object({ type: z.literal('mode'), mode: z.string() });
-
-export const WarningEvent = z.object({
-  type: z.literal('warning'),
-  code: z.string(),
-  message: z.string(),
-  /** The whole line, for a line from the agent that is not JSON-RPC. */
-  line: z.string().optional(),
-});
-
-export const ExtensionEvent = z.object({
-  type: z.literal('extension'),
-  method: z.string(),
-  params: z.unknown(),
-});
-
-export const Timings = z.object({
-  initializeMs: z.number().nullable(),
-  sessionNewMs: z.number().nullable(),
-  promptMs: z.number().nullable(),
-});
-
-export const ResultEvent = z.object({
-  type: z.literal('result'),
-  stopReason: z.string().nullable(),
-  exitCode: z.number().int(),
-  sessionId: z.string().nullable(),
-  model: z.string().nullable(),
-  mode: z.string().nullable(),
-  title: z.string().nullable(),
-  durationMs: z.number(),
-  timings: Timings,
-  usage: z.null(),
-  /** With --output-schema: the validated value; otherwise null. */
-  structured: z.unknown(),
-  error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }).optional(),
-});
-
-/** One answer checked against --output-schema. */
-export const ValidationEvent = z.object({
-  type: z.literal('validation'),
-  attempt: z.number().int(),
-  valid: z.boolean(),
-  errors: z.array(z.string()),
-});
-
-export const Event = z.discriminatedUnion('type', [
-  SessionEvent,
-  MessageEvent,
-  ThoughtEvent,
-  ToolEvent,
-  PermissionEvent,
-  QuestionEvent,
-  PlanEvent,
-  TodosEvent,
-  ModeEvent,
-  WarningEvent,
-  ExtensionEvent,
-  ValidationEvent,
-  ResultEvent,
-]);
+export const Event = z
+  .discriminatedUnion('type', [
+    SessionEventDoc,
+    MessageEvent,
+    ThoughtEvent,
+    ToolEvent,
+    PermissionEvent,
+    QuestionEvent,
+    PlanEvent,
+    TodosEvent,
+    ModeEvent,
+    WarningEvent,
+    ExtensionEvent,
+    ValidationEvent,
+    ResultEvent,
+  ])
+  .meta({
+    title: 'rho-cursor stream-json event',
+    description: 'one line of `rho-cursor run --output-format stream-json`; the last line is always `result`',
+  });
 
 export const JsonOutput = ResultEvent.extend({
-  text: z.string(),
-  tools: z.array(ToolEvent),
+  text: z.string().describe("the whole reply: every message chunk's text, in order"),
+  tools: z.array(ToolEvent).describe('the final state of every tool'),
   permissions: z.array(PermissionEvent),
   questions: z.array(QuestionEvent),
   plans: z.array(PlanEvent),
-  todos: z.array(Todo),
+  todos: z.array(Todo).describe('the last todo list'),
   warnings: z.array(WarningEvent),
+}).meta({
+  title: 'rho-cursor json output',
+  description:
+    'the one object `rho-cursor run --output-format json` writes: the result event and the whole run',
 });
 
 // The JSON Schema documents `rho-cursor schema` prints: every stream-json line, and the json output.

@@ -143,10 +143,12 @@ export class ToolStore {
       : undefined;
   }
 
-  // A rejected tool that Cursor reports "completed" with no output did not run: say so.
+  // A rejected tool that Cursor reports "completed" with no output did not run: say so. Nor does one still
+  // pending, which an agent may never update again (the SDK's example agent does not).
   private settleStatus(tool: ToolEvent, extra: Extra): void {
     const reported = STATUSES.includes(extra.reported) ? (extra.reported as ToolStatus) : 'pending';
-    if (extra.verdict && reported === 'completed' && tool.output === null) {
+    const didNotRun = reported === 'pending' || (reported === 'completed' && tool.output === null);
+    if (extra.verdict && didNotRun) {
       tool.status = extra.verdict;
       tool.reportedStatus = reported;
     } else {

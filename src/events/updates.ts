@@ -1,7 +1,10 @@
 // Pure: one session/update notification -> the contract's events, merging tool state in the store.
 import { isRecord, str } from '../acp/messages.js';
-import type { Event } from './types.js';
+import { contentRef } from './content.js';
+import type { Event, ExtensionEvent, ResultEvent, WarningEvent } from './types.js';
 import type { ToolStore } from './tools.js';
+
+export type Usage = NonNullable<ResultEvent['usage']>;
 
 export interface UpdateContext {
   tools: ToolStore;
@@ -9,25 +12,36 @@ export interface UpdateContext {
   lastTodos: string;
   title: string | null;
   mode: string | null;
+  /** This run's session once session/new answered; an update for another one is not this run's. */
+  sessionId?: string | null;
+  /** The last usage_update, reported as result.usage. */
+  usage?: Usage | null;
+  /** Other sessions already warned about, so a chatty one warns once. */
+  foreign?: Set<string>;
+}
+
+// Any agent message the contract does not name, kept whole; absent params become null (valid JSON-RPC).
+export function extension(method: string, params: unknown): ExtensionEvent {
+  return { type: 'extension', method, params: params ?? null };
 }
 
 // Converts a session/update's params into events (usually one); unknown kinds pass through as `extension`.
 export function eventsFromUpdate(params: unknown, ctx: UpdateContext): Event[] {
-  const update = isRecord(params) && isRecord(params.update) ? params.update : undefined;
-  if (!update) return [{ type: 'extension', method: 'session/update', params }];
+  const raw = (): Event[] => [extension('session/update', params)];
+  if (!isRecord(params) || !isRecord(params.update)) return raw();
+  const update = params.update;
+  const foreign = foreignSession(params, ctx);
+  if (foreign !== undefined) return foreign;
   switch (update.sessionUpdate) {
     case 'agent_message_chunk':
     case 'agent_thought_chunk': {
+      const type = update.sessionUpdate === 'agent_message_chunk' ? 'message' : 'thought';
       const content = update.content;
       if (isRecord(content) && content.type === 'text' && typeof content.text === 'string') {
-        return [
-          {
-            type: update.sessionUpdate === 'agent_message_chunk' ? 'message' : 'thought',
-            text: content.text,
-          },
-        ];
+        return [{ type, text: content.text }];
       }
-      return [{ type: 'extension', method: 'session/update', params }];
+      const ref = contentRef(content);
+      return ref ? [{ type, text: ref.text, content: ref.content }] : raw();
     }
     case 'tool_call':
     case 'tool_call_update': {
@@ -43,16 +57,81 @@ export function eventsFromUpdate(params: unknown, ctx: UpdateContext): Event[] {
       }
       return events;
     }
+    case 'plan':
+      return planTodos(update, ctx) ?? raw();
     case 'current_mode_update': {
       const mode = str(update.currentModeId) ?? str(update.modeId);
-      if (mode === null) return [{ type: 'extension', method: 'session/update', params }];
+      if (mode === null) return raw();
       ctx.mode = mode;
       return [{ type: 'mode', mode }];
     }
     case 'session_info_update':
       if (typeof update.title === 'string') ctx.title = update.title;
-      return [{ type: 'extension', method: 'session/update', params }];
+      return raw();
+    case 'usage_update':
+      ctx.usage = readUsage(update) ?? ctx.usage ?? null;
+      return raw();
+    case 'notice':
+      return noticeWarning(update) ?? raw();
     default:
-      return [{ type: 'extension', method: 'session/update', params }];
+      return raw();
   }
+}
+
+// An update for another session: a warning (once per session) and the update kept raw, never rendered as ours.
+function foreignSession(params: Record<string, unknown>, ctx: UpdateContext): Event[] | undefined {
+  const id = params.sessionId;
+  if (!ctx.sessionId || typeof id !== 'string' || id === ctx.sessionId) return undefined;
+  const seen = (ctx.foreign ??= new Set());
+  const events: Event[] = [];
+  if (!seen.has(id)) {
+    seen.add(id);
+    events.push({
+      type: 'warning',
+      code: 'foreign-session-update',
+      message: `the agent sent updates for another session (${id}, not ${ctx.sessionId}): kept as extension events, not shown as this run's answer`,
+    });
+  }
+  events.push(extension('session/update', params));
+  return events;
+}
+
+// ACP `plan` entries become the todo list; an entry's id is its position, as ACP plans have none.
+function planTodos(update: Record<string, unknown>, ctx: UpdateContext): Event[] | undefined {
+  if (!Array.isArray(update.entries)) return undefined;
+  const todos = update.entries.filter(isRecord).map((e, i) => ({
+    id: String(i + 1),
+    content: str(e.content) ?? '',
+    status: str(e.status) ?? 'pending',
+    ...(typeof e.priority === 'string' ? { priority: e.priority } : {}),
+  }));
+  const key = JSON.stringify(todos);
+  if (key === ctx.lastTodos) return [];
+  ctx.lastTodos = key;
+  return [{ type: 'todos', todos, source: 'plan' }];
+}
+
+// usage_update {used, size, cost?}: the numbers the result reports; anything malformed is ignored.
+export function readUsage(update: Record<string, unknown>): Usage | undefined {
+  if (typeof update.used !== 'number' || typeof update.size !== 'number') return undefined;
+  const c = update.cost;
+  const cost =
+    isRecord(c) && typeof c.amount === 'number' && typeof c.currency === 'string'
+      ? { amount: c.amount, currency: c.currency }
+      : null;
+  return { used: update.used, size: update.size, cost };
+}
+
+// A notice of severity warning or error is something the person must see: a warning event.
+function noticeWarning(update: Record<string, unknown>): Event[] | undefined {
+  const severity = str(update.severity) ?? str(update.level);
+  if (severity !== 'warning' && severity !== 'error') return undefined;
+  const title = str(update.title) ?? '';
+  const description = str(update.description);
+  const warning: WarningEvent = {
+    type: 'warning',
+    code: severity === 'error' ? 'agent-error' : 'agent-warning',
+    message: `the agent reports ${severity === 'error' ? 'an error' : 'a warning'}: ${title}${description ? ` (${description})` : ''}`,
+  };
+  return [warning];
 }

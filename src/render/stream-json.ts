@@ -9,7 +9,7 @@ export class StreamJsonRenderer implements Renderer {
 
   emit(event: Event): void {
     // Text chunks are most of a turn: serialise their two fields directly.
-    if (event.type === 'message' || event.type === 'thought') {
+    if ((event.type === 'message' || event.type === 'thought') && event.content === undefined) {
       this.batch.push(`{"type":"${event.type}","text":${JSON.stringify(event.text)}}`);
       return;
     }

@@ -27,7 +27,9 @@ export function lineDelta(oldText: string | null, newText: string): { added: num
 // A short summary of what the tool returned: exit code and first line, match counts, +/- lines.
 export function toolSummary(tool: ToolEvent): string {
   const out = tool.output as Record<string, unknown> | null;
-  if (tool.status === 'rejected') return 'did not run (Cursor reported it completed)';
+  // A rejected tool left pending was never reported completed (the SDK's example agent leaves it so).
+  if (tool.status === 'rejected')
+    return tool.reportedStatus === 'pending' ? 'did not run' : 'did not run (Cursor reported it completed)';
   if (!out) return '';
   if (Array.isArray(out.diffs)) {
     return (out.diffs as { path: string; oldText: string | null; newText: string }[])

@@ -26,10 +26,14 @@ export class TextRenderer implements Renderer {
     if (e.type !== 'thought') this.endThought();
     switch (e.type) {
       case 'message':
+        // Non-text content is listed by kind and name, never dropped; an embedded resource's text is the answer's.
+        if (e.content)
+          this.line(this.c.dim(`${e.content.type}: ${e.content.name ?? e.content.mimeType ?? ''}`));
         this.outBatch += e.text;
         if (e.text.length > 0) this.outMidLine = !e.text.endsWith('\n');
         return;
       case 'thought':
+        if (e.content) e = { ...e, text: `[${e.content.type}: ${e.content.name ?? ''}] ${e.text}` };
         if (!this.inThought) this.line(this.c.dim('thinking: '), false);
         this.inThought = true;
         this.errRaw(this.c.dim(e.text.replace(/\n+/g, ' ')));

@@ -91,7 +91,9 @@ describe('Connection', () => {
     const err = await pending.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RpcRequestError);
     expect(err).toMatchObject({ method: 'session/new', rpc, code: 'rpc_error', exitCode: 1 });
-    expect((err as Error).message).toBe('session/new failed: Authentication required (code -32000)');
+    expect((err as Error).message).toBe(
+      'session/new failed: Authentication required: {"authRequired":true} (code -32000)',
+    );
   });
 
   it('rejects with the given error when no response comes in time', async () => {

@@ -46,3 +46,14 @@ describe('textChunkEvent', () => {
     }
   });
 });
+
+describe('textChunkEvent with this run’s session', () => {
+  const line = (sessionId: string): string =>
+    `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"${sessionId}","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`;
+
+  it('reads a chunk of this session, and leaves another session’s to the general path', () => {
+    expect(textChunkEvent(line('s1'), 's1')).toEqual({ type: 'message', text: 'hi' });
+    expect(textChunkEvent(line('s2'), 's1')).toBeUndefined();
+    expect(textChunkEvent(line('s2'), null)).toEqual({ type: 'message', text: 'hi' });
+  });
+});

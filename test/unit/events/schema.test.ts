@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RunSummary } from '../../../src/events/collect.js';
+import { ERROR_CODES } from '../../../src/errors.js';
 import { Event, JsonOutput, jsonSchemas } from '../../../src/events/schema.js';
 import { ToolStore } from '../../../src/events/tools.js';
 import type { Event as EventType, ResultEvent } from '../../../src/events/types.js';
@@ -156,5 +157,24 @@ describe('jsonSchemas', () => {
       expect.arrayContaining(['type', 'stopReason', 'text', 'tools', 'permissions', 'todos']),
     );
     expect(JSON.stringify(json)).toMatch(/"(anyOf|oneOf)"/);
+  });
+
+  it('titles and describes every event, and lists the error codes as an enum', () => {
+    const { event } = jsonSchemas() as { event: Record<string, unknown> };
+    const variants = (event.oneOf ?? event.anyOf) as Array<Record<string, unknown>>;
+    expect(event.title).toBeTruthy();
+    for (const v of variants) {
+      expect(v.title, JSON.stringify(v).slice(0, 80)).toBeTruthy();
+      expect(v.description).toBeTruthy();
+    }
+    const result = variants.find((v) => v.title === 'result') as {
+      properties: { error: { properties: { code: { enum: string[] } } } };
+    };
+    expect(result.properties.error.properties.code.enum).toEqual(ERROR_CODES);
+  });
+
+  it('requires an extension event to carry params, null when the message had none', () => {
+    expect(Event.safeParse({ type: 'extension', method: 'x/y' }).success).toBe(false);
+    expect(Event.safeParse({ type: 'extension', method: 'x/y', params: null }).success).toBe(true);
   });
 });

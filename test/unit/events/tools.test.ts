@@ -231,10 +231,19 @@ describe('ToolStore.markVerdict', () => {
 
   it('leaves a rejected tool that is still running as Cursor says', () => {
     const store = new ToolStore();
-    store.apply(execute);
+    store.apply({ ...execute, status: 'in_progress' });
     const tool = store.markVerdict('sh', 'rejected');
-    expect(tool?.status).toBe('pending');
+    expect(tool?.status).toBe('in_progress');
     expect(tool).not.toHaveProperty('reportedStatus');
+  });
+
+  it('marks a rejected tool the agent never updates again rejected, not pending', () => {
+    const store = new ToolStore();
+    store.apply(execute);
+    expect(store.markVerdict('sh', 'rejected')).toMatchObject({
+      status: 'rejected',
+      reportedStatus: 'pending',
+    });
   });
 
   it('believes a completion that carries output', () => {

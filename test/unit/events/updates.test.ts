@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolStore } from '../../../src/events/tools.js';
-import { eventsFromUpdate, type UpdateContext } from '../../../src/events/updates.js';
+import { eventsFromUpdate, extension, type UpdateContext } from '../../../src/events/updates.js';
 
 const newContext = (): UpdateContext => ({ tools: new ToolStore(), lastTodos: '', title: null, mode: null });
 const params = (update: Record<string, unknown>) => ({ sessionId: 's1', update });
@@ -14,11 +14,138 @@ describe('eventsFromUpdate', () => {
     expect(eventsFromUpdate(params(update), newContext())).toEqual([{ type, text: 'Sure, I will' }]);
   });
 
-  it('passes a non-text message chunk through as an extension', () => {
-    const p = params({ sessionUpdate: 'agent_message_chunk', content: { type: 'image', data: 'AAAA' } });
-    expect(eventsFromUpdate(p, newContext())).toEqual([
-      { type: 'extension', method: 'session/update', params: p },
+  it.each([
+    {
+      block: { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      event: { text: '', content: { type: 'image', name: null, uri: null, mimeType: 'image/png' } },
+    },
+    {
+      block: { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
+      event: { text: '', content: { type: 'audio', name: null, uri: null, mimeType: 'audio/wav' } },
+    },
+    {
+      block: {
+        type: 'resource_link',
+        name: 'notes.md',
+        uri: 'file:///w/notes.md',
+        mimeType: 'text/markdown',
+      },
+      event: {
+        text: '',
+        content: {
+          type: 'resource_link',
+          name: 'notes.md',
+          uri: 'file:///w/notes.md',
+          mimeType: 'text/markdown',
+        },
+      },
+    },
+    {
+      block: {
+        type: 'resource',
+        resource: { uri: 'file:///w/a.txt', mimeType: 'text/plain', text: 'hello' },
+      },
+      event: {
+        text: 'hello',
+        content: {
+          type: 'resource',
+          name: 'file:///w/a.txt',
+          uri: 'file:///w/a.txt',
+          mimeType: 'text/plain',
+        },
+      },
+    },
+    {
+      block: { type: 'resource', resource: { uri: 'file:///w/b.bin', blob: 'AAAA' } },
+      event: {
+        text: '',
+        content: { type: 'resource', name: 'file:///w/b.bin', uri: 'file:///w/b.bin', mimeType: null },
+      },
+    },
+  ])('names a $block.type message chunk, with an embedded resource’s text', ({ block, event }) => {
+    const p = params({ sessionUpdate: 'agent_message_chunk', content: block });
+    expect(eventsFromUpdate(p, newContext())).toEqual([{ type: 'message', ...event }]);
+  });
+
+  it('keeps an update without params, or without an update, as an extension with params null', () => {
+    expect(eventsFromUpdate(undefined, newContext())).toEqual([
+      { type: 'extension', method: 'session/update', params: null },
     ]);
+    expect(extension('x/y', undefined)).toEqual({ type: 'extension', method: 'x/y', params: null });
+  });
+
+  it('turns an ACP plan into todos, numbered by position, once per change', () => {
+    const ctx = newContext();
+    const plan = params({
+      sessionUpdate: 'plan',
+      entries: [
+        { content: 'Read', priority: 'high', status: 'completed' },
+        { content: 'Write', priority: 'low', status: 'in_progress' },
+      ],
+    });
+    expect(eventsFromUpdate(plan, ctx)).toEqual([
+      {
+        type: 'todos',
+        source: 'plan',
+        todos: [
+          { id: '1', content: 'Read', status: 'completed', priority: 'high' },
+          { id: '2', content: 'Write', status: 'in_progress', priority: 'low' },
+        ],
+      },
+    ]);
+    expect(eventsFromUpdate(plan, ctx)).toEqual([]);
+  });
+
+  it('keeps the last usage_update for the result, and the update itself', () => {
+    const ctx = newContext();
+    eventsFromUpdate(params({ sessionUpdate: 'usage_update', used: 10, size: 100 }), ctx);
+    const u = params({
+      sessionUpdate: 'usage_update',
+      used: 20,
+      size: 100,
+      cost: { amount: 0.5, currency: 'USD' },
+    });
+    expect(eventsFromUpdate(u, ctx)).toEqual([{ type: 'extension', method: 'session/update', params: u }]);
+    expect(ctx.usage).toEqual({ used: 20, size: 100, cost: { amount: 0.5, currency: 'USD' } });
+    eventsFromUpdate(params({ sessionUpdate: 'usage_update', used: 'many' }), ctx);
+    expect(ctx.usage).toEqual({ used: 20, size: 100, cost: { amount: 0.5, currency: 'USD' } });
+  });
+
+  it.each([
+    { severity: 'warning', code: 'agent-warning' },
+    { severity: 'error', code: 'agent-error' },
+  ])('turns a $severity notice into a warning the person sees', ({ severity, code }) => {
+    const n = params({
+      sessionUpdate: 'notice',
+      severity,
+      title: 'Rate limited',
+      description: 'retrying in 5s',
+    });
+    expect(eventsFromUpdate(n, newContext())).toEqual([
+      { type: 'warning', code, message: expect.stringMatching(/Rate limited \(retrying in 5s\)$/) },
+    ]);
+  });
+
+  it('keeps an info notice as an extension', () => {
+    const n = params({ sessionUpdate: 'notice', severity: 'info', title: 'Indexed' });
+    expect(eventsFromUpdate(n, newContext())).toEqual([
+      { type: 'extension', method: 'session/update', params: n },
+    ]);
+  });
+
+  it('never renders an update for another session as the answer: a warning once, then extensions', () => {
+    const ctx = { ...newContext(), sessionId: 's1' };
+    const other = {
+      sessionId: 's2',
+      update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } },
+    };
+    const first = eventsFromUpdate(other, ctx);
+    expect(first.map((e) => e.type)).toEqual(['warning', 'extension']);
+    expect(first[0]).toMatchObject({ code: 'foreign-session-update' });
+    expect(eventsFromUpdate(other, ctx)).toEqual([
+      { type: 'extension', method: 'session/update', params: other },
+    ]);
+    expect(eventsFromUpdate({ ...other, sessionId: 's1' }, ctx)).toEqual([{ type: 'message', text: 'hi' }]);
   });
 
   it('turns tool_call and tool_call_update into the merged tool state', () => {
@@ -130,7 +257,8 @@ describe('eventsFromUpdate', () => {
   it.each([
     { sessionUpdate: 'available_commands_update', availableCommands: [{ name: 'review' }] },
     { sessionUpdate: 'subagent_spawned', subagentId: 'sa1' },
-    { sessionUpdate: 'plan', entries: [] },
+    { sessionUpdate: 'config_option_update', configOptions: [] },
+    { sessionUpdate: 'compaction_update', compactionId: 'c1', status: 'in_progress' },
     { sessionUpdate: undefined },
   ])('passes $sessionUpdate through as an extension with its params', (update) => {
     const p = params(update);

@@ -83,6 +83,11 @@ describe('toolSummary', () => {
       tool: tool('execute', null, 'rejected'),
       summary: 'did not run (Cursor reported it completed)',
     },
+    {
+      name: 'a rejected tool the agent left pending',
+      tool: { ...tool('execute', null, 'rejected'), reportedStatus: 'pending' },
+      summary: 'did not run',
+    },
   ])('summarises $name', ({ tool: t, summary }) => {
     expect(toolSummary(t)).toBe(summary);
   });

@@ -1,0 +1,107 @@
+// Pure: the agent's answers that decide whether the run may go on (initialize, an auth error, the stopReason).
+import { RhoError } from '../errors.js';
+import { rpcErrorText, RpcRequestError } from './connection.js';
+import { isRecord, str } from './messages.js';
+
+/** The stopReasons of ACP v1; anything else breaks the protocol. */
+export const STOP_REASONS = ['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled'] as const;
+
+/** ACP v2 (a draft) refuses a v1 initialize with this code. */
+const UNSUPPORTED_VERSION = -32022;
+const CURSOR_HINT = 'set CURSOR_API_KEY or run `cursor-agent login`';
+
+// What the agent said, short, for a message: JSON of at most 200 characters.
+function said(value: unknown): string {
+  const text = value === undefined ? 'nothing' : JSON.stringify(value);
+  return text.length > 200 ? text.slice(0, 199) + '…' : text;
+}
+
+// initialize must answer an object with protocolVersion 1 (the number): a v1 client must not misread v2.
+export function checkInitialize(result: unknown): Record<string, unknown> {
+  if (!isRecord(result))
+    throw new RhoError(
+      'protocol',
+      `initialize answered ${said(result)}, not an object: this is not an ACP agent`,
+    );
+  if (result.protocolVersion !== 1) {
+    throw new RhoError(
+      'protocol_version',
+      `the agent answered initialize with protocolVersion ${said(result.protocolVersion)}; rho-cursor speaks ACP version 1 only`,
+    );
+  }
+  return result;
+}
+
+// An initialize that failed: -32022 is a v2-only agent refusing v1, said as such; anything else as it came.
+export function initializeError(err: unknown): unknown {
+  if (!(err instanceof RpcRequestError) || err.rpc.code !== UNSUPPORTED_VERSION) return err;
+  return new RhoError(
+    'protocol_version',
+    `the agent refused ACP version 1 (${rpcErrorText(err.rpc)}): it speaks only a newer version (ACP v2 is a draft); rho-cursor speaks version 1`,
+  );
+}
+
+// Is this JSON-RPC error ACP's authRequired (-32000), or one that says so?
+export function isAuthError(err: unknown): err is RpcRequestError {
+  return err instanceof RpcRequestError && (err.rpc.code === -32000 || /auth/i.test(err.rpc.message));
+}
+
+// Does the agent look like Cursor's, so Cursor's login hint applies? By what it says, else by its name.
+function cursorLike(init: unknown, agentLabel: string): boolean {
+  const methods = isRecord(init) && Array.isArray(init.authMethods) ? init.authMethods : [];
+  const name = isRecord(init) && isRecord(init.agentInfo) ? str(init.agentInfo.name) : null;
+  if (methods.length === 0 && name === null) return /(^|\/)(cursor-agent|agent)$/.test(agentLabel);
+  return (
+    methods.some((m) => isRecord(m) && typeof m.id === 'string' && m.id.startsWith('cursor')) ||
+    /cursor/i.test(name ?? '')
+  );
+}
+
+// The auth error the user sees: what the agent said and the ways it offers to log in; Cursor's hint for Cursor.
+export function authError(err: RpcRequestError, init: unknown, agentLabel: string): RhoError {
+  const methods = (isRecord(init) && Array.isArray(init.authMethods) ? init.authMethods : [])
+    .filter(isRecord)
+    .map((m) => {
+      const name = str(m.name) ?? str(m.id) ?? '?';
+      const id = str(m.id);
+      const description = str(m.description);
+      return `${name}${id && id !== name ? ` (${id})` : ''}${description ? `: ${description}` : ''}`;
+    });
+  const offers = methods.length > 0 ? `; it offers: ${methods.join('; ')}` : '';
+  const message = `${agentLabel} needs authentication: ${rpcErrorText(err.rpc)}${offers}`;
+  return new RhoError('auth_required', message, cursorLike(init, agentLabel) ? { hint: CURSOR_HINT } : {});
+}
+
+// session/prompt's answer: the stopReason, or the protocol error for a missing or unknown one, or an
+// unsolicited `cancelled` (ACP reserves it for answering our session/cancel; exit 130 would claim a Ctrl-C).
+export function readStopReason(
+  result: unknown,
+  cancelledByUs: boolean,
+): { stopReason: string | null; error?: RhoError } {
+  const stopReason = isRecord(result) ? str(result.stopReason) : null;
+  if (stopReason === null) {
+    return {
+      stopReason,
+      error: new RhoError('protocol', `session/prompt answered ${said(result)}, without a stopReason`),
+    };
+  }
+  if (!(STOP_REASONS as readonly string[]).includes(stopReason)) {
+    return {
+      stopReason,
+      error: new RhoError(
+        'protocol',
+        `session/prompt answered stopReason ${said(stopReason)}, which ACP v1 does not define (${STOP_REASONS.join(', ')})`,
+      ),
+    };
+  }
+  if (stopReason === 'cancelled' && !cancelledByUs) {
+    return {
+      stopReason,
+      error: new RhoError(
+        'protocol',
+        'the agent ended the turn as cancelled though rho-cursor did not cancel it: the turn did not finish',
+      ),
+    };
+  }
+  return { stopReason };
+}

@@ -1,0 +1,98 @@
+// The agent's requests answered without a process: a recording connection and an asker that waits.
+import { describe, expect, it } from 'vitest';
+import type { Connection } from '../../src/acp/connection.js';
+import type { Request } from '../../src/acp/messages.js';
+import { ToolStore } from '../../src/events/tools.js';
+import type { Event } from '../../src/events/types.js';
+import type { RunOptions } from '../../src/options.js';
+import type { Asker } from '../../src/policy/ask.js';
+import { AgentRequests } from '../../src/requests.js';
+
+const OPTIONS = [
+  { optionId: 'allow-once', name: 'Allow', kind: 'allow_once' },
+  { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
+];
+
+// A run's requests with a connection that records what is sent and an asker whose question waits.
+function setup(opts: Partial<RunOptions> = {}) {
+  const sent: Array<{ id: unknown; result?: unknown; error?: number }> = [];
+  const conn = {
+    respond: (id: unknown, result: unknown) => sent.push({ id, result }),
+    respondError: (id: unknown, code: number) => sent.push({ id, error: code }),
+  } as unknown as Connection;
+  const events: Event[] = [];
+  const asked: AbortSignal[] = [];
+  const asker: Asker = {
+    choose: (_lines, _choices, signal) =>
+      new Promise((resolve) => {
+        asked.push(signal);
+        signal.addEventListener('abort', () => resolve(undefined));
+      }),
+  };
+  const tools = new ToolStore();
+  const base = { policy: 'reject', allow: [], interactive: false, plan: false } as unknown as RunOptions;
+  const requests = new AgentRequests({
+    conn,
+    emit: (e) => events.push(structuredClone(e)),
+    tools,
+    opts: { ...base, ...opts },
+    asker,
+  });
+  return { requests, sent, events, asked, tools };
+}
+
+const permission = (id: number, toolCall: object): Request => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'session/request_permission',
+  params: { sessionId: 's', toolCall, options: OPTIONS },
+});
+
+describe('AgentRequests', () => {
+  it('a request withdrawn while a person decides: the question closes, no answer is sent', () => {
+    const { requests, sent, events, asked } = setup({ policy: 'ask', interactive: true });
+    requests.handle(permission(0, { toolCallId: 't', title: 'make deploy', kind: 'execute' }));
+    expect(asked).toHaveLength(1);
+    expect(requests.withdraw({ requestId: 0 })).toBe(true);
+    expect(asked[0]!.aborted).toBe(true);
+    expect(sent).toEqual([]);
+    expect(events.at(-1)).toMatchObject({
+      type: 'permission',
+      decision: { outcome: 'cancelled' },
+      decidedBy: 'withdrawn',
+    });
+    expect(requests.asking()).toBe(false);
+  });
+
+  it('a withdrawal of a request already answered changes nothing', () => {
+    const { requests, sent } = setup();
+    requests.handle(permission(0, { toolCallId: 't', title: 'x', kind: 'execute' }));
+    expect(requests.withdraw({ requestId: 0 })).toBe(false);
+    expect(requests.withdraw(undefined)).toBe(false);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('a permission for a tool never announced yields the tool, rejected', () => {
+    const { requests, events, tools } = setup();
+    requests.handle(permission(0, { toolCallId: 'new', title: 'Fetch x', kind: 'fetch', status: 'pending' }));
+    expect(events.filter((e) => e.type === 'tool').map((e) => (e as { status: string }).status)).toEqual([
+      'pending',
+      'rejected',
+    ]);
+    expect(tools.get('new')).toMatchObject({ kind: 'fetch', status: 'rejected', output: null });
+  });
+
+  it('a permission naming only the toolCallId is judged by the announced kind', () => {
+    const { requests, sent, tools } = setup({ allow: ['execute'] });
+    tools.apply({ toolCallId: 'sh', kind: 'execute', title: 'ls', status: 'pending' });
+    requests.handle(permission(0, { toolCallId: 'sh' }));
+    expect(sent).toEqual([{ id: 0, result: { outcome: { outcome: 'selected', optionId: 'allow-once' } } }]);
+  });
+
+  it('answers a request nobody advertised -32601 at once, kept with params null when it had none', () => {
+    const { requests, sent, events } = setup();
+    requests.handle({ jsonrpc: '2.0', id: 4, method: 'terminal/create' });
+    expect(sent).toEqual([{ id: 4, error: -32601 }]);
+    expect(events).toEqual([{ type: 'extension', method: 'terminal/create', params: null }]);
+  });
+});
