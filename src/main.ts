@@ -6,13 +6,17 @@ import { statSync } from 'node:fs';
 import { RhoError, toRhoError } from './errors.js';
 import { run } from './run.js';
 import {
+  checkAllowUnderFence,
+  defaultFence,
   defaultPolicy,
   durationOption,
+  FENCES,
   FORMATS,
   oneOf,
   POLICIES,
   promptFromWords,
   TOOL_KINDS,
+  type Fence,
   type Format,
   type Policy,
   type RunOptions,
@@ -24,6 +28,7 @@ interface RawRunOptions {
   plan?: boolean;
   permissions?: string;
   allow: string[];
+  fence?: string;
   outputFormat: string;
   cwd?: string;
   timeout?: string;
@@ -47,6 +52,8 @@ async function toRunOptions(words: string[], raw: RawRunOptions): Promise<RunOpt
     ? oneOf<Policy>('--permissions', POLICIES, raw.permissions)
     : defaultPolicy(interactive);
   const allow = raw.allow.map((k) => oneOf<ToolKind>('--allow', TOOL_KINDS, k));
+  const fence = raw.fence ? oneOf<Fence>('--fence', FENCES, raw.fence) : defaultFence(raw.plan === true);
+  checkAllowUnderFence(fence, allow, raw.fence !== undefined);
   const cwd = resolve(raw.cwd ?? process.cwd());
   let isDir = false;
   try {
@@ -71,6 +78,7 @@ async function toRunOptions(words: string[], raw: RawRunOptions): Promise<RunOpt
     plan: raw.plan === true,
     policy,
     allow,
+    fence,
     format,
     cwd,
     timeoutMs,
@@ -131,6 +139,12 @@ function program(version: string, setCode: (n: number) => void): Command {
       (v: string, acc: string[]) => [...acc, v],
       [] as string[],
     )
+    .addOption(
+      new Option(
+        '--fence <fence>',
+        'what the agent must not be able to do, whatever your Cursor config says (default: read-only with --plan, else none)',
+      ).choices(FENCES),
+    )
     .addOption(new Option('--output-format <format>', 'output format').choices(FORMATS).default('text'))
     .option('--cwd <dir>', 'the workspace (default: current directory)')
     .option('--timeout <duration>', 'bound on the whole run (500ms, 10s, 2m, or seconds)')
@@ -179,7 +193,78 @@ function program(version: string, setCode: (n: number) => void): Command {
       const s = jsonSchemas();
       process.stdout.write(JSON.stringify(o.outputFormat === 'json' ? s.json : s.event, null, 2) + '\n');
     });
+  cmd
+    .command('doctor')
+    .description(
+      'explain what a run would meet here: the agent, the config, the key, and what each tool does',
+    )
+    .option('--cwd <dir>', 'the workspace (default: current directory)')
+    .addOption(
+      new Option('--output-format <format>', 'output format').choices(['text', 'json']).default('text'),
+    )
+    .option(
+      '--handshake',
+      'also run initialize and session/new, timed, and report whether the agent is authenticated',
+    )
+    .option('--plan', 'show the table as a --plan run sees it')
+    .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
+    .option('--step-timeout <duration>', 'bound on each handshake step', '10s')
+    .exitOverride()
+    .action(async (o: DoctorRawOptions) => setCode(await doctorCommand(o, version)));
   return cmd;
+}
+
+// Is this path a directory? (false when it does not exist)
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+interface DoctorRawOptions {
+  cwd?: string;
+  outputFormat: string;
+  handshake?: boolean;
+  plan?: boolean;
+  agent?: string;
+  stepTimeout: string;
+}
+
+// Thin entry into src/doctor/: options in, the report printed, its exit code out.
+async function doctorCommand(o: DoctorRawOptions, version: string): Promise<number> {
+  const cwd = resolve(o.cwd ?? process.cwd());
+  if (!isDirectory(cwd))
+    throw new RhoError('usage', `option '--cwd' must name a directory (got '${o.cwd ?? cwd}')`);
+  const stepTimeoutMs = durationOption('--step-timeout', o.stepTimeout);
+  const { doctor } = await import('./doctor/doctor.js');
+  const { doctorText } = await import('./doctor/report.js');
+  const abort = new AbortController();
+  const onSignal = (s: NodeJS.Signals): void =>
+    abort.abort(new RhoError('cancelled', `cancelled by ${s}`, { exitCode: s === 'SIGINT' ? 130 : 143 }));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const report = await doctor({
+      env: process.env,
+      home: homedir(),
+      cwd,
+      agent: o.agent === undefined ? undefined : agentCommand(o.agent),
+      handshake: o.handshake === true,
+      plan: o.plan === true,
+      stepTimeoutMs,
+      interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
+      version,
+      now: () => performance.now(),
+      signal: abort.signal,
+    });
+    process.stdout.write(o.outputFormat === 'json' ? JSON.stringify(report) + '\n' : doctorText(report));
+    return report.exitCode;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
 }
 
 export async function main(argv: string[], version: string): Promise<void> {

@@ -1,0 +1,137 @@
+// The fence's I/O edge: a private per-run config dir that mirrors the user's, and its release, which carries
+// back what the agent wrote and removes the dir. Synchronous on purpose: the process exit hook runs it too.
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RhoError } from '../errors.js';
+
+export const CONFIG_FILE = 'cli-config.json';
+export const DIR_PREFIX = 'rho-cursor-fence-';
+
+export interface FenceDir {
+  /** The private dir, given to the agent as CURSOR_CONFIG_DIR. */
+  dir: string;
+  /** Carries back what the agent created or replaced, then removes the dir; idempotent. Returns what failed. */
+  release(): string[];
+}
+
+// The overlay, its temp files and any `.bad` copy belong to the run, never to the user's dir.
+const isRunOwn = (name: string): boolean => name.includes(CONFIG_FILE);
+
+// Lists the user's config dir; a missing one mirrors as empty (Cursor would create it).
+function entriesOf(userDir: string): string[] {
+  try {
+    return readdirSync(userDir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+// Creates the private dir (mode 0700): a symlink to each entry of the user's dir, so logins and settings
+// are the user's own and writes inside them land there, and the generated cli-config.json as a real file.
+export function prepareFenceDir(userDir: string, configText: string, root = tmpdir()): FenceDir {
+  let dir: string | undefined;
+  const linked = new Map<string, string>();
+  try {
+    dir = mkdtempSync(join(root, `${DIR_PREFIX}${process.pid}-`));
+    chmodSync(dir, 0o700);
+    for (const name of entriesOf(userDir)) {
+      if (isRunOwn(name)) continue;
+      const target = join(userDir, name);
+      symlinkSync(target, join(dir, name));
+      linked.set(name, target);
+    }
+    writeFileSync(join(dir, CONFIG_FILE), configText, { mode: 0o600 });
+  } catch (err) {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    throw new RhoError(
+      'fence_failed',
+      `cannot prepare the fence's private config dir: ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+  const privateDir = dir;
+  let released = false;
+  return {
+    dir: privateDir,
+    release: () => {
+      if (released) return [];
+      released = true;
+      const problems = carryBack(privateDir, userDir, linked);
+      try {
+        rmSync(privateDir, { recursive: true, force: true, maxRetries: 2 });
+      } catch (err) {
+        problems.push(`could not remove ${privateDir}: ${(err as Error).message}`);
+      }
+      return problems;
+    },
+  };
+}
+
+// Copies every entry the agent created or replaced (not one of our symlinks, not the overlay) to the user's dir.
+function carryBack(dir: string, userDir: string, linked: Map<string, string>): string[] {
+  const problems: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return problems;
+  }
+  for (const name of names) {
+    if (isRunOwn(name)) continue;
+    const from = join(dir, name);
+    try {
+      const st = lstatSync(from);
+      if (st.isSymbolicLink() && linked.get(name) === readlinkSync(from)) continue;
+      mkdirSync(userDir, { recursive: true, mode: 0o700 });
+      place(from, st, join(userDir, name), join(userDir, `.${name}.rho-cursor-${process.pid}`));
+    } catch (err) {
+      problems.push(`could not carry ${name} back to ${userDir}: ${(err as Error).message}`);
+    }
+  }
+  return problems;
+}
+
+// Puts one entry in place: a temp name beside it, then a rename, so the user's dir never holds half a file.
+function place(from: string, st: Stats, to: string, tmp: string): void {
+  try {
+    if (st.isDirectory()) {
+      if (isDir(to)) return void cpSync(from, to, { recursive: true, force: true, verbatimSymlinks: true });
+      cpSync(from, tmp, { recursive: true, verbatimSymlinks: true });
+    } else if (st.isSymbolicLink()) {
+      symlinkSync(readlinkSync(from), tmp);
+    } else {
+      copyFileSync(from, tmp);
+      chmodSync(tmp, st.mode & 0o7777);
+    }
+    renameSync(tmp, to);
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+// Is this path a directory (following links)?
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
