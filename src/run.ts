@@ -12,6 +12,8 @@ import { exitForStopReason, RhoError, toRhoError, type ExitCode } from './errors
 import { ToolStore } from './events/tools.js';
 import type { ResultEvent } from './events/types.js';
 import { eventsFromUpdate, type UpdateContext } from './events/updates.js';
+import { fenceEnv, fenceTool } from './fence/run.js';
+import { fenceSummary } from './fence/summary.js';
 import { IdleTimer } from './lifecycle/idle.js';
 import { Teardown } from './lifecycle/teardown.js';
 import type { RunOptions } from './options.js';
@@ -168,6 +170,8 @@ async function readConfig(s: RunState): Promise<void> {
     policy: opts.policy === 'ask' && !opts.interactive ? 'reject' : opts.policy,
     allow: opts.allow,
     plan: opts.plan,
+    fence: opts.fence,
+    configFile: s.config.user.path,
   });
   if (opts.policy === 'ask' && !opts.interactive) {
     s.warnings.push({
@@ -191,7 +195,8 @@ async function startAgent(s: RunState): Promise<void> {
     s.teardown.defer({ name: 'wire log', run: () => closeWireLog(s, wire) });
   }
   const args = ['--trust', ...(opts.model ? ['--model', opts.model] : []), 'acp'];
-  const agent = new AgentProcess(agentPath, args, opts.cwd, io.env);
+  const env = fenceEnv(opts.fence, s.config!, io.env, s.teardown);
+  const agent = new AgentProcess(agentPath, args, opts.cwd, env);
   s.agent = agent;
   s.teardown.defer({
     name: 'agent',
@@ -216,7 +221,8 @@ async function startAgent(s: RunState): Promise<void> {
     },
     onNotification: (msg) => {
       if (!s.accepting) return;
-      if (msg.method === 'session/update') for (const e of eventsFromUpdate(msg.params, s.ctx)) emit(s, e);
+      if (msg.method === 'session/update')
+        for (const e of eventsFromUpdate(msg.params, s.ctx)) emit(s, fenceTool(opts.fence, s.tools, e));
       else emit(s, { type: 'extension', method: msg.method, params: msg.params ?? null });
     },
     onInvalid: (line, reason) => {
@@ -308,6 +314,7 @@ async function handshake(s: RunState): Promise<void> {
     allow: opts.allow,
     cwd: opts.cwd,
     agent: facts.agent,
+    fence: fenceSummary(opts.fence),
   });
   out.flush();
 }

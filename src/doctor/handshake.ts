@@ -60,6 +60,7 @@ export async function handshake(i: HandshakeInput): Promise<{ report: HandshakeR
       onNotification: () => {},
       onInvalid: () => {},
       onText: () => {},
+      onActivity: () => {},
       flush: () => true,
       drainTarget: () => process.stdout,
     });
