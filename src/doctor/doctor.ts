@@ -6,6 +6,8 @@ import { inspectConfig, firstProblem, type ConfigFile } from '../config/load.js'
 import { describeSource } from '../config/paths.js';
 import { configWarnings } from '../config/warnings.js';
 import type { RhoError } from '../errors.js';
+import { overlayText } from '../fence/overlay.js';
+import { prepareFenceDir, type FenceDir } from '../fence/private-dir.js';
 import { defaultFence, defaultPolicy } from '../options.js';
 import { handshake } from './handshake.js';
 import { tableJson, type DoctorReport, type FileReport } from './report.js';
@@ -69,34 +71,43 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
     problem: null,
     newerName: null,
   };
+  let hs: DoctorReport['handshake'] = null;
+  let fence: FenceDir | undefined;
+  // Whatever the agent is started for, it gets a read-only private dir: doctor never lets Cursor rewrite
+  // the user's cli-config.json, not even while it prints its version.
+  const release = (): void => void fence?.release();
+  process.once('exit', release);
   try {
     agent.path = resolveAgent(command, i.env, i.cwd);
-    const v = await agentVersion(agent.path, i.env);
+    fence = prepareFenceDir(config.configDir, overlayText(config.user.data, 'read-only'));
+    const env = { ...i.env, CURSOR_CONFIG_DIR: fence.dir };
+    const v = await agentVersion(agent.path, env);
     agent.version = v.version ?? null;
     agent.problem = v.problem ?? null;
+    if (i.handshake && !error) {
+      const r = await handshake({
+        agentPath: agent.path,
+        label: command,
+        cwd: i.cwd,
+        env,
+        stepTimeoutMs: i.stepTimeoutMs,
+        version: i.version,
+        now: i.now,
+        signal: i.signal,
+      });
+      hs = r.report;
+      error ??= r.error;
+    }
   } catch (e) {
     const err = e as RhoError;
-    agent.problem = err.message;
-    agent.newerName = newerNameHint(command, i.env) ?? null;
+    if (err.code === 'agent_not_found') {
+      agent.problem = err.message;
+      agent.newerName = newerNameHint(command, i.env) ?? null;
+    }
     error ??= err;
-  }
-
-  let hs: DoctorReport['handshake'] = null;
-  if (i.handshake && !error && agent.path) {
-    const r = await handshake({
-      agentPath: agent.path,
-      label: command,
-      cwd: i.cwd,
-      env: i.env,
-      configDir: config.configDir,
-      userConfig: config.user.data,
-      stepTimeoutMs: i.stepTimeoutMs,
-      version: i.version,
-      now: i.now,
-      signal: i.signal,
-    });
-    hs = r.report;
-    error ??= r.error;
+  } finally {
+    process.removeListener('exit', release);
+    release();
   }
 
   const policy = defaultPolicy(i.interactive);

@@ -1,12 +1,10 @@
 // doctor --handshake: initialize and session/new against the real agent, timed, then the agent is ended.
-// It runs under the read-only fence, so Cursor cannot rewrite the user's cli-config.json while we look.
+// The caller gives it a fenced environment, so Cursor cannot rewrite the user's cli-config.json while we look.
 import { RpcRequestError } from '../acp/connection.js';
 import { isRecord, str } from '../acp/messages.js';
 import { linkAgent } from '../agent/link.js';
 import { AgentProcess } from '../agent/process.js';
 import { RhoError, toRhoError } from '../errors.js';
-import { overlayText } from '../fence/overlay.js';
-import { prepareFenceDir } from '../fence/private-dir.js';
 import { fmtMs } from '../stop.js';
 import type { HandshakeReport } from './report.js';
 
@@ -14,9 +12,8 @@ export interface HandshakeInput {
   agentPath: string;
   label: string;
   cwd: string;
+  /** The agent's environment, CURSOR_CONFIG_DIR pointing at a private dir. */
   env: NodeJS.ProcessEnv;
-  configDir: string;
-  userConfig: Record<string, unknown> | undefined;
   stepTimeoutMs: number;
   version: string;
   now(): number;
@@ -39,19 +36,12 @@ export async function handshake(i: HandshakeInput): Promise<{ report: HandshakeR
     fence: 'read-only',
     error: null,
   };
-  const fence = prepareFenceDir(i.configDir, overlayText(i.userConfig, 'read-only'));
   let agent: AgentProcess | undefined;
-  const killOnExit = (): void => {
-    agent?.killNow();
-    fence.release();
-  };
+  const killOnExit = (): void => agent?.killNow();
   process.once('exit', killOnExit);
   let phase = 'initialize';
   try {
-    agent = new AgentProcess(i.agentPath, ['--trust', 'acp'], i.cwd, {
-      ...i.env,
-      CURSOR_CONFIG_DIR: fence.dir,
-    });
+    agent = new AgentProcess(i.agentPath, ['--trust', 'acp'], i.cwd, i.env);
     const conn = linkAgent(agent, {
       label: i.label,
       phase: () => phase,
@@ -119,6 +109,5 @@ export async function handshake(i: HandshakeInput): Promise<{ report: HandshakeR
   } finally {
     await agent?.terminate();
     process.removeListener('exit', killOnExit);
-    fence.release();
   }
 }
