@@ -26,9 +26,9 @@ export function resolveConfigDir(
 // How the dir was found, in words, for doctor and error messages.
 export function describeSource(source: ConfigDirSource, env: Record<string, string | undefined>): string {
   if (source === 'CURSOR_CONFIG_DIR') return 'from $CURSOR_CONFIG_DIR';
-  if (source === 'XDG_CONFIG_HOME') return 'from $XDG_CONFIG_HOME/cursor ($CURSOR_CONFIG_DIR unset)';
+  if (source === 'XDG_CONFIG_HOME') return 'from $XDG_CONFIG_HOME/cursor, $CURSOR_CONFIG_DIR unset';
   const xdg = env.XDG_CONFIG_HOME;
   return xdg && !isAbsolute(xdg)
-    ? `~/.cursor ($CURSOR_CONFIG_DIR unset; $XDG_CONFIG_HOME '${xdg}' ignored: not an absolute path)`
-    : '~/.cursor ($CURSOR_CONFIG_DIR and $XDG_CONFIG_HOME unset)';
+    ? `~/.cursor: $CURSOR_CONFIG_DIR unset, $XDG_CONFIG_HOME '${xdg}' ignored (not an absolute path)`
+    : '~/.cursor: $CURSOR_CONFIG_DIR and $XDG_CONFIG_HOME unset';
 }

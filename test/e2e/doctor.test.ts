@@ -158,7 +158,7 @@ describe('doctor', () => {
     const r = await runCli(['doctor'], { env: { CURSOR_CONFIG_DIR: '', XDG_CONFIG_HOME: 'rel/config' } });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
-      /config dir {7}.*\/\.cursor \(~\/\.cursor .*'rel\/config' ignored: not an absolute path\)/,
+      /config dir {7}.*\/\.cursor \(~\/\.cursor: .*'rel\/config' ignored \(not an absolute path\)\)/,
     );
   });
 
