@@ -6,7 +6,7 @@ import type { Event } from '../events/types.js';
 import type { Teardown } from '../lifecycle/teardown.js';
 import type { Fence } from '../options.js';
 import { overlayText } from './overlay.js';
-import { prepareFenceDir } from './private-dir.js';
+import { prepareFenceDir, sweepStaleFenceDirs } from './private-dir.js';
 import { fenceRuleBlocks } from './rules.js';
 
 // Prepares the private config dir and returns the agent's environment; under `none`, the caller's own.
@@ -17,6 +17,8 @@ export function fenceEnv(
   teardown: Teardown,
 ): NodeJS.ProcessEnv {
   if (fence === 'none') return env;
+  // A run that was SIGKILLed could not release its dir: the next fenced run does, carrying back first.
+  sweepStaleFenceDirs();
   const dir = prepareFenceDir(config.configDir, overlayText(config.user.data, fence));
   // Registered before the agent, so the stack ends the agent first and nothing writes while we carry back.
   teardown.defer({

@@ -3,7 +3,7 @@
 // and the private dir gone however the run ends; the refreshed login must come home.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, startCli, tempDir, type CliOptions } from '../helpers/cli.js';
@@ -76,6 +76,7 @@ function expectNothingLost(u: ReturnType<typeof userSetup>): Row {
   expect(startRow.dir).not.toBe(u.dir);
   expect(sha(join(u.dir, 'cli-config.json'))).toBe(u.hash);
   expect(existsSync(startRow.dir as string), 'the private dir is removed').toBe(false);
+  expect(existsSync(dirname(startRow.dir as string)), 'with the run dir around it').toBe(false);
   expect(JSON.parse(readFileSync(join(u.dir, 'auth.json'), 'utf8'))).toEqual({
     token: `refreshed-${String(startRow.pid)}`,
   });
@@ -193,6 +194,29 @@ describe('nothing of the user lost, however the run ends', () => {
     const r = await finish(s, true);
     expect(r.exitCode).toBe(code);
     expectNothingLost(u);
+  });
+});
+
+describe('a run killed outright', () => {
+  it('SIGKILL leaves the dir, and the next fenced run carries it back and removes it', async () => {
+    const u = userSetup();
+    const s = start(['run', ...SJ, '--fence', 'read-only', 'go'], u, { FAKE_END: 'hang' });
+    await waitFor(s.child, 'working');
+    s.child.kill('SIGKILL');
+    await s.child;
+    const first = rowsOf(u.record).find((r) => r.event === 'start')!;
+    // Nothing could end the agent either: it is in its own process group. The test does.
+    process.kill(first.pid as number, 'SIGKILL');
+    expect(existsSync(first.dir as string)).toBe(true);
+    writeFileSync(join(u.dir, 'auth.json'), OLD_LOGIN);
+    const next = userSetup();
+    const r = await finish(start(['run', ...SJ, '--fence', 'no-shell', 'go'], next), true);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(existsSync(dirname(first.dir as string))).toBe(false);
+    expect(JSON.parse(readFileSync(join(u.dir, 'auth.json'), 'utf8'))).toEqual({
+      token: `refreshed-${String(first.pid)}`,
+    });
+    expect(sha(join(u.dir, 'cli-config.json'))).toBe(u.hash);
   });
 });
 

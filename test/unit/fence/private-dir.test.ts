@@ -16,7 +16,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { prepareFenceDir } from '../../../src/fence/private-dir.js';
+import { spawnSync } from 'node:child_process';
+import { dirname } from 'node:path';
+import { prepareFenceDir, sweepStaleFenceDirs } from '../../../src/fence/private-dir.js';
 
 const USER_CONFIG = '{\n  "version": 1,\n  "approvalMode": "unrestricted",\n  "myKey": "mine"\n}\n';
 const OVERLAY = '{"version":1,"approvalMode":"allowlist"}\n';
@@ -127,5 +129,34 @@ describe('release', () => {
     expect(problems[0]).toMatch(/could not carry projects back/);
     expect(existsSync(f.dir)).toBe(false);
     expect(statSync(join(user, 'projects')).isDirectory()).toBe(true);
+  });
+});
+
+describe('sweepStaleFenceDirs', () => {
+  it('carries back and removes what a SIGKILLed run left, and leaves live runs alone', () => {
+    const { user, root } = setup();
+    const live = prepareFenceDir(user, OVERLAY, root);
+    const killed = prepareFenceDir(user, OVERLAY, root);
+    writeFileSync(join(killed.dir, 'auth.json.tmp'), '{"token":"from the killed run"}');
+    renameSync(join(killed.dir, 'auth.json.tmp'), join(killed.dir, 'auth.json'));
+    // The killed run's dir, named as if by a process that is gone.
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    const runDir = dirname(killed.dir);
+    const staleDir = runDir.replace(`-${process.pid}-`, `-${dead}-`);
+    renameSync(runDir, staleDir);
+    const done = sweepStaleFenceDirs(root);
+    expect(done).toEqual([`released ${staleDir} left by pid ${dead}`]);
+    expect(existsSync(staleDir)).toBe(false);
+    expect(readFileSync(join(user, 'auth.json'), 'utf8')).toBe('{"token":"from the killed run"}');
+    expect(existsSync(live.dir)).toBe(true);
+    live.release();
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it('never shows the agent the owner file', () => {
+    const { user, root } = setup();
+    const f = prepareFenceDir(user, OVERLAY, root);
+    expect(readdirSync(f.dir)).not.toContain('owner.json');
+    f.release();
   });
 });
