@@ -16,6 +16,12 @@ const RULE_KINDS: Record<Fence, readonly ToolKind[]> = {
   'read-only': ['execute', 'edit', 'delete', 'move'],
 };
 
+// Allow rules a fence cannot let stand: Cursor ignores WebFetch(...) deny rules, so under read-only the network
+// is fenced only by rejecting its request, and an allowlisted fetch (or MCP tool) would never ask.
+export function fenceDropsAllow(fence: Fence, rule: unknown): boolean {
+  return fence === 'read-only' && typeof rule === 'string' && /^(WebFetch|Mcp)\(/.test(rule);
+}
+
 // Does the fence reject a permission request of this kind? read-only rejects them all (that is what fences fetch).
 export function fenceRejects(fence: Fence, kind: ToolKind): boolean {
   return fence === 'read-only' || (fence === 'no-shell' && kind === 'execute');
@@ -26,7 +32,8 @@ export function fenceRuleBlocks(fence: Fence, kind: string): boolean {
   return (RULE_KINDS[fence] as readonly string[]).includes(kind);
 }
 
-// The config Cursor applies under a fence: allowlist, and the fence's deny rules after the user's own.
+// The config Cursor applies under a fence: allowlist, the fence's deny rules after the user's own, and no allow
+// rule that would let a fenced request run without asking.
 export function fencedConfig(config: CursorConfig, fence: Fence): CursorConfig {
   if (fence === 'none') return config;
   const deny = [...config.permissions.deny];
@@ -34,6 +41,6 @@ export function fencedConfig(config: CursorConfig, fence: Fence): CursorConfig {
   return {
     approvalMode: 'allowlist',
     approvalModeSet: true,
-    permissions: { allow: [...config.permissions.allow], deny },
+    permissions: { allow: config.permissions.allow.filter((r) => !fenceDropsAllow(fence, r)), deny },
   };
 }

@@ -32,10 +32,21 @@ const DENY_RULE_FOR: Partial<Record<ToolKind, RegExp>> = {
   execute: /^Shell\(/,
 };
 
+const ALLOW_RULE_FOR: Partial<Record<ToolKind, RegExp>> = { execute: /^Shell\(/, fetch: /^WebFetch\(/ };
+
+// A rule that covers everything: a `*` or `**` glob; narrower rules leave some calls to the default.
+const coversAll = (rule: string): boolean => /\((\*|\*\*|\*\*\/\*)\)$/.test(rule);
+
 // A deny rule blocks a kind only when it covers everything (a `*` or `**` glob); narrower rules may still let it run.
 function deniedOutright(kind: ToolKind, deny: string[]): boolean {
   const rule = DENY_RULE_FOR[kind];
-  return rule !== undefined && deny.some((d) => rule.test(d) && /\((\*|\*\*|\*\*\/\*)\)$/.test(d));
+  return rule !== undefined && deny.some((d) => rule.test(d) && coversAll(d));
+}
+
+// Under allowlist, an allow rule that covers everything (`Shell(*)`, `WebFetch(*)`) means the kind never asks.
+function allowedOutright(kind: ToolKind, allow: string[]): boolean {
+  const rule = ALLOW_RULE_FOR[kind];
+  return rule !== undefined && allow.some((a) => rule.test(a) && coversAll(a));
 }
 
 // What Cursor itself does before any client answer, and why: a deny rule, plan mode, or its approvalMode.
@@ -44,9 +55,9 @@ function gateOf(kind: ToolKind, config: CursorConfig, plan: boolean): { gate: Ga
   if (plan && (kind === 'edit' || kind === 'delete' || kind === 'move'))
     return { gate: 'blocked', by: 'plan mode' };
   if (config.approvalMode !== 'allowlist') return { gate: 'runs', by: 'nothing' };
-  return kind === 'execute' || kind === 'fetch'
-    ? { gate: 'asks', by: 'permission answer' }
-    : { gate: 'runs', by: 'nothing' };
+  if (kind !== 'execute' && kind !== 'fetch') return { gate: 'runs', by: 'nothing' };
+  if (allowedOutright(kind, config.permissions.allow)) return { gate: 'runs', by: 'config rule' };
+  return { gate: 'asks', by: 'permission answer' };
 }
 
 // What Cursor itself does before any client answer: run, ask the client, or block.

@@ -10,7 +10,7 @@ import { finish, startCli, tempDir, type CliOptions } from '../helpers/cli.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const USER_CONFIG =
-  '{\n  "version": 1,\n  "approvalMode": "unrestricted",\n  "permissions": { "allow": ["Shell(ls)"], "deny": [] },\n  "myOwnKey": "kept"\n}\n';
+  '{\n  "version": 1,\n  "approvalMode": "unrestricted",\n  "permissions": { "allow": ["Shell(ls)", "WebFetch(*)"], "deny": [] },\n  "myOwnKey": "kept"\n}\n';
 const OLD_LOGIN = '{"token":"old"}';
 
 let agent: string;
@@ -111,7 +111,7 @@ describe('the private config dir', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(expectNothingLost(u).config).toMatchObject({
       approvalMode: 'allowlist',
-      permissions: { deny: ['Shell(*)'] },
+      permissions: { allow: ['Shell(ls)', 'WebFetch(*)'], deny: ['Shell(*)'] },
     });
   });
 

@@ -127,4 +127,35 @@ describe('doctorTable', () => {
     const none = rows.find((x) => x.fence === 'none' && x.policy === 'allow')!;
     expect(none.cells.edit).toEqual({ outcome: 'blocked', by: 'plan mode' });
   });
+
+  it('allow rules that cover everything make a kind run unasked; read-only drops the network one', () => {
+    const c: CursorConfig = {
+      approvalMode: 'allowlist',
+      approvalModeSet: true,
+      permissions: { allow: ['Shell(*)', 'WebFetch(*)'], deny: [] },
+    };
+    const rows = doctorTable(c, false);
+    expect(row(rows, 'none', 'reject')).toEqual(['runs', 'runs', 'runs', 'runs', 'runs']);
+    expect(rows[0]!.cells.execute).toEqual({ outcome: 'runs', by: 'config rule' });
+    expect(row(rows, 'no-shell', 'reject')).toEqual(['runs', 'runs', 'runs', 'blocked: rule', 'runs']);
+    expect(row(rows, 'read-only', 'allow')).toEqual([
+      'runs',
+      'runs',
+      'blocked: rule',
+      'blocked: rule',
+      'asks: rejected',
+    ]);
+  });
+
+  it('a narrow allow rule still leaves the kind asking', () => {
+    const c: CursorConfig = {
+      approvalMode: 'allowlist',
+      approvalModeSet: true,
+      permissions: { allow: ['Shell(ls)', 'WebFetch(example.com)'], deny: [] },
+    };
+    expect(row(doctorTable(c, false), 'none', 'reject').slice(3)).toEqual([
+      'asks: rejected',
+      'asks: rejected',
+    ]);
+  });
 });

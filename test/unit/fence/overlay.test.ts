@@ -65,4 +65,12 @@ describe('overlayConfig', () => {
     expect(text.endsWith('\n')).toBe(true);
     expect(JSON.parse(text)).toEqual(overlayConfig({ version: 1, model: 'm' }, 'no-shell'));
   });
+
+  it('under read-only drops the allow rules that would let the network or MCP tools run unasked', () => {
+    const user = {
+      permissions: { allow: ['Shell(ls)', 'WebFetch(*)', 'WebFetch(example.com)', 'Mcp(gh:*)', 'Read(**)'] },
+    };
+    expect(overlayConfig(user, 'read-only').permissions).toMatchObject({ allow: ['Shell(ls)', 'Read(**)'] });
+    expect(overlayConfig(user, 'no-shell').permissions).toMatchObject({ allow: user.permissions.allow });
+  });
 });
