@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, REPLAY_SHIM, makeAgentDir } from '../helpers/agent-path.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { alive, finish, runCli, startCli, tempDir } from '../helpers/cli.js';
 
 const JSON_OUT = ['--output-format', 'json'];
 const KEY = 'sk-doctor-secret-123456';
@@ -220,5 +220,35 @@ describe('doctor --handshake', () => {
     const r = await doctorJson(['--handshake', '--step-timeout', '300ms'], { agent, env });
     expect(r.exitCode).toBe(124);
     expect(r.report.error.code).toBe('step_timeout');
+  });
+
+  it('SIGINT mid-handshake: exit 130, the agent ended and the private dir gone', async () => {
+    const agent = join(await makeAgentDir(join(FIXTURES, 'cursor-like.mjs')), 'cursor-agent');
+    const record = join(tempDir(), 'record.ndjson');
+    const s = startCli(['doctor', ...JSON_OUT, '--handshake'], {
+      agent,
+      env: { FAKE_RECORD: record, FAKE_END: 'silent-new' },
+    });
+    // Ready once the agent has recorded its start (it then waits on session/new forever).
+    const startRow = async (): Promise<{ pid: number; dir: string }> => {
+      for (;;) {
+        if (existsSync(record)) {
+          const row = readFileSync(record, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l))
+            .find((x) => x.event === 'start');
+          if (row) return row;
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const row = await startRow();
+    s.child.kill('SIGINT');
+    const r = await finish(s, false);
+    expect(r.exitCode).toBe(130);
+    expect(JSON.parse(r.stdout).error.code).toBe('cancelled');
+    expect(alive(row.pid)).toBe(false);
+    expect(existsSync(dirname(row.dir))).toBe(false);
   });
 });
