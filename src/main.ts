@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
 import { RhoError, toRhoError } from './errors.js';
 import { onProcessExit, onStopSignals } from './lifecycle/signals.js';
+import type { DoctorRawOptions } from './doctor/command.js';
 import { run } from './run.js';
 import {
   checkAllowUnderFence,
@@ -209,61 +210,10 @@ function program(version: string, setCode: (n: number) => void): Command {
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
     .option('--step-timeout <duration>', 'bound on each handshake step', '10s')
     .exitOverride()
-    .action(async (o: DoctorRawOptions) => setCode(await doctorCommand(o, version)));
+    .action(async (o: DoctorRawOptions) =>
+      setCode(await (await import('./doctor/command.js')).doctorCommand(o, version)),
+    );
   return cmd;
-}
-
-// Is this path a directory? (false when it does not exist)
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-interface DoctorRawOptions {
-  cwd?: string;
-  outputFormat: string;
-  handshake?: boolean;
-  plan?: boolean;
-  agent?: string;
-  stepTimeout: string;
-}
-
-// Thin entry into src/doctor/: options in, the report printed, its exit code out.
-async function doctorCommand(o: DoctorRawOptions, version: string): Promise<number> {
-  const cwd = resolve(o.cwd ?? process.cwd());
-  if (!isDirectory(cwd))
-    throw new RhoError('usage', `option '--cwd' must name a directory (got '${o.cwd ?? cwd}')`);
-  const stepTimeoutMs = durationOption('--step-timeout', o.stepTimeout);
-  const { doctor } = await import('./doctor/doctor.js');
-  const { doctorText } = await import('./doctor/report.js');
-  const abort = new AbortController();
-  const onSignal = (s: NodeJS.Signals): void =>
-    abort.abort(new RhoError('cancelled', `cancelled by ${s}`, { exitCode: s === 'SIGINT' ? 130 : 143 }));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    const report = await doctor({
-      env: process.env,
-      home: homedir(),
-      cwd,
-      agent: o.agent === undefined ? undefined : agentCommand(o.agent),
-      handshake: o.handshake === true,
-      plan: o.plan === true,
-      stepTimeoutMs,
-      interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
-      version,
-      now: () => performance.now(),
-      signal: abort.signal,
-    });
-    process.stdout.write(o.outputFormat === 'json' ? JSON.stringify(report) + '\n' : doctorText(report));
-    return report.exitCode;
-  } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-  }
 }
 
 export async function main(argv: string[], version: string): Promise<void> {
