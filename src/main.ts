@@ -5,16 +5,21 @@ import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
 import { RhoError, toRhoError } from './errors.js';
 import { onProcessExit, onStopSignals } from './lifecycle/signals.js';
+import type { DoctorRawOptions } from './doctor/command.js';
 import { run } from './run.js';
 import {
+  checkAllowUnderFence,
+  defaultFence,
   defaultPolicy,
   durationOption,
+  FENCES,
   FORMATS,
   oneOf,
   POLICIES,
   promptFromWords,
   countOption,
   TOOL_KINDS,
+  type Fence,
   type Format,
   type Policy,
   type RunOptions,
@@ -26,6 +31,7 @@ interface RawRunOptions {
   plan?: boolean;
   permissions?: string;
   allow: string[];
+  fence?: string;
   outputFormat: string;
   cwd?: string;
   timeout?: string;
@@ -57,6 +63,8 @@ async function toRunOptions(words: string[], raw: RawRunOptions): Promise<RunOpt
     ? oneOf<Policy>('--permissions', POLICIES, raw.permissions)
     : defaultPolicy(interactive);
   const allow = raw.allow.map((k) => oneOf<ToolKind>('--allow', TOOL_KINDS, k));
+  const fence = raw.fence ? oneOf<Fence>('--fence', FENCES, raw.fence) : defaultFence(raw.plan === true);
+  checkAllowUnderFence(fence, allow, raw.fence !== undefined);
   const cwd = resolve(raw.cwd ?? process.cwd());
   let isDir = false;
   try {
@@ -92,6 +100,7 @@ async function toRunOptions(words: string[], raw: RawRunOptions): Promise<RunOpt
     plan: raw.plan === true,
     policy,
     allow,
+    fence,
     format,
     cwd,
     timeoutMs,
@@ -169,6 +178,12 @@ function program(version: string, setCode: (n: number) => void): Command {
       (v: string, acc: string[]) => [...acc, v],
       [] as string[],
     )
+    .addOption(
+      new Option(
+        '--fence <fence>',
+        'what the agent must not be able to do, whatever your Cursor config says (default: read-only with --plan, else none)',
+      ).choices(FENCES),
+    )
     .addOption(new Option('--output-format <format>', 'output format').choices(FORMATS).default('text'))
     .option('--cwd <dir>', 'the workspace (default: current directory)')
     .option('--timeout <duration>', 'bound on the whole run (500ms, 10s, 2m, or seconds)')
@@ -227,6 +242,26 @@ function program(version: string, setCode: (n: number) => void): Command {
       const s = jsonSchemas();
       process.stdout.write(JSON.stringify(o.outputFormat === 'json' ? s.json : s.event, null, 2) + '\n');
     });
+  cmd
+    .command('doctor')
+    .description(
+      'explain what a run would meet here: the agent, the config, the key, and what each tool does',
+    )
+    .option('--cwd <dir>', 'the workspace (default: current directory)')
+    .addOption(
+      new Option('--output-format <format>', 'output format').choices(['text', 'json']).default('text'),
+    )
+    .option(
+      '--handshake',
+      'also run initialize and session/new, timed, and report whether the agent is authenticated',
+    )
+    .option('--plan', 'show the table as a --plan run sees it')
+    .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
+    .option('--step-timeout <duration>', 'bound on each handshake step', '10s')
+    .exitOverride()
+    .action(async (o: DoctorRawOptions) =>
+      setCode(await (await import('./doctor/command.js')).doctorCommand(o, version)),
+    );
   return cmd;
 }
 

@@ -20,12 +20,17 @@ export const TOOL_KINDS = [
 ] as const;
 export type ToolKind = (typeof TOOL_KINDS)[number];
 
+/** What the agent must not be able to do, whatever the user's Cursor config says (see src/fence/). */
+export const FENCES = ['none', 'no-shell', 'read-only'] as const;
+export type Fence = (typeof FENCES)[number];
+
 export interface RunOptions {
   prompt: string;
   model: string | undefined;
   plan: boolean;
   policy: Policy;
   allow: ToolKind[];
+  fence: Fence;
   format: Format;
   cwd: string;
   timeoutMs: number | undefined;
@@ -47,8 +52,6 @@ export interface RunOptions {
   /** --output-schema and --schema-retries. */
   outputSchema: string | undefined;
   schemaRetries: number;
-  /** The fence's name, for the reports (set by the fence when there is one). */
-  fenceName?: string;
   /** A person can answer questions: stdin and stderr are terminals. */
   interactive: boolean;
 }
@@ -111,4 +114,21 @@ export function promptFromWords(words: string[], stdinIsTTY: boolean): string | 
   if (words.length === 1 && words[0] === '-') return undefined;
   if (words.length === 0 && !stdinIsTTY) return undefined;
   return words.join(' ');
+}
+
+// --fence defaults to read-only with --plan (plan mode alone does not block shell), else none.
+export function defaultFence(plan: boolean): Fence {
+  return plan ? 'read-only' : 'none';
+}
+
+// --allow cannot reopen what the fence closes: no-shell rejects execute, read-only every permission request.
+export function checkAllowUnderFence(fence: Fence, allow: readonly ToolKind[], fenceGiven: boolean): void {
+  const closed = allow.filter((k) => fence === 'read-only' || (fence === 'no-shell' && k === 'execute'));
+  if (closed.length === 0) return;
+  const what = fence === 'read-only' ? 'every permission request' : 'every execute request';
+  const from = fenceGiven ? `--fence ${fence}` : `--fence ${fence} (implied by --plan)`;
+  throw new RhoError(
+    'usage',
+    `option '--allow ${closed[0]}' cannot reopen what ${from} closes: it rejects ${what}; drop --allow or pass --fence none`,
+  );
 }

@@ -108,7 +108,13 @@ export class AgentRequests {
           reason: 'the run was cancelled',
           decidedBy: 'cancel' as const,
         }
-      : decidePermission(req, opts.policy, opts.allow, opts.interactive && this.ctx.asker !== undefined);
+      : decidePermission(
+          req,
+          opts.policy,
+          opts.allow,
+          opts.interactive && this.ctx.asker !== undefined,
+          opts.fence,
+        );
     if (verdict) return this.answerPermission(id, req, verdict);
     // A person decides: offer only the once options (allow_always would persist into Cursor's allowlist).
     const choices: Choice[] = req.isQuestion
@@ -275,7 +281,8 @@ export class AgentRequests {
       this.ctx.conn.respond(id, { outcome: a });
       this.ctx.emit({ ...base, answer: a });
     };
-    const decided = decidePlan(this.ctx.opts.policy, this.ctx.opts.plan, this.canAsk());
+    const { policy, plan, fence } = this.ctx.opts;
+    const decided = decidePlan(policy, plan, this.canAsk(), fence);
     if (decided) return answer(decided);
     const lines = [
       `Cursor proposes a plan${base.name ? `: ${base.name}` : ''}`,

@@ -14,6 +14,8 @@ import { RunFacts } from './events/facts.js';
 import { ToolStore } from './events/tools.js';
 import type { ResultEvent } from './events/types.js';
 import { eventsFromUpdate, extension, type UpdateContext } from './events/updates.js';
+import { fenceEnv, fenceTool } from './fence/run.js';
+import { fenceSummary } from './fence/summary.js';
 import { IdleTimer } from './lifecycle/idle.js';
 import { Teardown } from './lifecycle/teardown.js';
 import type { RunOptions } from './options.js';
@@ -194,6 +196,8 @@ async function readConfig(s: RunState): Promise<void> {
     policy: opts.policy === 'ask' && !opts.interactive ? 'reject' : opts.policy,
     allow: opts.allow,
     plan: opts.plan,
+    fence: opts.fence,
+    configFile: s.config.user.path,
   });
   if (opts.outputSchema) s.schema = await loadOutputSchema(opts.outputSchema);
   if (opts.policy === 'ask' && !opts.interactive) {
@@ -219,7 +223,8 @@ async function startAgent(s: RunState): Promise<void> {
     s.teardown.defer({ name: 'wire log', run: () => closeWireLog(s, wire) });
   }
   const args = ['--trust', ...(opts.model ? ['--model', opts.model] : []), 'acp'];
-  const agent = new AgentProcess(agentPath, args, opts.cwd, io.env);
+  const env = fenceEnv(opts.fence, s.config!, io.env, s.teardown);
+  const agent = new AgentProcess(agentPath, args, opts.cwd, env);
   s.agent = agent;
   s.teardown.defer({
     name: 'agent',
@@ -244,7 +249,8 @@ async function startAgent(s: RunState): Promise<void> {
     },
     onNotification: (msg) => {
       if (!s.accepting) return;
-      if (msg.method === 'session/update') for (const e of eventsFromUpdate(msg.params, s.ctx)) emit(s, e);
+      if (msg.method === 'session/update')
+        for (const e of eventsFromUpdate(msg.params, s.ctx)) emit(s, fenceTool(opts.fence, s.tools, e));
       // A withdrawn request a person is deciding closes unanswered (and says so); any other is kept raw.
       else if (msg.method !== '$/cancel_request' || !s.requests?.withdraw(msg.params))
         emit(s, extension(msg.method, msg.params));
@@ -340,6 +346,7 @@ async function handshake(s: RunState): Promise<void> {
     allow: opts.allow,
     cwd: opts.cwd,
     agent: facts.agent,
+    fence: fenceSummary(opts.fence),
   });
   out.flush();
 }

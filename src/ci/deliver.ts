@@ -51,7 +51,7 @@ export async function deliverReports(
   }
   if (opts.summaryFile) {
     const path = opts.summaryFile;
-    const md = summaryMarkdown({ result: d.result, facts: d.facts, fence: opts.fenceName ?? 'none' });
+    const md = summaryMarkdown({ result: d.result, facts: d.facts, fence: opts.fence });
     tasks.push([`the summary to ${path}`, () => appendFile(path, safe(md))]);
   }
   const ghOutput = opts.github ? env.GITHUB_OUTPUT : undefined;

@@ -35,6 +35,31 @@ export function parseConfigText(path: string, text: string): Record<string, unkn
   return data as Record<string, unknown>;
 }
 
+// What makes a parsed config unusable: Cursor would "repair" such keys by rewriting the file, losing what the
+// user wrote, so the run stops first. The project file holds permissions only; its other keys are not read.
+export function configProblems(data: Record<string, unknown>, project = false): string[] {
+  const out: string[] = [];
+  if (!project && 'approvalMode' in data && typeof data.approvalMode !== 'string') {
+    out.push(`approvalMode must be a string such as "allowlist" (got ${JSON.stringify(data.approvalMode)})`);
+  }
+  if (!('permissions' in data)) return out;
+  const perms = data.permissions;
+  if (perms === null || typeof perms !== 'object' || Array.isArray(perms)) {
+    out.push(`permissions must be an object with allow and deny lists (got ${JSON.stringify(perms)})`);
+    return out;
+  }
+  for (const key of ['allow', 'deny'] as const) {
+    const list = (perms as Record<string, unknown>)[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) {
+      out.push(`permissions.${key} must be an array of rule strings (got ${JSON.stringify(list)})`);
+    } else if (list.some((r) => typeof r !== 'string')) {
+      out.push(`permissions.${key} must hold only rule strings such as "Shell(ls)"`);
+    }
+  }
+  return out;
+}
+
 // Reads the permission lists of a parsed config object.
 export function permissionsOf(data: Record<string, unknown> | undefined): Permissions {
   const perms = data?.permissions;

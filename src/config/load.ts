@@ -1,53 +1,104 @@
 // Reads the config files from disk before anything is spawned; the only file I/O of the config module.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RhoError } from '../errors.js';
-import { effectiveConfig, parseConfigText, type CursorConfig } from './cli-config.js';
+import { configProblems, effectiveConfig, parseConfigText, type CursorConfig } from './cli-config.js';
 import { resolveConfigDir, type ConfigDirSource } from './paths.js';
 
 export interface ConfigFile {
   path: string;
   exists: boolean;
+  /** The parsed object, when the file exists and is valid JSON. */
   data: Record<string, unknown> | undefined;
+  /** Why the file is unusable (invalid JSON, a key of the wrong type), as the run would report it. */
+  problem: RhoError | undefined;
 }
 
 export interface LoadedConfig {
   configDir: string;
   configDirSource: ConfigDirSource;
+  /** Why the config dir is unusable (it is a file, say). */
+  dirProblem: RhoError | undefined;
   user: ConfigFile;
   project: ConfigFile;
   effective: CursorConfig;
 }
 
-// Reads one optional JSON file: missing is fine, unreadable or invalid is a config error.
-async function readConfigFile(path: string): Promise<ConfigFile> {
+// Reads one optional JSON file without throwing: missing is fine, unreadable or invalid is a problem.
+async function inspectFile(path: string, project: boolean): Promise<ConfigFile> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { path, exists: false, data: undefined };
-    throw new RhoError('config_invalid', `cannot read ${path}: ${(err as Error).message}`);
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      return { path, exists: false, data: undefined, problem: undefined };
+    }
+    const problem = new RhoError('config_invalid', `cannot read ${path}: ${(err as Error).message}`);
+    return { path, exists: true, data: undefined, problem };
   }
-  return { path, exists: true, data: parseConfigText(path, text) };
+  try {
+    const data = parseConfigText(path, text);
+    const why = configProblems(data, project);
+    const problem =
+      why.length > 0
+        ? new RhoError('config_invalid', `${path}: ${why.join('; ')}; fix it, nothing was changed`)
+        : undefined;
+    return { path, exists: true, data: problem ? undefined : data, problem };
+  } catch (err) {
+    return { path, exists: true, data: undefined, problem: err as RhoError };
+  }
 }
 
-// Loads the user's cli-config.json and the workspace's .cursor/cli.json.
+// A config dir that exists but is not a directory: Cursor could neither read nor write it.
+async function dirProblemOf(dir: string, source: ConfigDirSource): Promise<RhoError | undefined> {
+  try {
+    if ((await stat(dir)).isDirectory()) return undefined;
+  } catch {
+    return undefined;
+  }
+  const named = source === 'CURSOR_CONFIG_DIR' ? `CURSOR_CONFIG_DIR (${dir})` : dir;
+  return new RhoError(
+    'config_invalid',
+    `${named} is not a directory: Cursor's config dir must be one${source === 'CURSOR_CONFIG_DIR' ? '; point CURSOR_CONFIG_DIR at a directory or unset it' : ''}`,
+  );
+}
+
+// Reads everything doctor reports, never throwing for a bad file: each problem is kept with its file.
+export async function inspectConfig(
+  env: Record<string, string | undefined>,
+  home: string,
+  workspace: string,
+): Promise<LoadedConfig> {
+  const { dir, source } = resolveConfigDir(env, home, workspace);
+  const [dirProblem, user, project] = await Promise.all([
+    dirProblemOf(dir, source),
+    inspectFile(join(dir, 'cli-config.json'), false),
+    inspectFile(join(workspace, '.cursor', 'cli.json'), true),
+  ]);
+  return {
+    configDir: dir,
+    configDirSource: source,
+    dirProblem,
+    user,
+    project,
+    effective: effectiveConfig(user.data, project.data),
+  };
+}
+
+// The first thing that makes the config unusable, in the order Cursor would meet it.
+export function firstProblem(c: LoadedConfig): RhoError | undefined {
+  return c.dirProblem ?? c.user.problem ?? c.project.problem;
+}
+
+// Loads the user's cli-config.json and the workspace's .cursor/cli.json; an unusable one is a config error.
 export async function loadConfig(
   env: Record<string, string | undefined>,
   home: string,
   workspace: string,
 ): Promise<LoadedConfig> {
-  const { dir, source } = resolveConfigDir(env, home);
-  const [user, project] = await Promise.all([
-    readConfigFile(join(dir, 'cli-config.json')),
-    readConfigFile(join(workspace, '.cursor', 'cli.json')),
-  ]);
-  return {
-    configDir: dir,
-    configDirSource: source,
-    user,
-    project,
-    effective: effectiveConfig(user.data, project.data),
-  };
+  const config = await inspectConfig(env, home, workspace);
+  const problem = firstProblem(config);
+  if (problem) throw problem;
+  return config;
 }

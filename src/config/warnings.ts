@@ -1,6 +1,7 @@
 // Pure: the warnings a run gives wherever the chosen policy cannot hold under the user's Cursor config.
-import type { Policy, ToolKind } from '../options.js';
+import type { Fence, Policy, ToolKind } from '../options.js';
 import { APPROVAL_MODES, type CursorConfig } from './cli-config.js';
+import { fencedConfig } from '../fence/rules.js';
 import { gate, outcome } from '../policy/matrix.js';
 
 export interface Warning {
@@ -9,14 +10,21 @@ export interface Warning {
 }
 
 export interface WarningInput {
+  /** The user's config as read; a fence changes it before it is judged. */
   config: CursorConfig;
   policy: Policy;
   allow: readonly ToolKind[];
   plan: boolean;
+  fence?: Fence;
+  /** The user's cli-config.json, named in a warning's remedy. */
+  configFile?: string;
 }
 
 // Lists every gap between what the user asked for and what Cursor will enforce.
-export function configWarnings({ config, policy, allow, plan }: WarningInput): Warning[] {
+export function configWarnings(input: WarningInput): Warning[] {
+  const { policy, allow, plan } = input;
+  const fence = input.fence ?? 'none';
+  const config = fencedConfig(input.config, fence);
   const out: Warning[] = [];
   const mode = config.approvalMode;
   if (!(APPROVAL_MODES as readonly string[]).includes(mode)) {
@@ -32,27 +40,38 @@ export function configWarnings({ config, policy, allow, plan }: WarningInput): W
     });
   }
   if (mode === 'unrestricted' && policy !== 'allow') {
+    // Never names a --permissions value: the policy may be the default the user never typed.
+    const where = input.configFile ?? 'cli-config.json';
+    const answer = policy === 'ask' ? 'asking' : 'rejecting';
     out.push({
       code: 'policy-fences-nothing',
-      message: `approvalMode is unrestricted${config.approvalModeSet ? '' : " (Cursor's default)"}: Cursor asks no permission, so --permissions ${policy} fences nothing`,
+      message:
+        `approvalMode is unrestricted${config.approvalModeSet ? ` in ${where}` : ` (Cursor's default: ${where} does not set it)`}: ` +
+        `Cursor asks no permission, so ${answer} permission requests fences nothing; ` +
+        `set "approvalMode": "allowlist" in ${where}, or pass --fence no-shell or --fence read-only, or --permissions allow to run unfenced knowingly`,
     });
   }
   if (
     plan &&
-    outcome('execute', config, plan, policy, allow) !== 'asks-rejected' &&
+    outcome('execute', config, plan, policy, allow, fence) !== 'asks-rejected' &&
     gate('execute', config, plan) !== 'blocked'
   ) {
     out.push({
       code: 'plan-allows-shell',
-      message: 'plan mode does not block shell commands: the agent can still run them',
+      message:
+        'plan mode does not block shell commands: the agent can still run them (--fence no-shell or read-only does)',
     });
   }
   if (mode === 'allowlist' && policy !== 'allow') {
-    const unasked = (['read', 'edit'] as const).filter((k) => gate(k, config, plan) === 'runs');
+    // Under a fence, reads are open by design and said so on the fence line; edits still deserve the warning.
+    const unasked = (['read', 'edit'] as const).filter(
+      (k) => gate(k, config, plan) === 'runs' && !(k === 'read' && fence !== 'none'),
+    );
     if (unasked.length > 0) {
+      const answer = policy === 'ask' ? 'asking' : 'rejecting';
       out.push({
         code: 'reads-edits-never-ask',
-        message: `${unasked.join(' and ')} never ask permission: --permissions ${policy} does not stop them`,
+        message: `${unasked.join(' and ')} never ask permission under allowlist: ${answer} permission requests does not stop them${unasked.includes('edit') ? ' (--fence read-only does)' : ''}`,
       });
     }
   }

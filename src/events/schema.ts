@@ -2,6 +2,7 @@
 // Loaded at run time only by `schema`; the hot path uses the inferred types alone.
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors.js';
+import { FENCES } from '../options.js';
 
 export const TOOL_STATUSES = [
   'pending',
@@ -64,6 +65,12 @@ export const SessionEvent = z.object({
   allow: z.array(z.string()),
   cwd: z.string(),
   agent: z.object({ name: z.string().nullable(), version: z.string().nullable() }),
+  /** The run's --fence: the tool kinds it stops under any policy, and those it leaves to Cursor and the policy. */
+  fence: z.object({
+    name: z.enum(FENCES),
+    blocked: z.array(z.string()),
+    open: z.array(z.string()),
+  }),
 });
 
 // A non-text content block of a message or thought chunk, named so text mode can list it.

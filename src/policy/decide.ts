@@ -1,7 +1,8 @@
 // Pure answers to the agent's permission requests and extension requests, by policy.
 import { isRecord } from '../acp/messages.js';
 import { contentText } from '../events/tools.js';
-import type { Policy, ToolKind } from '../options.js';
+import { fenceRejects } from '../fence/rules.js';
+import type { Fence, Policy, ToolKind } from '../options.js';
 import { answerFor } from './matrix.js';
 
 export const QUESTION_SKIP = '__ask_question_skip__';
@@ -67,12 +68,21 @@ function pick(
   return { decision: { optionId: option.optionId, kind: option.kind }, reason, decidedBy: by };
 }
 
+// The network is one kind whatever Cursor calls it: web search asks with kind `search` (toolCallId
+// `web_search_<n>`), fetch with `fetch` (`web_fetch_<n>`); both count as fetch for --allow and the fences.
+export function requestKind(req: Pick<PermissionRequest, 'kind' | 'toolCallId'>): ToolKind {
+  if (req.kind === 'fetch' || /^web_(fetch|search)_/.test(req.toolCallId)) return 'fetch';
+  // Other kinds pass as they are: an unknown kind matches no --allow, as before.
+  return req.kind as ToolKind;
+}
+
 // Decides a permission request without a person; returns undefined when a person at the terminal must choose.
 export function decidePermission(
   req: PermissionRequest,
   policy: Policy,
   allow: readonly ToolKind[],
   interactive: boolean,
+  fence: Fence = 'none',
 ): Verdict | undefined {
   if (req.isQuestion) {
     if (policy === 'ask' && interactive) return undefined;
@@ -89,14 +99,19 @@ export function decidePermission(
           decidedBy: 'no-option',
         };
   }
-  const kind = req.kind as ToolKind;
+  const kind = requestKind(req);
+  const net = kind === 'fetch' && req.kind !== 'fetch' ? ` (${req.kind} of the web counts as fetch)` : '';
+  if (fenceRejects(fence, kind)) {
+    const what = fence === 'read-only' ? 'every permission request' : `${kind} requests`;
+    return pick(req, 'reject_once', `--fence ${fence} rejects ${what}${net}`, 'policy');
+  }
   const answer = answerFor(kind, policy, allow);
   if (answer === 'allowed') {
     const byFlag = policy !== 'allow';
     return pick(
       req,
       'allow_once',
-      byFlag ? `--allow ${kind}` : '--permissions allow',
+      (byFlag ? `--allow ${kind}` : '--permissions allow') + net,
       byFlag ? 'allow-flag' : 'policy',
     );
   }
@@ -104,7 +119,7 @@ export function decidePermission(
   return pick(
     req,
     'reject_once',
-    answer === 'person' ? '--permissions ask with no terminal' : '--permissions reject',
+    (answer === 'person' ? '--permissions ask with no terminal' : '--permissions reject') + net,
     'policy',
   );
 }
@@ -128,9 +143,19 @@ export const SKIP_QUESTION_REASON =
 
 export type PlanAnswer = { outcome: 'accepted' } | { outcome: 'rejected'; reason: string };
 
+export const READ_ONLY_PLAN_REASON =
+  'This run is read-only (rho-cursor --fence read-only): the plan cannot be executed. Give the whole plan as your final answer.';
+
 // How cursor/create_plan is answered without a person; undefined means ask the person.
-export function decidePlan(policy: Policy, plan: boolean, interactive: boolean): PlanAnswer | undefined {
+export function decidePlan(
+  policy: Policy,
+  plan: boolean,
+  interactive: boolean,
+  fence: Fence = 'none',
+): PlanAnswer | undefined {
   if (plan) return { outcome: 'rejected', reason: PLAN_ONLY_REASON };
+  // Accepting would ask the agent to carry out edits and commands the fence forbids.
+  if (fence === 'read-only') return { outcome: 'rejected', reason: READ_ONLY_PLAN_REASON };
   if (policy === 'allow') return { outcome: 'accepted' };
   if (policy === 'ask' && interactive) return undefined;
   const why =

@@ -2,6 +2,7 @@
 import type { ChalkInstance } from 'chalk';
 import { str } from '../acp/messages.js';
 import type { Event, JsonOutput, ToolEvent } from '../events/types.js';
+import { fenceLine } from '../fence/summary.js';
 import { toolSummary } from './summary.js';
 import type { Renderer, Writer } from './writer.js';
 
@@ -51,6 +52,7 @@ export class TextRenderer implements Renderer {
             `session ${e.sessionId} · model ${e.model ?? 'default'} · mode ${e.mode ?? '?'} · approvalMode ${e.approvalMode} · permissions ${e.permissions}`,
           ),
         );
+        if (e.fence.name !== 'none') this.line(this.c.dim(fenceLine(e.fence)));
         return;
       case 'permission': {
         const d = 'optionId' in e.decision ? e.decision.optionId : 'cancelled';

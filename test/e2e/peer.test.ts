@@ -292,6 +292,10 @@ describe('against the SDK-built peer, answers a v1 client must not go on with', 
       'run',
       ...SJ,
       '--plan',
+      // A fence would mark the shell call rejected at once (its rule stops it in Cursor): without one, the
+      // call still pending at Ctrl-C must end cancelled.
+      '--fence',
+      'none',
       '--permissions',
       'reject',
       'go',

@@ -108,11 +108,21 @@ describe('plan mode', () => {
     expect(r.events.at(-1)).toMatchObject({ mode: 'plan' });
   });
 
-  it('warns that plan mode does not block shell under unrestricted', async () => {
-    const r = await runCli(['run', ...SJ, '--plan', '--permissions', 'reject', 'go'], {
+  it('warns that plan mode does not block shell under unrestricted with --fence none', async () => {
+    const r = await runCli(['run', ...SJ, '--plan', '--fence', 'none', '--permissions', 'reject', 'go'], {
       recording: 'plan-mode.jsonl',
     });
     expect(ofType(r.events, 'warning').map((w) => w.code)).toContain('plan-allows-shell');
+  });
+
+  it('--plan alone runs read-only, so there is nothing to warn about shell', async () => {
+    const r = await runCli(['run', ...SJ, '--plan', '--permissions', 'reject', 'go'], {
+      recording: 'plan-mode.jsonl',
+    });
+    const codes = ofType(r.events, 'warning').map((w) => w.code);
+    expect(codes).not.toContain('plan-allows-shell');
+    expect(codes).not.toContain('policy-fences-nothing');
+    expect(r.events.find((e) => e.type === 'session')).toMatchObject({ fence: { name: 'read-only' } });
   });
 
   it('exits 1 when the agent refuses plan mode, and never prompts', async () => {

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { RhoError } from '../../src/errors.js';
 import {
   POLICIES,
+  checkAllowUnderFence,
+  defaultFence,
   defaultPolicy,
   durationOption,
   oneOf,
@@ -107,5 +109,45 @@ describe('promptFromWords', () => {
     { words: ['explain', '-'], stdinIsTTY: false, prompt: 'explain -' },
   ])('reads $words with stdin a terminal $stdinIsTTY as $prompt', ({ words, stdinIsTTY, prompt }) => {
     expect(promptFromWords(words, stdinIsTTY)).toBe(prompt);
+  });
+});
+
+describe('--fence', () => {
+  it('defaults to read-only with --plan, else none', () => {
+    expect(defaultFence(true)).toBe('read-only');
+    expect(defaultFence(false)).toBe('none');
+  });
+
+  it.each([
+    ['none', ['execute', 'fetch', 'search']],
+    ['no-shell', ['edit', 'fetch', 'search', 'read']],
+    ['no-shell', []],
+    ['read-only', []],
+  ] as const)('accepts --fence %s with --allow %j', (fence, allow) => {
+    expect(() => checkAllowUnderFence(fence, allow, true)).not.toThrow();
+  });
+
+  it.each([
+    ['no-shell', ['fetch', 'execute'], /'--allow execute' cannot reopen what --fence no-shell closes/],
+    [
+      'read-only',
+      ['fetch'],
+      /'--allow fetch' cannot reopen what --fence read-only closes: it rejects every permission request/,
+    ],
+    ['read-only', ['read'], /'--allow read'/],
+  ] as const)('refuses --fence %s with --allow %j as a usage error', (fence, allow, message) => {
+    let err: unknown;
+    try {
+      checkAllowUnderFence(fence, allow, true);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(RhoError);
+    expect(err).toMatchObject({ code: 'usage', exitCode: 2 });
+    expect((err as Error).message).toMatch(message);
+  });
+
+  it('says when the fence came from --plan', () => {
+    expect(() => checkAllowUnderFence('read-only', ['execute'], false)).toThrow(/implied by --plan/);
   });
 });

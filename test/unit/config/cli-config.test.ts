@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveConfig, parseConfigText, permissionsOf } from '../../../src/config/cli-config.js';
+import {
+  configProblems,
+  effectiveConfig,
+  parseConfigText,
+  permissionsOf,
+} from '../../../src/config/cli-config.js';
 import { RhoError } from '../../../src/errors.js';
 
 const PATH = '/home/dev/.cursor/cli-config.json';
@@ -94,5 +99,46 @@ describe('effectiveConfig', () => {
       allow: [],
       deny: ['Shell(*)'],
     });
+  });
+});
+
+describe('configProblems', () => {
+  it.each<[string, Record<string, unknown>]>([
+    ['an empty file', {}],
+    [
+      'a full one',
+      { version: 1, approvalMode: 'allowlist', permissions: { allow: ['Shell(ls)'], deny: [] } },
+    ],
+    ['permissions without lists', { permissions: {} }],
+    ['an unknown approvalMode string (warned about, not refused)', { approvalMode: 'yolo' }],
+  ])('finds nothing wrong with %s', (_, data) => {
+    expect(configProblems(data)).toEqual([]);
+  });
+
+  it.each<[string, Record<string, unknown>, RegExp]>([
+    ['approvalMode a number', { approvalMode: 5 }, /^approvalMode must be a string .*got 5/],
+    ['approvalMode null', { approvalMode: null }, /^approvalMode must be a string/],
+    ['permissions a string', { permissions: 'none' }, /^permissions must be an object/],
+    ['permissions an array', { permissions: [] }, /^permissions must be an object/],
+    [
+      'deny a string',
+      { permissions: { deny: 'Shell(*)' } },
+      /^permissions\.deny must be an array .*"Shell\(\*\)"/,
+    ],
+    ['allow an object', { permissions: { allow: {} } }, /^permissions\.allow must be an array/],
+    [
+      'deny holding a number',
+      { permissions: { deny: ['Shell(*)', 3] } },
+      /^permissions\.deny must hold only rule strings/,
+    ],
+  ])('refuses %s', (_, data, message) => {
+    const problems = configProblems(data);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(message);
+  });
+
+  it("ignores a project file's approvalMode (Cursor reads only its permissions)", () => {
+    expect(configProblems({ approvalMode: 5 }, true)).toEqual([]);
+    expect(configProblems({ permissions: { deny: 'x' } }, true)).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConfigDir } from '../../../src/config/paths.js';
+import { describeSource, resolveConfigDir } from '../../../src/config/paths.js';
 
 describe('resolveConfigDir', () => {
   it.each<{ name: string; env: Record<string, string | undefined>; dir: string; source: string }>([
@@ -34,7 +34,24 @@ describe('resolveConfigDir', () => {
       dir: '/home/dev/.cursor',
       source: 'home',
     },
+    {
+      name: '~/.cursor when XDG_CONFIG_HOME is relative (the XDG spec says to ignore it)',
+      env: { XDG_CONFIG_HOME: '.config' },
+      dir: '/home/dev/.cursor',
+      source: 'home',
+    },
+    {
+      name: 'a relative CURSOR_CONFIG_DIR from the workspace, where the agent resolves it',
+      env: { CURSOR_CONFIG_DIR: 'ci/cursor' },
+      dir: '/work/project/ci/cursor',
+      source: 'CURSOR_CONFIG_DIR',
+    },
   ])('uses $name', ({ env, dir, source }) => {
-    expect(resolveConfigDir(env, '/home/dev')).toEqual({ dir, source });
+    expect(resolveConfigDir(env, '/home/dev', '/work/project')).toEqual({ dir, source });
+  });
+
+  it('says a relative XDG_CONFIG_HOME was ignored', () => {
+    expect(describeSource('home', { XDG_CONFIG_HOME: '.config' })).toContain("'.config' ignored");
+    expect(describeSource('home', {})).toContain('unset');
   });
 });

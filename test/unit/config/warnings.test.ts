@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CursorConfig } from '../../../src/config/cli-config.js';
 import { configWarnings } from '../../../src/config/warnings.js';
-import type { Policy, ToolKind } from '../../../src/options.js';
+import type { Fence, Policy, ToolKind } from '../../../src/options.js';
 
 interface Case {
   name: string;
@@ -11,6 +11,7 @@ interface Case {
   policy: Policy;
   allow?: ToolKind[];
   plan?: boolean;
+  fence?: Fence;
   codes: string[];
 }
 
@@ -20,8 +21,17 @@ const config = (c: Case): CursorConfig => ({
   permissions: { allow: c.allowRules ?? [], deny: c.deny ?? [] },
 });
 
+const FILE = '/home/dev/.cursor/cli-config.json';
+
 const warningsOf = (c: Case) =>
-  configWarnings({ config: config(c), policy: c.policy, allow: c.allow ?? [], plan: c.plan ?? false });
+  configWarnings({
+    config: config(c),
+    policy: c.policy,
+    allow: c.allow ?? [],
+    plan: c.plan ?? false,
+    fence: c.fence,
+    configFile: FILE,
+  });
 
 describe('configWarnings', () => {
   it.each<Case>([
@@ -110,6 +120,30 @@ describe('configWarnings', () => {
       codes: [],
     },
     { name: 'an unknown approvalMode', mode: 'yolo', policy: 'reject', codes: ['approval-mode-unknown'] },
+    // A fence makes the config allowlist with deny rules, whatever the user's file says.
+    {
+      name: 'reject under unrestricted, fence no-shell',
+      policy: 'reject',
+      fence: 'no-shell',
+      codes: ['reads-edits-never-ask'],
+    },
+    { name: 'reject under unrestricted, fence read-only', policy: 'reject', fence: 'read-only', codes: [] },
+    { name: 'plan with fence read-only', policy: 'allow', plan: true, fence: 'read-only', codes: [] },
+    { name: 'plan with fence no-shell', policy: 'allow', plan: true, fence: 'no-shell', codes: [] },
+    {
+      name: 'plan with fence none',
+      policy: 'allow',
+      plan: true,
+      fence: 'none',
+      codes: ['plan-allows-shell'],
+    },
+    {
+      name: 'auto-review under a fence',
+      mode: 'auto-review',
+      policy: 'reject',
+      fence: 'read-only',
+      codes: [],
+    },
     { name: 'auto-review', mode: 'auto-review', policy: 'allow', codes: ['approval-mode-auto-review'] },
   ])('warns $codes for $name', (c) => {
     expect(warningsOf(c).map((w) => w.code)).toEqual(c.codes);
@@ -118,15 +152,29 @@ describe('configWarnings', () => {
   it("says unrestricted is Cursor's default only when the file does not set it", () => {
     const [unset] = warningsOf({ name: '', policy: 'reject', codes: [] });
     const [set] = warningsOf({ name: '', mode: 'unrestricted', policy: 'reject', codes: [] });
-    expect(unset?.message).toContain("(Cursor's default)");
-    expect(unset?.message).toContain('--permissions reject fences nothing');
+    expect(unset?.message).toContain(`(Cursor's default: ${FILE} does not set it)`);
+    expect(unset?.message).toContain('rejecting permission requests fences nothing');
     expect(set?.message).not.toContain("Cursor's default");
+    expect(set?.message).toContain(`unrestricted in ${FILE}`);
   });
+
+  it.each<Policy>(['reject', 'ask'])(
+    'policy-fences-nothing under %s names no --permissions value and gives the three remedies',
+    (policy) => {
+      const [w] = warningsOf({ name: '', policy, codes: [] });
+      expect(w?.code).toBe('policy-fences-nothing');
+      expect(w?.message).not.toMatch(/--permissions (reject|ask)/);
+      expect(w?.message).toContain(`set "approvalMode": "allowlist" in ${FILE}`);
+      expect(w?.message).toContain('--fence no-shell or --fence read-only');
+      expect(w?.message).toContain('--permissions allow');
+    },
+  );
 
   it('names only the kinds that never ask', () => {
     const [both] = warningsOf({ name: '', mode: 'allowlist', policy: 'reject', codes: [] });
     const [readOnly] = warningsOf({ name: '', mode: 'allowlist', policy: 'reject', plan: true, codes: [] });
     expect(both?.message).toMatch(/^read and edit never ask/);
+    expect(both?.message).not.toContain('--permissions reject');
     expect(readOnly?.message).toMatch(/^read never ask/);
   });
 

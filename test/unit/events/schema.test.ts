@@ -51,6 +51,7 @@ const samples: EventType[] = [
     allow: ['read'],
     cwd: '/workspace',
     agent: { name: null, version: null },
+    fence: { name: 'read-only', blocked: ['edit', 'execute', 'fetch'], open: ['read', 'search'] },
   },
   {
     type: 'permission',

@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { Policy, ToolKind } from '../../../src/options.js';
+import type { Fence, Policy, ToolKind } from '../../../src/options.js';
 import {
   PLAN_ONLY_REASON,
+  READ_ONLY_PLAN_REASON,
   QUESTION_SKIP,
   decidePermission,
   decidePlan,
   isRejection,
   permissionResult,
   readPermissionRequest,
+  requestKind,
   type Verdict,
 } from '../../../src/policy/decide.js';
 
@@ -19,11 +21,11 @@ const CURSOR_OPTIONS = [
 ];
 
 // A session/request_permission's params, read the way the run reads them.
-const request = (kind: string, options: unknown[] = CURSOR_OPTIONS) =>
+const request = (kind: string, options: unknown[] = CURSOR_OPTIONS, toolCallId = 'tool_ba1e') =>
   readPermissionRequest({
     sessionId: 's1',
     toolCall: {
-      toolCallId: 'tool_ba1e',
+      toolCallId,
       title: '`wc -l hello.txt`',
       kind,
       status: 'pending',
@@ -220,4 +222,108 @@ describe('decidePlan', () => {
       }
     },
   );
+});
+
+describe('the network is one kind', () => {
+  it.each([
+    ['fetch', 'web_fetch_0', 'fetch'],
+    ['search', 'web_search_0', 'fetch'],
+    ['other', 'web_fetch_3', 'fetch'],
+    ['fetch', 'tool_1', 'fetch'],
+    ['search', 'tool_grep_1', 'search'],
+    ['execute', 'tool_1', 'execute'],
+    ['switch_mode', 'tool_1', 'switch_mode'],
+  ])('a %s request with id %s counts as %s', (kind, id, as) => {
+    expect(requestKind({ kind, toolCallId: id })).toBe(as);
+  });
+
+  it.each<Fence>(['none', 'no-shell'])('--allow search never opens web search (fence %s)', (fence) => {
+    const verdict = decidePermission(
+      request('search', CURSOR_OPTIONS, 'web_search_0'),
+      'reject',
+      ['search'],
+      false,
+      fence,
+    );
+    expect(verdict?.decision).toEqual({ optionId: 'reject-once', kind: 'reject_once' });
+    expect(verdict?.reason).toContain('search of the web counts as fetch');
+  });
+
+  it('--allow fetch allows web search, outside a read-only fence', () => {
+    const verdict = decidePermission(
+      request('search', CURSOR_OPTIONS, 'web_search_0'),
+      'reject',
+      ['fetch'],
+      false,
+    );
+    expect(verdict).toMatchObject({ decision: { optionId: 'allow-once' }, decidedBy: 'allow-flag' });
+  });
+
+  it('--allow search still allows a search request that is not the web', () => {
+    const verdict = decidePermission(
+      request('search', CURSOR_OPTIONS, 'tool_9'),
+      'reject',
+      ['search'],
+      false,
+    );
+    expect(verdict?.decision).toMatchObject({ optionId: 'allow-once' });
+  });
+});
+
+describe('decidePermission under a fence', () => {
+  it.each<[Fence, Policy, ToolKind[], string, string, string]>([
+    ['no-shell', 'allow', [], 'execute', 'tool_1', 'reject-once'],
+    ['no-shell', 'ask', [], 'execute', 'tool_1', 'reject-once'],
+    ['no-shell', 'allow', [], 'fetch', 'web_fetch_0', 'allow-once'],
+    ['no-shell', 'reject', ['fetch'], 'fetch', 'web_fetch_0', 'allow-once'],
+    ['no-shell', 'reject', [], 'fetch', 'web_fetch_0', 'reject-once'],
+    ['read-only', 'allow', [], 'fetch', 'web_fetch_0', 'reject-once'],
+    ['read-only', 'allow', [], 'search', 'web_search_0', 'reject-once'],
+    ['read-only', 'allow', [], 'execute', 'tool_1', 'reject-once'],
+    ['read-only', 'allow', [], 'edit', 'tool_1', 'reject-once'],
+    ['read-only', 'allow', [], 'read', 'tool_1', 'reject-once'],
+    ['read-only', 'allow', [], 'other', 'tool_1', 'reject-once'],
+    ['none', 'allow', [], 'execute', 'tool_1', 'allow-once'],
+  ])('%s, %s, --allow %j: %s (%s) gets %s', (fence, policy, allow, kind, id, optionId) => {
+    const verdict = decidePermission(request(kind, CURSOR_OPTIONS, id), policy, allow, false, fence);
+    expect(verdict?.decision).toMatchObject({ optionId });
+  });
+
+  it('rejects a fenced kind without asking the person at the terminal', () => {
+    const verdict = decidePermission(request('execute'), 'ask', [], true, 'no-shell');
+    expect(verdict).toEqual({
+      decision: { optionId: 'reject-once', kind: 'reject_once' },
+      reason: '--fence no-shell rejects execute requests',
+      decidedBy: 'policy',
+    });
+  });
+
+  it('says read-only rejects every permission request', () => {
+    expect(decidePermission(request('fetch'), 'allow', [], false, 'read-only')?.reason).toBe(
+      '--fence read-only rejects every permission request',
+    );
+  });
+
+  it('still skips a question under read-only, and leaves it to the person at a terminal', () => {
+    expect(decidePermission(QUESTION, 'reject', [], false, 'read-only')?.decision).toMatchObject({
+      optionId: QUESTION_SKIP,
+    });
+    expect(decidePermission(QUESTION, 'ask', [], true, 'read-only')).toBeUndefined();
+  });
+});
+
+describe('decidePlan under a fence', () => {
+  it.each<Policy>(['allow', 'ask', 'reject'])(
+    'read-only rejects a plan under %s: it cannot be carried out',
+    (policy) => {
+      expect(decidePlan(policy, false, true, 'read-only')).toEqual({
+        outcome: 'rejected',
+        reason: READ_ONLY_PLAN_REASON,
+      });
+    },
+  );
+
+  it('no-shell leaves the plan to the policy', () => {
+    expect(decidePlan('allow', false, false, 'no-shell')).toEqual({ outcome: 'accepted' });
+  });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CursorConfig } from '../../../src/config/cli-config.js';
-import type { Policy, ToolKind } from '../../../src/options.js';
-import { MATRIX_KINDS, answerFor, gate, outcome, type Gate } from '../../../src/policy/matrix.js';
+import type { Fence, Policy, ToolKind } from '../../../src/options.js';
+import { MATRIX_KINDS, answerFor, cell, gate, outcome, type Gate } from '../../../src/policy/matrix.js';
 
 const config = (approvalMode: string, deny: string[] = []): CursorConfig => ({
   approvalMode,
@@ -102,4 +102,64 @@ describe('outcome', () => {
       expect(outcome(kind, config(mode, deny), plan, policy, allow)).toBe(expected);
     },
   );
+});
+
+describe('cell under a fence', () => {
+  // Whatever the user's config says: a fence makes it allowlist with its deny rules.
+  it.each(['unrestricted', 'allowlist', 'auto-review'])('no-shell under %s', (mode) => {
+    const c = config(mode);
+    expect(cell('execute', c, false, 'allow', [], 'no-shell')).toEqual({
+      outcome: 'blocked',
+      by: 'config rule',
+    });
+    expect(cell('edit', c, false, 'reject', [], 'no-shell')).toEqual({ outcome: 'runs', by: 'nothing' });
+    expect(cell('read', c, false, 'reject', [], 'no-shell')).toEqual({ outcome: 'runs', by: 'nothing' });
+    expect(cell('search', c, false, 'reject', [], 'no-shell')).toEqual({ outcome: 'runs', by: 'nothing' });
+    expect(cell('fetch', c, false, 'allow', [], 'no-shell')).toEqual({
+      outcome: 'asks-allowed',
+      by: 'permission answer',
+    });
+  });
+
+  it.each(['unrestricted', 'allowlist'])('read-only under %s', (mode) => {
+    const c = config(mode);
+    expect(cell('execute', c, false, 'allow', [], 'read-only')).toEqual({
+      outcome: 'blocked',
+      by: 'config rule',
+    });
+    expect(cell('edit', c, false, 'allow', [], 'read-only')).toEqual({
+      outcome: 'blocked',
+      by: 'config rule',
+    });
+    expect(cell('fetch', c, false, 'allow', ['fetch'], 'read-only')).toEqual({
+      outcome: 'asks-rejected',
+      by: 'permission answer',
+    });
+    expect(cell('read', c, false, 'allow', [], 'read-only')).toEqual({ outcome: 'runs', by: 'nothing' });
+    expect(cell('search', c, false, 'allow', [], 'read-only')).toEqual({ outcome: 'runs', by: 'nothing' });
+  });
+
+  it('names plan mode as what blocks an edit without a fence', () => {
+    expect(cell('edit', config('allowlist'), true, 'allow', [], 'none')).toEqual({
+      outcome: 'blocked',
+      by: 'plan mode',
+    });
+  });
+
+  it('names the deny rule before plan mode when both would block', () => {
+    expect(cell('edit', config('allowlist'), true, 'allow', [], 'read-only').by).toBe('config rule');
+  });
+
+  it.each<[Fence, ToolKind, string]>([
+    ['no-shell', 'execute', 'rejected'],
+    ['no-shell', 'fetch', 'allowed'],
+    ['read-only', 'fetch', 'rejected'],
+    ['read-only', 'read', 'rejected'],
+  ])('answerFor under %s: %s is %s even under allow', (fence, kind, answer) => {
+    expect(answerFor(kind, 'allow', [kind], fence)).toBe(answer);
+  });
+
+  it('outcome keeps its old meaning without a fence', () => {
+    expect(outcome('execute', config('unrestricted'), false, 'reject', [])).toBe('runs');
+  });
 });

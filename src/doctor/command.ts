@@ -1,0 +1,59 @@
+// `rho-cursor doctor` as a command: options in, the report printed, its exit code out; signals end the handshake.
+import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { RhoError } from '../errors.js';
+import { durationOption } from '../options.js';
+import { doctor } from './doctor.js';
+import { doctorText } from './report.js';
+
+// Is this path a directory? (false when it does not exist)
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+export interface DoctorRawOptions {
+  cwd?: string;
+  outputFormat: string;
+  handshake?: boolean;
+  plan?: boolean;
+  agent?: string;
+  stepTimeout: string;
+}
+
+// Thin entry into src/doctor/: options in, the report printed, its exit code out.
+export async function doctorCommand(o: DoctorRawOptions, version: string): Promise<number> {
+  const cwd = resolve(o.cwd ?? process.cwd());
+  if (!isDirectory(cwd))
+    throw new RhoError('usage', `option '--cwd' must name a directory (got '${o.cwd ?? cwd}')`);
+  const stepTimeoutMs = durationOption('--step-timeout', o.stepTimeout);
+  const abort = new AbortController();
+  const onSignal = (s: NodeJS.Signals): void =>
+    abort.abort(new RhoError('cancelled', `cancelled by ${s}`, { exitCode: s === 'SIGINT' ? 130 : 143 }));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const report = await doctor({
+      env: process.env,
+      home: homedir(),
+      cwd,
+      agent: o.agent === undefined ? undefined : o.agent.includes('/') ? resolve(o.agent) : o.agent,
+      handshake: o.handshake === true,
+      plan: o.plan === true,
+      stepTimeoutMs,
+      interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
+      version,
+      now: () => performance.now(),
+      signal: abort.signal,
+    });
+    process.stdout.write(o.outputFormat === 'json' ? JSON.stringify(report) + '\n' : doctorText(report));
+    return report.exitCode;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+}

@@ -1,0 +1,142 @@
+// `rho-cursor doctor`: gathers what a run would meet on this machine (agent, config, key, optionally the
+// handshake) into one report whose exit code is the one a run would have.
+import { execFile } from 'node:child_process';
+import { newerNameHint, resolveAgent } from '../agent/resolve.js';
+import { inspectConfig, firstProblem, type ConfigFile } from '../config/load.js';
+import { describeSource } from '../config/paths.js';
+import { configWarnings } from '../config/warnings.js';
+import type { RhoError } from '../errors.js';
+import { overlayText } from '../fence/overlay.js';
+import { prepareFenceDir, type FenceDir } from '../fence/private-dir.js';
+import { defaultFence, defaultPolicy } from '../options.js';
+import { handshake } from './handshake.js';
+import { tableJson, type DoctorReport, type FileReport } from './report.js';
+import { doctorTable } from './table.js';
+
+export interface DoctorInput {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  cwd: string;
+  /** --agent as given (already resolved against the caller's directory when path-like). */
+  agent: string | undefined;
+  handshake: boolean;
+  plan: boolean;
+  stepTimeoutMs: number;
+  interactive: boolean;
+  version: string;
+  now(): number;
+  signal: AbortSignal;
+}
+
+const VERSION_TIMEOUT_MS = 5000;
+
+// `<agent> --version`, first line; the run never calls it, so a failure here is reported, not fatal.
+function agentVersion(path: string, env: NodeJS.ProcessEnv): Promise<{ version?: string; problem?: string }> {
+  return new Promise((resolve) => {
+    execFile(path, ['--version'], { env, timeout: VERSION_TIMEOUT_MS }, (err, stdout) => {
+      const first = String(stdout).trim().split('\n')[0]?.trim();
+      if (err) resolve({ problem: `\`--version\` failed: ${err.message.split('\n')[0]}` });
+      else resolve(first ? { version: first } : { problem: '`--version` printed nothing' });
+    });
+  });
+}
+
+// A config file as doctor reports it; an unusable file shows its problem and no rules.
+function fileReport(f: ConfigFile, project: boolean): FileReport {
+  const perms = (f.data?.permissions ?? {}) as { allow?: string[]; deny?: string[] };
+  const mode = f.data?.approvalMode;
+  return {
+    path: f.path,
+    exists: f.exists,
+    valid: f.exists && f.problem === undefined,
+    approvalMode: !project && typeof mode === 'string' ? mode : null,
+    allow: perms.allow ?? [],
+    deny: perms.deny ?? [],
+    problem: f.problem?.message ?? null,
+  };
+}
+
+// Builds the report; the first failure a run would meet (config, then the agent, then the handshake) sets the exit.
+export async function doctor(i: DoctorInput): Promise<DoctorReport> {
+  const config = await inspectConfig(i.env, i.home, i.cwd);
+  const from = i.agent ? '--agent' : i.env.RHO_CURSOR_AGENT ? 'RHO_CURSOR_AGENT' : 'default';
+  const command = i.agent ?? (i.env.RHO_CURSOR_AGENT || 'cursor-agent');
+  let error: RhoError | undefined = firstProblem(config);
+
+  const agent: DoctorReport['agent'] = {
+    command,
+    from,
+    path: null,
+    version: null,
+    problem: null,
+    newerName: null,
+  };
+  let hs: DoctorReport['handshake'] = null;
+  let fence: FenceDir | undefined;
+  // Whatever the agent is started for, it gets a read-only private dir: doctor never lets Cursor rewrite
+  // the user's cli-config.json, not even while it prints its version.
+  const release = (): void => void fence?.release();
+  process.once('exit', release);
+  try {
+    agent.path = resolveAgent(command, i.env, i.cwd);
+    fence = prepareFenceDir(config.configDir, overlayText(config.user.data, 'read-only'));
+    const env = { ...i.env, CURSOR_CONFIG_DIR: fence.dir };
+    const v = await agentVersion(agent.path, env);
+    agent.version = v.version ?? null;
+    agent.problem = v.problem ?? null;
+    if (i.handshake && !error) {
+      const r = await handshake({
+        agentPath: agent.path,
+        label: command,
+        cwd: i.cwd,
+        env,
+        stepTimeoutMs: i.stepTimeoutMs,
+        version: i.version,
+        now: i.now,
+        signal: i.signal,
+      });
+      hs = r.report;
+      error ??= r.error;
+    }
+  } catch (e) {
+    const err = e as RhoError;
+    if (err.code === 'agent_not_found') {
+      agent.problem = err.message;
+      agent.newerName = newerNameHint(command, i.env) ?? null;
+    }
+    error ??= err;
+  } finally {
+    process.removeListener('exit', release);
+    release();
+  }
+
+  const policy = defaultPolicy(i.interactive);
+  return {
+    type: 'doctor',
+    exitCode: error ? error.exitCode : 0,
+    error: error
+      ? { code: error.code, message: error.hint ? `${error.message} (${error.hint})` : error.message }
+      : null,
+    agent,
+    configDir: {
+      dir: config.configDir,
+      source: config.configDirSource,
+      how: describeSource(config.configDirSource, i.env),
+      problem: config.dirProblem?.message ?? null,
+    },
+    files: { user: fileReport(config.user, false), project: fileReport(config.project, true) },
+    approvalMode: config.effective.approvalMode,
+    apiKey: { set: Boolean(i.env.CURSOR_API_KEY) },
+    handshake: hs,
+    plan: i.plan,
+    table: tableJson(doctorTable(config.effective, i.plan)),
+    warnings: configWarnings({
+      config: config.effective,
+      policy,
+      allow: [],
+      plan: i.plan,
+      fence: defaultFence(i.plan),
+      configFile: config.user.path,
+    }),
+  };
+}

@@ -1,0 +1,130 @@
+// Pure: what doctor found, as one value, and its text and JSON forms.
+import type { ErrorCode } from '../errors.js';
+import type { Fence, Policy } from '../options.js';
+import { MATRIX_KINDS, type Cell } from '../policy/matrix.js';
+import { cellText, type Kind, type Row } from './table.js';
+
+export interface FileReport {
+  path: string;
+  exists: boolean;
+  valid: boolean;
+  /** The approvalMode the file sets, or null (the project file never sets one). */
+  approvalMode: string | null;
+  allow: string[];
+  deny: string[];
+  problem: string | null;
+}
+
+export interface HandshakeReport {
+  initializeMs: number | null;
+  sessionNewMs: number | null;
+  authenticated: boolean | null;
+  model: string | null;
+  /** The fence the handshake ran under, so it could not touch the user's cli-config.json. */
+  fence: Fence;
+  error: string | null;
+}
+
+export interface DoctorReport {
+  type: 'doctor';
+  exitCode: number;
+  error: { code: ErrorCode; message: string } | null;
+  agent: {
+    command: string;
+    from: '--agent' | 'RHO_CURSOR_AGENT' | 'default';
+    path: string | null;
+    version: string | null;
+    problem: string | null;
+    /** Cursor's newer `agent` binary found on PATH while cursor-agent is missing, and how to pass it. */
+    newerName: string | null;
+  };
+  configDir: { dir: string; source: string; how: string; problem: string | null };
+  files: { user: FileReport; project: FileReport };
+  /** The approvalMode Cursor applies (its default `unrestricted` when the file sets none). */
+  approvalMode: string;
+  apiKey: { set: boolean };
+  handshake: HandshakeReport | null;
+  plan: boolean;
+  table: Array<{ fence: Fence; policy: Policy } & Record<Kind, Cell>>;
+  warnings: Array<{ code: string; message: string }>;
+}
+
+// The table as JSON rows: one object per fence and policy, a cell per tool kind.
+export function tableJson(rows: Row[]): DoctorReport['table'] {
+  return rows.map((r) => ({ fence: r.fence, policy: r.policy, ...r.cells }));
+}
+
+const pad = (s: string, n: number): string => s + ' '.repeat(Math.max(0, n - s.length));
+
+// One config file in a line: where it is, whether it is usable, and what it sets.
+function fileLine(label: string, f: FileReport): string {
+  if (!f.exists) return `${label} ${f.path}: not present (Cursor's defaults apply)`;
+  if (!f.valid) return `${label} ${f.path}: INVALID: ${f.problem ?? 'unusable'}`;
+  const rules = (xs: string[]): string => (xs.length ? xs.join(', ') : 'none');
+  const mode = f.approvalMode === null ? '' : ` · approvalMode ${f.approvalMode}`;
+  return `${label} ${f.path}: valid${mode} · allow: ${rules(f.allow)} · deny: ${rules(f.deny)}`;
+}
+
+// The whole report for a person: facts first, then the table and its legend, then warnings and the verdict.
+export function doctorText(r: DoctorReport): string {
+  const lines: string[] = [];
+  const a = r.agent;
+  const agent = a.path
+    ? `${a.command === a.path ? a.path : `${a.command} → ${a.path}`}${a.version ? ` (${a.version})` : ''}${a.problem ? ` · ${a.problem}` : ''}`
+    : `${a.command}: ${a.problem ?? 'not found'}`;
+  lines.push(`agent            ${agent}${a.from === 'default' ? '' : ` (from ${a.from})`}`);
+  if (a.newerName) lines.push(`                 ${a.newerName}`);
+  const d = r.configDir;
+  lines.push(`config dir       ${d.dir} (${d.how})${d.problem ? ` · INVALID: ${d.problem}` : ''}`);
+  lines.push(fileLine('cli-config.json ', r.files.user));
+  lines.push(fileLine('.cursor/cli.json', r.files.project));
+  const modeNote = r.files.user.approvalMode === null ? " (Cursor's default)" : '';
+  lines.push(`approvalMode     ${r.approvalMode}${modeNote}`);
+  lines.push(`CURSOR_API_KEY   ${r.apiKey.set ? 'set' : 'not set'}`);
+  if (r.handshake) {
+    const h = r.handshake;
+    const ms = (n: number | null): string => (n === null ? '–' : `${n} ms`);
+    const auth =
+      h.authenticated === null ? '' : h.authenticated ? ' · authenticated' : ' · NOT authenticated';
+    const model = h.model ? ` · model ${h.model}` : '';
+    lines.push(
+      `handshake        initialize ${ms(h.initializeMs)} · session/new ${ms(h.sessionNewMs)}${auth}${model}` +
+        ` (fence ${h.fence})${h.error ? ` · ${h.error}` : ''}`,
+    );
+  }
+  lines.push('');
+  lines.push(`what each tool kind does${r.plan ? ' with --plan' : ''}, by --fence and --permissions:`);
+  const widths = [10, 8, ...MATRIX_KINDS.map(() => 15)];
+  const header = ['fence', 'policy', ...MATRIX_KINDS];
+  lines.push(
+    header
+      .map((h, i) => pad(h, widths[i]!))
+      .join('')
+      .trimEnd(),
+  );
+  for (const row of r.table) {
+    const cells = MATRIX_KINDS.map((k) => cellText(row[k]));
+    lines.push(
+      [row.fence, row.policy, ...cells]
+        .map((c, i) => pad(c, widths[i]!))
+        .join('')
+        .trimEnd(),
+    );
+  }
+  lines.push(
+    'runs: nothing stops it · asks: Cursor sends a permission request and the answer decides (you: at a terminal;',
+    '  without one, rejected) · blocked: rule: a deny rule (the fences add Shell(*), Write(**)) · blocked: plan: plan mode',
+    'search is grep and glob (no Read(...) rule reaches them); fetch is web fetch and web search (asked as kind search)',
+  );
+  if (r.warnings.length > 0) {
+    lines.push('', 'warnings for a run with the defaults here:');
+    for (const w of r.warnings) lines.push(`  ${w.code}: ${w.message}`);
+  }
+  lines.push('');
+  lines.push(
+    r.error
+      ? `a run would fail: exit ${r.exitCode} (${r.error.code}): ${r.error.message}`
+      : 'a run could start: exit 0',
+  );
+  return lines.join('\n') + '\n';
+}

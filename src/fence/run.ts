@@ -1,0 +1,40 @@
+// The fence's place in a run: the private dir prepared before the spawn and released on the run's teardown
+// stack (after the agent is ended, also from the exit hook), and the correction of tools its rules stopped.
+import type { LoadedConfig } from '../config/load.js';
+import type { ToolStore } from '../events/tools.js';
+import type { Event } from '../events/types.js';
+import type { Teardown } from '../lifecycle/teardown.js';
+import type { Fence } from '../options.js';
+import { overlayText } from './overlay.js';
+import { prepareFenceDir, sweepStaleFenceDirs } from './private-dir.js';
+import { fenceRuleBlocks } from './rules.js';
+
+// Prepares the private config dir and returns the agent's environment; under `none`, the caller's own.
+export function fenceEnv(
+  fence: Fence,
+  config: LoadedConfig,
+  env: NodeJS.ProcessEnv,
+  teardown: Teardown,
+): NodeJS.ProcessEnv {
+  if (fence === 'none') return env;
+  // A run that was SIGKILLed could not release its dir: the next fenced run does, carrying back first.
+  sweepStaleFenceDirs();
+  const dir = prepareFenceDir(config.configDir, overlayText(config.user.data, fence));
+  // Registered before the agent, so the stack ends the agent first and nothing writes while we carry back.
+  teardown.defer({
+    name: 'fence dir',
+    run: () => {
+      const problems = dir.release();
+      if (problems.length > 0) throw new Error(problems.join('; '));
+    },
+    runSync: () => void dir.release(),
+  });
+  return { ...env, CURSOR_CONFIG_DIR: dir.dir };
+}
+
+// A call of a kind the fence's deny rules stop, which Cursor then reports "completed" with no output, did not
+// run: it is marked rejected (the store keeps a call that did produce output as Cursor reported it).
+export function fenceTool(fence: Fence, tools: ToolStore, e: Event): Event {
+  if (e.type !== 'tool' || !fenceRuleBlocks(fence, e.kind)) return e;
+  return tools.markVerdict(e.toolCallId, 'rejected') ?? e;
+}

@@ -1,0 +1,33 @@
+// Pure: what a fence blocks and what stays open, read off the matrix, for the session event and its text line.
+import type { Fence } from '../options.js';
+import { cell, MATRIX_KINDS, stops } from '../policy/matrix.js';
+
+export interface FenceSummary {
+  name: Fence;
+  /** Tool kinds the fence stops under any policy, by a deny rule or by rejecting the request. */
+  blocked: string[];
+  /** Tool kinds the fence leaves to Cursor and the policy: grep and glob always (no rule reaches them). */
+  open: string[];
+}
+
+const NO_CONFIG = {
+  approvalMode: 'unrestricted',
+  approvalModeSet: false,
+  permissions: { allow: [], deny: [] },
+};
+
+// Judged under the most permissive policy and an empty user config, so only the fence itself counts.
+export function fenceSummary(fence: Fence): FenceSummary {
+  const blocked: string[] = [];
+  const open: string[] = [];
+  for (const kind of MATRIX_KINDS) {
+    (stops(cell(kind, NO_CONFIG, false, 'allow', [], fence).outcome) ? blocked : open).push(kind);
+  }
+  return { name: fence, blocked, open };
+}
+
+// The one text-mode line: what is blocked, what is open and why search stays open.
+export function fenceLine(f: FenceSummary): string {
+  const open = f.open.map((k) => (k === 'search' ? 'search (grep and glob: no rule reaches them)' : k));
+  return `fence ${f.name}: blocks ${f.blocked.join(', ') || 'nothing'} · open: ${open.join(', ') || 'nothing'}`;
+}

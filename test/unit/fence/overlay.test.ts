@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { overlayConfig, overlayText } from '../../../src/fence/overlay.js';
+
+describe('overlayConfig', () => {
+  it('starts from {"version": 1} where the user has no file', () => {
+    expect(overlayConfig(undefined, 'no-shell')).toEqual({
+      version: 1,
+      approvalMode: 'allowlist',
+      permissions: { allow: [], deny: ['Shell(*)'] },
+    });
+  });
+
+  it('adds Shell(*) and Write(**) for read-only', () => {
+    expect(overlayConfig(undefined, 'read-only').permissions).toEqual({
+      allow: [],
+      deny: ['Shell(*)', 'Write(**)'],
+    });
+  });
+
+  it("keeps every other key of the user's file, in its place, and the user's own rules first", () => {
+    const user = {
+      version: 1,
+      editor: { vimMode: true },
+      approvalMode: 'unrestricted',
+      permissions: { allow: ['Shell(ls)'], deny: ['Read(.env)'], extra: 'kept' },
+      model: 'composer-2.5',
+      futureKey: [1, 2],
+    };
+    const out = overlayConfig(user, 'read-only');
+    expect(Object.keys(out)).toEqual([
+      'version',
+      'editor',
+      'approvalMode',
+      'permissions',
+      'model',
+      'futureKey',
+    ]);
+    expect(out).toEqual({
+      ...user,
+      approvalMode: 'allowlist',
+      permissions: { allow: ['Shell(ls)'], deny: ['Read(.env)', 'Shell(*)', 'Write(**)'], extra: 'kept' },
+    });
+  });
+
+  it("never changes the user's object", () => {
+    const user = { approvalMode: 'unrestricted', permissions: { allow: [], deny: ['Write(x)'] } };
+    const copy = structuredClone(user);
+    overlayConfig(user, 'read-only');
+    expect(user).toEqual(copy);
+  });
+
+  it('adds a fence rule the user already has only once', () => {
+    const out = overlayConfig({ permissions: { deny: ['Shell(*)'] } }, 'no-shell');
+    expect(out.permissions).toEqual({ allow: [], deny: ['Shell(*)'] });
+  });
+
+  it('sets allowlist whatever mode the user chose', () => {
+    for (const mode of ['unrestricted', 'auto-review', 'allowlist', 'yolo']) {
+      expect(overlayConfig({ approvalMode: mode }, 'no-shell').approvalMode).toBe('allowlist');
+    }
+  });
+
+  it('writes JSON that parses back to the overlay', () => {
+    const text = overlayText({ version: 1, model: 'm' }, 'no-shell');
+    expect(text.endsWith('\n')).toBe(true);
+    expect(JSON.parse(text)).toEqual(overlayConfig({ version: 1, model: 'm' }, 'no-shell'));
+  });
+
+  it('under read-only drops the allow rules that would let the network or MCP tools run unasked', () => {
+    const user = {
+      permissions: { allow: ['Shell(ls)', 'WebFetch(*)', 'WebFetch(example.com)', 'Mcp(gh:*)', 'Read(**)'] },
+    };
+    expect(overlayConfig(user, 'read-only').permissions).toMatchObject({ allow: ['Shell(ls)', 'Read(**)'] });
+    expect(overlayConfig(user, 'no-shell').permissions).toMatchObject({ allow: user.permissions.allow });
+  });
+});
