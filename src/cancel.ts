@@ -1,7 +1,7 @@
-// The cancel ladder of a run: a first stop asks the agent to end its turn and allows a grace;
-// a second signal, or a stop outside a turn, ends every wait at once.
+// The cancel ladder of a run: a first stop asks the agent to end its turn and allows a grace; a second
+// signal, a fatal signal, or a stop outside a turn ends every wait at once.
 import type { RhoError } from './errors.js';
-import { stopError, type StopCause } from './stop.js';
+import { isImmediate, isSignal, stopError, type StopCause, type StopFacts } from './stop.js';
 
 export interface CancelHooks {
   /** Asks the agent to end the turn (session/cancel and pending answers); false when no turn is running. */
@@ -9,7 +9,8 @@ export interface CancelHooks {
   /** Ends the agent now, for a second signal. */
   killNow(): void;
   graceMs: number;
-  timeoutMs: number | undefined;
+  timeoutMs?: number | undefined;
+  facts?: () => StopFacts;
 }
 
 export class Cancel {
@@ -32,20 +33,24 @@ export class Cancel {
 
   // The error and exit code the stop maps to, once there was one.
   error(): RhoError | undefined {
-    return this.cause === undefined ? undefined : stopError(this.cause, this.hooks.timeoutMs);
+    if (this.cause === undefined) return undefined;
+    return stopError(this.cause, { timeoutMs: this.hooks.timeoutMs, ...this.hooks.facts?.() });
   }
 
   stop(cause: StopCause): void {
     if (this.cause !== undefined) {
-      // A second signal ends it at once.
-      if (cause === 'SIGINT' || cause === 'SIGTERM') {
+      // A second signal ends it at once; a later timeout or write failure changes nothing.
+      if (isSignal(cause)) {
         this.hooks.killNow();
         this.stopNow(this.error()!);
       }
       return;
     }
     this.cause = cause;
-    if (this.hooks.cancelTurn()) {
+    if (isImmediate(cause)) {
+      this.hooks.killNow();
+      this.stopNow(this.error()!);
+    } else if (this.hooks.cancelTurn()) {
       setTimeout(() => this.stopNow(this.error()!), this.hooks.graceMs).unref();
     } else {
       this.stopNow(this.error()!);

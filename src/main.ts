@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
 import { RhoError, toRhoError } from './errors.js';
+import { onProcessExit, onStopSignals } from './lifecycle/signals.js';
 import { run } from './run.js';
 import {
   defaultPolicy,
@@ -28,6 +29,7 @@ interface RawRunOptions {
   cwd?: string;
   timeout?: string;
   stepTimeout: string;
+  idleTimeout?: string;
   agent?: string;
   wireLog?: string;
 }
@@ -57,6 +59,8 @@ async function toRunOptions(words: string[], raw: RawRunOptions): Promise<RunOpt
   if (!isDir) throw new RhoError('usage', `option '--cwd' must name a directory (got '${raw.cwd ?? cwd}')`);
   const stepTimeoutMs = durationOption('--step-timeout', raw.stepTimeout);
   const timeoutMs = raw.timeout === undefined ? undefined : durationOption('--timeout', raw.timeout);
+  const idleTimeoutMs =
+    raw.idleTimeout === undefined ? undefined : durationOption('--idle-timeout', raw.idleTimeout);
   const fromWords = promptFromWords(words, process.stdin.isTTY === true);
   const prompt = fromWords ?? (await readStdin());
   if (prompt.trim() === '') {
@@ -75,6 +79,7 @@ async function toRunOptions(words: string[], raw: RawRunOptions): Promise<RunOpt
     cwd,
     timeoutMs,
     stepTimeoutMs,
+    idleTimeoutMs,
     agent: agentCommand(raw.agent ?? (process.env.RHO_CURSOR_AGENT || 'cursor-agent')),
     wireLog: raw.wireLog,
     interactive: interactive && fromWords !== undefined,
@@ -135,6 +140,7 @@ function program(version: string, setCode: (n: number) => void): Command {
     .option('--cwd <dir>', 'the workspace (default: current directory)')
     .option('--timeout <duration>', 'bound on the whole run (500ms, 10s, 2m, or seconds)')
     .option('--step-timeout <duration>', 'bound on each handshake step', '10s')
+    .option('--idle-timeout <duration>', 'no message from the agent for this long cancels the run (exit 124)')
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
     .option('--wire-log <file>', 'write every wire message to <file> as {dir, ms, msg} rows')
     .exitOverride()
@@ -150,15 +156,8 @@ function program(version: string, setCode: (n: number) => void): Command {
         stdout: process.stdout,
         stderr: process.stderr,
         now: () => performance.now(),
-        onSignal: (handler) => {
-          const h = (s: NodeJS.Signals): void => handler(s as 'SIGINT' | 'SIGTERM');
-          process.on('SIGINT', h);
-          process.on('SIGTERM', h);
-          return () => {
-            process.removeListener('SIGINT', h);
-            process.removeListener('SIGTERM', h);
-          };
-        },
+        onSignal: onStopSignals,
+        onExit: onProcessExit,
         asker,
         version,
       });

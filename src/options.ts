@@ -30,11 +30,16 @@ export interface RunOptions {
   cwd: string;
   timeoutMs: number | undefined;
   stepTimeoutMs: number;
+  /** --idle-timeout: no message from the agent for this long cancels the run. */
+  idleTimeoutMs: number | undefined;
   agent: string;
   wireLog: string | undefined;
   /** A person can answer questions: stdin and stderr are terminals. */
   interactive: boolean;
 }
+
+/** The longest duration an option takes: 24 hours. */
+export const MAX_DURATION_MS = 24 * 60 * 60 * 1000;
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)?$/;
 
@@ -47,7 +52,8 @@ export function parseDuration(text: string): number | undefined {
   const ms = unit === 'ms' ? value : unit === 's' ? value * 1000 : value * 60_000;
   // Checked after rounding: `0.4ms` would otherwise become 0, which run.ts reads as "no timeout".
   const rounded = Math.round(ms);
-  if (!Number.isFinite(rounded) || rounded <= 0) return undefined;
+  // At most a day: longer timers would overflow Node's 2^31 ms and fire at once.
+  if (!Number.isFinite(rounded) || rounded <= 0 || rounded > MAX_DURATION_MS) return undefined;
   return rounded;
 }
 
@@ -63,7 +69,7 @@ export function durationOption(option: string, value: string): number {
   if (ms === undefined) {
     throw new RhoError(
       'usage',
-      `option '${option}' takes a duration like 500ms, 10s, 2m or a number of seconds (got '${value}')`,
+      `option '${option}' takes a duration like 500ms, 10s, 2m or a number of seconds, above 0 and at most 24h (got '${value}')`,
     );
   }
   return ms;

@@ -27,7 +27,7 @@ export interface RequestContext {
 
 export class AgentRequests {
   /** Requests a person is still deciding, answered `cancelled` if the run is cancelled. */
-  private readonly pending = new Map<Id, { abort: AbortController; cancel: () => void }>();
+  private readonly pending = new Map<Id | null, { abort: AbortController; cancel: () => void }>();
   private cancelled = false;
 
   constructor(private readonly ctx: RequestContext) {}
@@ -58,13 +58,18 @@ export class AgentRequests {
     }
   }
 
+  // Is a person still deciding one of the agent's requests?
+  asking(): boolean {
+    return this.pending.size > 0;
+  }
+
   // Answers every request still waiting on a person with `cancelled`, as ACP requires on session/cancel.
   cancelAll(): void {
     this.cancelled = true;
     for (const p of [...this.pending.values()]) p.cancel();
   }
 
-  private permission(id: Id, req: PermissionRequest): void {
+  private permission(id: Id | null, req: PermissionRequest): void {
     const { opts } = this.ctx;
     const verdict = this.cancelled
       ? {
@@ -115,7 +120,7 @@ export class AgentRequests {
     ];
   }
 
-  private answerPermission(id: Id, req: PermissionRequest, v: Verdict): void {
+  private answerPermission(id: Id | null, req: PermissionRequest, v: Verdict): void {
     this.ctx.conn.respond(id, permissionResult(v));
     if (req.isQuestion) {
       const answer =
@@ -158,7 +163,7 @@ export class AgentRequests {
     }
   }
 
-  private question(id: Id, params: unknown): void {
+  private question(id: Id | null, params: unknown): void {
     const p = isRecord(params) ? params : {};
     const questions: QuestionEvent['questions'] = (Array.isArray(p.questions) ? p.questions : [])
       .filter(isRecord)
@@ -203,7 +208,7 @@ export class AgentRequests {
     });
   }
 
-  private plan(id: Id, params: unknown): void {
+  private plan(id: Id | null, params: unknown): void {
     const p = isRecord(params) ? params : {};
     const base: Omit<PlanEvent, 'answer'> = {
       type: 'plan',
@@ -251,7 +256,12 @@ export class AgentRequests {
   }
 
   // Hands a choice to the person; the request stays pending (and cancellable) until answered.
-  private ask(id: Id, lines: string[], choices: Choice[], then: (key: string | undefined) => void): void {
+  private ask(
+    id: Id | null,
+    lines: string[],
+    choices: Choice[],
+    then: (key: string | undefined) => void,
+  ): void {
     const asker = this.ctx.asker;
     if (!asker) return then(undefined);
     const abort = new AbortController();

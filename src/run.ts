@@ -1,23 +1,25 @@
-// One run, as a table of contents: config -> spawn -> handshake -> plan mode -> prompt -> teardown.
+// One run, as a table of contents: config -> spawn -> handshake -> plan mode -> prompt -> result -> teardown.
+// Each step takes the run's state record; every resource is released by one teardown stack that the normal
+// end, every signal and the exit hook drain; the output closes itself at `result`.
 import { RpcRequestError, type Connection } from './acp/connection.js';
 import { linkAgent } from './agent/link.js';
 import { AgentProcess } from './agent/process.js';
 import { resolveAgent } from './agent/resolve.js';
+import { Cancel } from './cancel.js';
 import { loadConfig, type LoadedConfig } from './config/load.js';
-import { configWarnings } from './config/warnings.js';
-import { exitForStopReason, RhoError, toRhoError } from './errors.js';
-import { RunSummary } from './events/collect.js';
+import { configWarnings, type Warning } from './config/warnings.js';
+import { exitForStopReason, RhoError, toRhoError, type ExitCode } from './errors.js';
 import { ToolStore } from './events/tools.js';
-import type { Event, ResultEvent } from './events/types.js';
+import type { ResultEvent } from './events/types.js';
 import { eventsFromUpdate, type UpdateContext } from './events/updates.js';
+import { IdleTimer } from './lifecycle/idle.js';
+import { Teardown } from './lifecycle/teardown.js';
 import type { RunOptions } from './options.js';
 import type { Asker } from './policy/ask.js';
-import { makeRenderer, startSpinner, type Spinner } from './render/index.js';
-import type { Renderer, Writer } from './render/writer.js';
+import { Output } from './render/output.js';
 import { AgentRequests } from './requests.js';
 import { readSession, replyReadsAsError } from './session.js';
-import { Cancel } from './cancel.js';
-import { fmtMs } from './stop.js';
+import { fmtMs, type StopSignal } from './stop.js';
 import { WireLog } from './wirelog.js';
 
 export interface RunIO {
@@ -26,271 +28,388 @@ export interface RunIO {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
   now(): number;
-  /** Subscribes to SIGINT and SIGTERM; returns the unsubscribe. */
-  onSignal(handler: (signal: 'SIGINT' | 'SIGTERM') => void): () => void;
+  /** Subscribes to the signals a run handles, for as long as the process lives; returns the unsubscribe. */
+  onSignal(handler: (signal: StopSignal) => void): () => void;
+  /** Runs fn synchronously if the process exits before the run released everything. */
+  onExit(fn: () => void): () => void;
   asker: Asker | undefined;
   version: string;
 }
 
-const CANCEL_GRACE_MS = 2000;
-const AUTH_HINT = 'set CURSOR_API_KEY or run `cursor-agent login`';
+export type Phase =
+  'config' | 'spawn' | 'initialize' | 'session/new' | 'session/set_mode' | 'prompt' | 'teardown';
 
-// Is this JSON-RPC error Cursor's authRequired?
-function isAuthError(err: unknown): boolean {
-  return err instanceof RpcRequestError && (err.rpc.code === -32000 || /auth/i.test(err.rpc.message));
+/** Everything one run knows, passed from step to step. */
+interface RunState {
+  readonly opts: RunOptions;
+  readonly io: RunIO;
+  readonly t0: number;
+  readonly out: Output;
+  readonly teardown: Teardown;
+  readonly cancel: Cancel;
+  readonly tools: ToolStore;
+  readonly ctx: UpdateContext;
+  readonly timings: ResultEvent['timings'];
+  phase: Phase;
+  /** True while what the agent sends belongs to this run's output; false once the turn's answer came. */
+  accepting: boolean;
+  config?: LoadedConfig;
+  warnings: Warning[];
+  agent?: AgentProcess;
+  conn?: Connection;
+  requests?: AgentRequests;
+  wire?: WireLog;
+  idle?: IdleTimer;
+  sessionId: string | null;
+  model: string | null;
+  modes: string[];
+  stopReason: string | null;
+  promptSentAt: number;
+  replyHead: string;
+  exitCode?: ExitCode;
+  /** A failure that does not stop the turn but fails the run (the wire log could not be written). */
+  sideFailure?: RhoError;
 }
 
+const CANCEL_GRACE_MS = 2000;
+const KILL_GRACE_MS = 2000;
+const AUTH_HINT = 'set CURSOR_API_KEY or run `cursor-agent login`';
+
 export async function run(opts: RunOptions, io: RunIO): Promise<number> {
-  const t0 = io.now();
-  const since = (t: number): number => Math.round(io.now() - t);
-  const out: Writer = { write: (s) => io.stdout.write(s), isTTY: io.stdout.isTTY === true };
-  const err: Writer = { write: (s) => io.stderr.write(s), isTTY: io.stderr.isTTY === true };
-
-  const timings: ResultEvent['timings'] = { initializeMs: null, sessionNewMs: null, promptMs: null };
-  const tools = new ToolStore();
-  const ctx: UpdateContext = { tools, lastTodos: '', title: null, mode: null };
-  const summary = opts.format === 'json' ? new RunSummary() : undefined;
-  let renderer: Renderer | undefined;
-  let spinner: Spinner | undefined;
-  let outputClosed = false;
-  const early: Event[] = [];
-  let sessionId: string | null = null;
-  let model: string | null = null;
-  let stopReason: string | null = null;
-  let phase = 'start';
-  let promptSentAt = 0;
-
-  let replyHead = '';
-  const emit = (e: Event): void => {
-    if (e.type === 'message' && replyHead.length < 200) replyHead += e.text;
-    if (spinner && e.type !== 'extension') {
-      spinner.stop();
-      spinner = undefined;
-    }
-    summary?.add(e);
-    if (renderer) renderer.emit(e);
-    else early.push(e);
-  };
-  // Warnings go to stderr in every format, and as events.
-  const warn = (code: string, message: string, line?: string): void => {
-    emit({ type: 'warning', code, message, ...(line === undefined ? {} : { line }) });
-    if (opts.format !== 'text') io.stderr.write(`rho-cursor: warning: ${message}\n`);
-  };
-
-  let agent: AgentProcess | undefined;
-  let conn: Connection | undefined;
-  let requests: AgentRequests | undefined;
-  let wire: WireLog | undefined;
+  const s = newState(opts, io);
+  const offSignal = io.onSignal((signal) => onSignal(s, signal));
+  const offExit = io.onExit(() => s.teardown.drainSync());
+  const runTimer = opts.timeoutMs ? setTimeout(() => s.cancel.stop('timeout'), opts.timeoutMs) : undefined;
   let error: RhoError | undefined;
-  const killOnExit = (): void => agent?.killNow();
-  process.once('exit', killOnExit);
-
-  // Cancellation: a first stop asks the agent to end the turn; the stopped promise ends the wait.
-  const cancel = new Cancel({
-    graceMs: CANCEL_GRACE_MS,
-    timeoutMs: opts.timeoutMs,
-    killNow: () => agent?.killNow(),
-    cancelTurn: () => {
-      spinner?.stop();
-      spinner = undefined;
-      if (phase !== 'prompt' || !conn || !sessionId || conn.isClosed) return false;
-      conn.notify('session/cancel', { sessionId });
-      requests?.cancelAll();
-      return true;
-    },
-  });
-  const offSignal = io.onSignal((s) => cancel.stop(s));
-  const runTimer = opts.timeoutMs ? setTimeout(() => cancel.stop('timeout'), opts.timeoutMs) : undefined;
-  io.stdout.on('error', () => {
-    outputClosed = true;
-    cancel.stop('epipe');
-  });
-
-  const step = <T>(method: string, params: unknown): Promise<T> => {
-    phase = method;
-    const timeout = {
-      ms: opts.stepTimeoutMs,
-      error: () =>
-        new RhoError(
-          'step_timeout',
-          `${method} got no answer within ${fmtMs(opts.stepTimeoutMs)} (--step-timeout)`,
-        ),
-    };
-    return cancel.race(conn!.request<T>(method, params, timeout));
-  };
-
-  let config: LoadedConfig | undefined;
   try {
-    // 1. Config, read before anything is spawned.
-    config = await loadConfig(io.env, io.home, opts.cwd);
-    const warnings = configWarnings({
-      config: config.effective,
-      // Ask with nobody at the terminal rejects, so the warnings judge it as reject.
-      policy: opts.policy === 'ask' && !opts.interactive ? 'reject' : opts.policy,
-      allow: opts.allow,
-      plan: opts.plan,
-    });
-    if (opts.policy === 'ask' && !opts.interactive) {
-      warnings.push({
-        code: 'ask-without-terminal',
-        message: 'no terminal to ask at: permission requests are rejected',
-      });
-    }
-    const agentPath = resolveAgent(opts.agent, io.env, opts.cwd);
-    if (opts.wireLog) wire = new WireLog(opts.wireLog, io.now, t0, io.env.CURSOR_API_KEY);
-
-    // 2. Spawn as early as possible; the renderer loads while the agent starts.
-    const args = ['--trust', ...(opts.model ? ['--model', opts.model] : []), 'acp'];
-    agent = new AgentProcess(agentPath, args, opts.cwd, io.env);
-    conn = linkAgent(agent, {
-      label: opts.agent,
-      phase: () => phase,
-      wire,
-      onRequest: (msg) => requests!.handle(msg),
-      onNotification: (msg) => {
-        if (msg.method === 'session/update') for (const e of eventsFromUpdate(msg.params, ctx)) emit(e);
-        else emit({ type: 'extension', method: msg.method, params: msg.params });
-      },
-      onInvalid: (line, reason) =>
-        warn(
-          'agent-non-json',
-          `the agent wrote a line that is not JSON-RPC (${reason}): ${line.slice(0, 120)}`,
-          line,
-        ),
-      onText: emit,
-      flush: () => !renderer || renderer.flush() || outputClosed,
-      drainTarget: () => (io.stdout.writableNeedDrain ? io.stdout : io.stderr),
-    });
-    requests = new AgentRequests({ conn, emit, tools, opts, asker: io.asker });
-
-    // 3. Handshake: initialize, then session/new; never authenticate.
-    let t = io.now();
-    const init = step<Record<string, unknown>>('initialize', {
-      protocolVersion: 1,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-      clientInfo: { name: 'rho-cursor', version: io.version },
-    });
-    // It is awaited below; until then a fast failure must not count as an unhandled rejection.
-    init.catch(() => {});
-    renderer = await makeRenderer(opts.format, out, err, io.env);
-    for (const e of early.splice(0)) renderer.emit(e);
-    for (const w of warnings) warn(w.code, w.message);
-    renderer.flush();
-    // A terminal of zero columns (a pty nobody sized) makes ora redraw without end: no spinner there.
-    if (opts.format === 'text' && err.isTTY && (io.stderr.columns ?? 0) > 0 && !cancel.cause)
-      spinner = await startSpinner(io.stderr, 'starting cursor-agent');
-    const initResult = await init;
-    timings.initializeMs = since(t);
-    spinner?.text('creating a session');
-    t = io.now();
-    let session: unknown;
-    try {
-      session = await step('session/new', { cwd: opts.cwd, mcpServers: [] });
-    } catch (e) {
-      if (isAuthError(e))
-        throw new RhoError(
-          'auth_required',
-          `cursor-agent is not authenticated: ${(e as RpcRequestError).rpc.message}`,
-          { hint: AUTH_HINT },
-        );
-      throw e;
-    }
-    timings.sessionNewMs = since(t);
-    const facts = readSession(initResult, session);
-    sessionId = facts.sessionId;
-    model = facts.model;
-    ctx.mode = facts.mode;
-    const available = facts.modes;
-    emit({
-      type: 'session',
-      sessionId,
-      model,
-      mode: ctx.mode,
-      modes: available,
-      configDir: config.configDir,
-      configDirSource: config.configDirSource,
-      approvalMode: config.effective.approvalMode,
-      permissions: opts.policy,
-      allow: opts.allow,
-      cwd: opts.cwd,
-      agent: facts.agent,
-    });
-    renderer.flush();
-
-    // 4. Plan mode, confirmed by the agent, before the prompt.
-    if (opts.plan) {
-      if (!available.includes('plan')) {
-        throw new RhoError(
-          'plan_refused',
-          `the agent offers no plan mode (modes: ${available.join(', ') || 'none'})`,
-        );
-      }
-      try {
-        await step('session/set_mode', { sessionId, modeId: 'plan' });
-      } catch (e) {
-        if (e instanceof RpcRequestError)
-          throw new RhoError('plan_refused', `the agent refused plan mode: ${e.rpc.message}`);
-        throw e;
-      }
-      if (ctx.mode !== 'plan') {
-        ctx.mode = 'plan';
-        emit({ type: 'mode', mode: 'plan' });
-      }
-      renderer.flush();
-    }
-
-    // 5. The prompt; updates stream as they arrive, requests are answered by policy.
-    phase = 'prompt';
-    promptSentAt = io.now();
-    const result = await cancel.race(
-      conn.request<Record<string, unknown>>('session/prompt', {
-        sessionId,
-        prompt: [{ type: 'text', text: opts.prompt }],
-      }),
-    );
-    timings.promptMs = since(promptSentAt);
-    stopReason = typeof result.stopReason === 'string' ? result.stopReason : null;
-    if (stopReason === null) throw new RhoError('protocol', 'session/prompt answered without a stopReason');
-    // Cursor reports some API failures as reply text and still ends the turn normally: say so.
-    const failure = replyReadsAsError(replyHead);
-    if (failure && stopReason === 'end_turn') {
-      warn('reply-looks-like-error', `the turn ended normally but the reply reads as an error: ${failure}`);
-    }
+    await readConfig(s);
+    await startAgent(s);
+    await handshake(s);
+    if (opts.plan) await enterPlanMode(s);
+    await promptTurn(s, opts.prompt);
   } catch (e) {
     error = toRhoError(e);
   } finally {
-    offSignal();
     if (runTimer) clearTimeout(runTimer);
-    spinner?.stop();
+    s.idle?.stop();
   }
+  const exitCode = await report(s, error);
+  s.exitCode = exitCode;
+  await s.teardown.drain((name, e) => s.out.line(`rho-cursor: could not release the ${name}: ${String(e)}`));
+  s.out.endStderr();
+  offExit();
+  offSignal();
+  // A write that failed after the result was sent still fails the run.
+  return s.out.failure?.kind === 'write_failed' && exitCode === 0 ? 1 : exitCode;
+}
 
-  // 6. Teardown: the agent never exits on its own after a turn.
-  phase = 'teardown';
-  if (timings.promptMs === null && promptSentAt) timings.promptMs = since(promptSentAt);
-  conn?.close(new RhoError('cancelled', 'the run is over'));
-  const teardown = agent?.terminate();
+function newState(opts: RunOptions, io: RunIO): RunState {
+  const tools = new ToolStore();
+  const s: RunState = {
+    opts,
+    io,
+    t0: io.now(),
+    teardown: new Teardown(),
+    out: new Output({
+      format: opts.format,
+      stdout: io.stdout,
+      stderr: io.stderr,
+      env: io.env,
+      onFailure: (f) => s.cancel.stop(f.kind),
+    }),
+    cancel: new Cancel({
+      graceMs: CANCEL_GRACE_MS,
+      timeoutMs: opts.timeoutMs,
+      facts: () => ({
+        idleTimeoutMs: opts.idleTimeoutMs,
+        writeFailure: s.out.failure?.kind === 'write_failed' ? s.out.failure.message : undefined,
+      }),
+      killNow: () => s.agent?.killNow(),
+      cancelTurn: () => cancelTurn(s),
+    }),
+    tools,
+    ctx: { tools, lastTodos: '', title: null, mode: null },
+    timings: { initializeMs: null, sessionNewMs: null, promptMs: null },
+    phase: 'config',
+    accepting: true,
+    warnings: [],
+    sessionId: null,
+    model: null,
+    modes: [],
+    stopReason: null,
+    promptSentAt: 0,
+    replyHead: '',
+  };
+  return s;
+}
 
-  // A cancel decides the exit code, even if the agent failed while it wound down.
-  error = cancel.error() ?? error;
-  if (stopReason === 'cancelled' || cancel.cause) {
-    for (const t of tools.all()) {
+// A signal before the end cancels (or, when fatal, ends) the run; during teardown it ends the agent now.
+function onSignal(s: RunState, signal: StopSignal): void {
+  if (s.phase === 'teardown') s.agent?.killNow();
+  else s.cancel.stop(signal);
+}
+
+// Asks the agent to end its turn: session/cancel, and `cancelled` for every request still waiting on us.
+function cancelTurn(s: RunState): boolean {
+  s.out.stopSpinner();
+  if (s.phase !== 'prompt' || !s.conn || !s.sessionId || s.conn.isClosed) return false;
+  s.conn.notify('session/cancel', { sessionId: s.sessionId });
+  s.requests?.cancelAll();
+  return true;
+}
+
+// 1. Config, read before anything is spawned; the warnings say where the policy cannot hold.
+async function readConfig(s: RunState): Promise<void> {
+  const { opts, io } = s;
+  s.config = await loadConfig(io.env, io.home, opts.cwd);
+  s.warnings = configWarnings({
+    config: s.config.effective,
+    // Ask with nobody at the terminal rejects, so the warnings judge it as reject.
+    policy: opts.policy === 'ask' && !opts.interactive ? 'reject' : opts.policy,
+    allow: opts.allow,
+    plan: opts.plan,
+  });
+  if (opts.policy === 'ask' && !opts.interactive) {
+    s.warnings.push({
+      code: 'ask-without-terminal',
+      message: 'no terminal to ask at: permission requests are rejected',
+    });
+  }
+}
+
+// 2. Spawn the agent and join it to a connection; its release goes on the teardown stack at once.
+async function startAgent(s: RunState): Promise<void> {
+  const { opts, io, out } = s;
+  s.phase = 'spawn';
+  const agentPath = resolveAgent(opts.agent, io.env, opts.cwd);
+  if (opts.wireLog) {
+    const wire = new WireLog(opts.wireLog, io.now, s.t0, io.env.CURSOR_API_KEY, (message) => {
+      s.sideFailure ??= new RhoError('write_failed', message);
+      out.warn('wire-log-failed', message);
+    });
+    s.wire = wire;
+    s.teardown.defer({ name: 'wire log', run: () => closeWireLog(s, wire) });
+  }
+  const args = ['--trust', ...(opts.model ? ['--model', opts.model] : []), 'acp'];
+  const agent = new AgentProcess(agentPath, args, opts.cwd, io.env);
+  s.agent = agent;
+  s.teardown.defer({
+    name: 'agent',
+    run: () => agent.terminate(KILL_GRACE_MS),
+    runSync: () => agent.killNow(),
+  });
+  if (opts.idleTimeoutMs) {
+    s.idle = new IdleTimer(opts.idleTimeoutMs, () => {
+      // The agent owes nothing while a person is still deciding one of its questions.
+      if (s.requests?.asking()) return false;
+      s.cancel.stop('idle');
+      return true;
+    });
+  }
+  const conn = linkAgent(agent, {
+    label: opts.agent,
+    phase: () => s.phase,
+    wire: s.wire,
+    onActivity: () => s.idle?.touch(),
+    onRequest: (msg) => {
+      if (s.accepting) s.requests!.handle(msg);
+    },
+    onNotification: (msg) => {
+      if (!s.accepting) return;
+      if (msg.method === 'session/update') for (const e of eventsFromUpdate(msg.params, s.ctx)) emit(s, e);
+      else emit(s, { type: 'extension', method: msg.method, params: msg.params ?? null });
+    },
+    onInvalid: (line, reason) => {
+      if (s.accepting)
+        out.warn(
+          'agent-non-json',
+          `the agent wrote a line that is not JSON-RPC (${reason}): ${line.slice(0, 120)}`,
+          line,
+        );
+    },
+    onText: (e) => {
+      if (s.accepting) emit(s, e);
+    },
+    flush: () => out.flush(),
+    drainTarget: () => out.drainTarget(),
+  });
+  s.conn = conn;
+  s.requests = new AgentRequests({ conn, emit: (e) => emit(s, e), tools: s.tools, opts, asker: io.asker });
+}
+
+// Every event of the run passes here: the head of the reply is kept to spot API errors written as text.
+function emit(s: RunState, e: Parameters<Output['emit']>[0]): void {
+  if (e.type === 'message' && s.replyHead.length < 200) s.replyHead += e.text;
+  s.out.emit(e);
+}
+
+// Sends one handshake request, bounded by --step-timeout and by a stop.
+function step<T>(
+  s: RunState,
+  method: 'initialize' | 'session/new' | 'session/set_mode',
+  params: unknown,
+): Promise<T> {
+  s.phase = method;
+  const ms = s.opts.stepTimeoutMs;
+  const timeout = {
+    ms,
+    error: () => new RhoError('step_timeout', `${method} got no answer within ${fmtMs(ms)} (--step-timeout)`),
+  };
+  return s.cancel.race(s.conn!.request<T>(method, params, timeout));
+}
+
+// 3. initialize, then session/new; never authenticate. The renderer loads while the agent starts.
+async function handshake(s: RunState): Promise<void> {
+  const { out, io, opts } = s;
+  s.idle?.touch();
+  let t = io.now();
+  const init = step<unknown>(s, 'initialize', {
+    protocolVersion: 1,
+    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    clientInfo: { name: 'rho-cursor', version: io.version },
+  });
+  // It is awaited below; until then a fast failure must not count as an unhandled rejection.
+  init.catch(() => {});
+  await out.open();
+  for (const w of s.warnings) out.warn(w.code, w.message);
+  out.flush();
+  if (!s.cancel.cause) await out.startSpinner(`starting ${opts.agent}`);
+  const initResult = await init;
+  s.timings.initializeMs = Math.round(io.now() - t);
+  out.spinnerText('creating a session');
+  t = io.now();
+  let session: unknown;
+  try {
+    session = await step(s, 'session/new', { cwd: opts.cwd, mcpServers: [] });
+  } catch (e) {
+    if (isAuthError(e))
+      throw new RhoError('auth_required', `${opts.agent} is not authenticated: ${e.rpc.message}`, {
+        hint: AUTH_HINT,
+      });
+    throw e;
+  }
+  s.timings.sessionNewMs = Math.round(io.now() - t);
+  const facts = readSession(initResult, session);
+  s.sessionId = facts.sessionId;
+  s.model = facts.model;
+  s.modes = facts.modes;
+  s.ctx.mode = facts.mode;
+  const config = s.config!;
+  emit(s, {
+    type: 'session',
+    sessionId: facts.sessionId,
+    model: facts.model,
+    mode: facts.mode,
+    modes: facts.modes,
+    configDir: config.configDir,
+    configDirSource: config.configDirSource,
+    approvalMode: config.effective.approvalMode,
+    permissions: opts.policy,
+    allow: opts.allow,
+    cwd: opts.cwd,
+    agent: facts.agent,
+  });
+  out.flush();
+}
+
+// Is this JSON-RPC error Cursor's authRequired?
+function isAuthError(err: unknown): err is RpcRequestError {
+  return err instanceof RpcRequestError && (err.rpc.code === -32000 || /auth/i.test(err.rpc.message));
+}
+
+// 4. Plan mode, confirmed by the agent, before the prompt.
+async function enterPlanMode(s: RunState): Promise<void> {
+  if (!s.modes.includes('plan')) {
+    throw new RhoError(
+      'plan_refused',
+      `the agent offers no plan mode (modes: ${s.modes.join(', ') || 'none'})`,
+    );
+  }
+  try {
+    await step(s, 'session/set_mode', { sessionId: s.sessionId, modeId: 'plan' });
+  } catch (e) {
+    if (e instanceof RpcRequestError)
+      throw new RhoError('plan_refused', `the agent refused plan mode: ${e.rpc.message}`);
+    throw e;
+  }
+  if (s.ctx.mode !== 'plan') {
+    s.ctx.mode = 'plan';
+    emit(s, { type: 'mode', mode: 'plan' });
+  }
+  s.out.flush();
+}
+
+// 5. One prompt turn: updates stream as they arrive, requests are answered by policy. A later feature may
+// call it again in the same session (a follow-up prompt).
+async function promptTurn(s: RunState, text: string): Promise<void> {
+  const { io } = s;
+  s.phase = 'prompt';
+  s.accepting = true;
+  s.promptSentAt = io.now();
+  let answer: unknown;
+  try {
+    answer = await s.cancel.race(
+      s.conn!.request('session/prompt', { sessionId: s.sessionId, prompt: [{ type: 'text', text }] }),
+    );
+  } finally {
+    s.timings.promptMs = Math.round(io.now() - s.promptSentAt);
+    // What the agent sends after the turn's answer is not this run's output: `result` is always last.
+    s.accepting = false;
+  }
+  const stopReason =
+    answer !== null && typeof answer === 'object' && !Array.isArray(answer)
+      ? (answer as Record<string, unknown>).stopReason
+      : undefined;
+  if (typeof stopReason !== 'string')
+    throw new RhoError(
+      'protocol',
+      `session/prompt answered without a stopReason: ${JSON.stringify(answer ?? null).slice(0, 200)}`,
+    );
+  s.stopReason = stopReason;
+  // Cursor reports some API failures as reply text and still ends the turn normally: say so.
+  const failure = replyReadsAsError(s.replyHead);
+  if (failure && stopReason === 'end_turn') {
+    s.out.warn(
+      'reply-looks-like-error',
+      `the turn ended normally but the reply reads as an error: ${failure}`,
+    );
+  }
+}
+
+const STOP_REASONS = ['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled'];
+
+// 6. The result: the exit code, the one `result` event (always last), and the error line on stderr.
+async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCode> {
+  const { out, opts, cancel } = s;
+  s.phase = 'teardown';
+  s.accepting = false;
+  s.conn?.close(new RhoError('cancelled', 'the run is over'));
+  // A stop (a signal, a timeout, a closed stdout) decides the exit code, even if the agent failed meanwhile.
+  let error = cancel.error() ?? thrown;
+  if (!error && s.stopReason !== null && !STOP_REASONS.includes(s.stopReason))
+    error = new RhoError('protocol', `the agent answered an unknown stopReason '${s.stopReason}'`);
+  if (!error && s.stopReason === 'cancelled')
+    error = new RhoError('protocol', 'the agent ended the turn as cancelled, though no cancel was asked for');
+  error ??= s.sideFailure;
+  if (s.stopReason === 'cancelled' || cancel.cause) {
+    for (const t of s.tools.all()) {
       if (t.status === 'pending' || t.status === 'in_progress') {
         t.status = 'cancelled';
-        emit(t);
+        out.emit(t);
       }
     }
   }
-  const exitCode = error ? error.exitCode : exitForStopReason(stopReason ?? '');
-  const resultEvent: ResultEvent = {
+  const exitCode = error ? error.exitCode : exitForStopReason(s.stopReason ?? '');
+  const result: ResultEvent = {
     type: 'result',
-    stopReason,
+    stopReason: s.stopReason,
     exitCode,
-    sessionId,
-    model,
-    mode: ctx.mode,
-    title: ctx.title,
-    durationMs: since(t0),
-    timings,
+    sessionId: s.sessionId,
+    model: s.model,
+    mode: s.ctx.mode,
+    title: s.ctx.title,
+    durationMs: Math.round(s.io.now() - s.t0),
+    timings: s.timings,
     usage: null,
     ...(error
       ? {
@@ -301,30 +420,25 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
         }
       : {}),
   };
-  if (!renderer) {
-    renderer = await makeRenderer(opts.format, out, err, io.env);
-    for (const e of early.splice(0)) renderer.emit(e);
-  }
-  if (!outputClosed) {
-    renderer.emit(resultEvent);
-    renderer.finish((summary ?? new RunSummary()).output(resultEvent));
-  }
-  if (error && opts.format !== 'text' && !outputClosed) {
-    io.stderr.write(`rho-cursor: ${resultEvent.error?.message ?? error.message}\n`);
-  }
-  await teardown;
-  process.removeListener('exit', killOnExit);
-  if (wire) {
-    wire.summary({
-      initialize_ms: timings.initializeMs,
-      session_new_ms: timings.sessionNewMs,
-      prompt0_ms: promptSentAt ? Math.round(promptSentAt - t0) : null,
-      prompt0_end_ms:
-        timings.promptMs !== null && promptSentAt ? Math.round(promptSentAt - t0 + timings.promptMs) : null,
-      stop_reason: stopReason,
-      exit_code: exitCode,
-    });
-    await wire.close();
-  }
+  await out.close(result);
+  // Outside text mode the error is also one line on stderr; a closed stdout is a quiet end.
+  const quiet = out.failure?.kind === 'epipe' || error?.code === 'stdout_closed';
+  if (error && !quiet && (opts.format !== 'text' || out.failure))
+    out.line(`rho-cursor: ${result.error?.message ?? error.message}`);
   return exitCode;
+}
+
+// The wire log's closing row, then the file is closed.
+async function closeWireLog(s: RunState, wire: WireLog): Promise<void> {
+  const { timings, promptSentAt, t0 } = s;
+  wire.summary({
+    initialize_ms: timings.initializeMs,
+    session_new_ms: timings.sessionNewMs,
+    prompt0_ms: promptSentAt ? Math.round(promptSentAt - t0) : null,
+    prompt0_end_ms:
+      timings.promptMs !== null && promptSentAt ? Math.round(promptSentAt - t0 + timings.promptMs) : null,
+    stop_reason: s.stopReason,
+    exit_code: s.exitCode ?? null,
+  });
+  await wire.close();
 }

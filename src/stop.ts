@@ -1,22 +1,53 @@
 // Pure: why a run was stopped before its turn ended, and the error (and exit code) each cause maps to.
-import { EXIT, RhoError } from './errors.js';
+import { constants } from 'node:os';
+import { EXIT, RhoError, type ExitCode } from './errors.js';
 
-export type StopCause = 'SIGINT' | 'SIGTERM' | 'timeout' | 'epipe';
+/** Signals that cancel the turn (session/cancel, a grace, then the kill ladder). */
+export const CANCEL_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** Fatal signals we can catch: no grace, the agent is ended at once, the result still written. */
+export const FATAL_SIGNALS = ['SIGQUIT', 'SIGUSR2', 'SIGALRM', 'SIGVTALRM', 'SIGPROF', 'SIGXCPU'] as const;
+export type StopSignal = (typeof CANCEL_SIGNALS)[number] | (typeof FATAL_SIGNALS)[number];
+
+export type StopCause = StopSignal | 'timeout' | 'idle' | 'epipe' | 'write_failed';
+
+export interface StopFacts {
+  timeoutMs?: number | undefined;
+  idleTimeoutMs?: number | undefined;
+  /** What could not be written, for write_failed. */
+  writeFailure?: string | undefined;
+}
+
+// Does this cause end the run at once, with no grace for the agent to wind the turn down?
+export const isImmediate = (cause: StopCause): boolean =>
+  (FATAL_SIGNALS as readonly string[]).includes(cause);
+
+// Is this cause a person's or a supervisor's signal (a second one ends the run at once)?
+export const isSignal = (cause: StopCause): cause is StopSignal => cause.startsWith('SIG');
 
 // Formats milliseconds the way the options take them.
 export const fmtMs = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
 
-export function stopError(cause: StopCause, timeoutMs: number | undefined): RhoError {
+// The shell's convention: 128 + the signal's number.
+const signalExit = (s: StopSignal): ExitCode => (128 + (constants.signals[s] ?? 0)) as ExitCode;
+
+export function stopError(cause: StopCause, facts: StopFacts | number = {}): RhoError {
+  const f: StopFacts = typeof facts === 'number' ? { timeoutMs: facts } : facts;
   switch (cause) {
     case 'timeout':
-      return new RhoError('run_timeout', `the run exceeded --timeout ${fmtMs(timeoutMs ?? 0)}`, {
-        exitCode: EXIT.timeout,
-      });
+      return new RhoError('run_timeout', `the run exceeded --timeout ${fmtMs(f.timeoutMs ?? 0)}`);
+    case 'idle':
+      return new RhoError(
+        'idle_timeout',
+        `the agent sent nothing for ${fmtMs(f.idleTimeoutMs ?? 0)} (--idle-timeout)`,
+      );
     case 'epipe':
       return new RhoError('stdout_closed', 'stdout was closed');
-    case 'SIGINT':
-      return new RhoError('cancelled', 'cancelled by SIGINT', { exitCode: EXIT.sigint });
-    case 'SIGTERM':
-      return new RhoError('cancelled', 'cancelled by SIGTERM', { exitCode: EXIT.sigterm });
+    case 'write_failed':
+      return new RhoError('write_failed', f.writeFailure ?? 'cannot write the output');
+    default: {
+      const exitCode = cause === 'SIGINT' ? EXIT.sigint : signalExit(cause);
+      const how = isImmediate(cause) ? 'ended' : 'cancelled';
+      return new RhoError('cancelled', `${how} by ${cause}`, { exitCode });
+    }
   }
 }

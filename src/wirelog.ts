@@ -1,15 +1,22 @@
 // --wire-log: every wire message of a run in the spike's {dir, ms, msg} rows, and a closing summary row.
+// Each row is one JSON line whatever the agent sent: a line is embedded only when it parsed as JSON,
+// otherwise it is logged as a JSON string, so a crafted line can neither break the file nor forge a row.
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { RhoError } from './errors.js';
+import { redact, secretForms } from './lifecycle/secrets.js';
 
 export class WireLog {
   private readonly stream: WriteStream;
+  private readonly forms: string[];
+  private failed = false;
 
   constructor(
-    path: string,
+    private readonly path: string,
     private readonly now: () => number,
     private readonly t0: number,
-    private readonly secret: string | undefined,
+    secret: string | undefined,
+    /** Called once if the log cannot be written (a full disk): the run goes on and reports it. */
+    private readonly onFailure: (message: string) => void,
   ) {
     let fd: number;
     try {
@@ -17,14 +24,19 @@ export class WireLog {
     } catch (err) {
       throw new RhoError('usage', `option '--wire-log' cannot open ${path}: ${(err as Error).message}`);
     }
+    this.forms = secret && secret.length >= 8 ? secretForms(secret) : [];
     this.stream = createWriteStream('', { fd });
+    this.stream.on('error', (e) => {
+      if (this.failed) return;
+      this.failed = true;
+      this.onFailure(`cannot write the wire log ${this.path}: ${e.message}`);
+    });
   }
 
-  // Writes one row; a2c lines are embedded as they arrived when they are JSON, else as a JSON string.
-  row(dir: 'c2a' | 'a2c', line: string, isJson = true): void {
+  // Writes one row; `json` says the line parsed as JSON (only then is it embedded as it arrived).
+  row(dir: 'c2a' | 'a2c', line: string, json: boolean): void {
     const ms = Math.round(this.now() - this.t0);
-    const msg = isJson ? line : JSON.stringify(line);
-    this.write(`{"dir":"${dir}","ms":${ms},"msg":${msg}}\n`);
+    this.write(`{"dir":"${dir}","ms":${ms},"msg":${json ? line : JSON.stringify(line)}}\n`);
   }
 
   summary(fields: Record<string, unknown>): void {
@@ -33,13 +45,15 @@ export class WireLog {
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => this.stream.end(resolve));
+    return new Promise((resolve) => {
+      if (this.stream.destroyed) return resolve();
+      this.stream.end(resolve);
+    });
   }
 
-  // A key never reaches the log, even if the agent echoes it.
+  // A key never reaches the log, in any form the agent could spell it.
   private write(text: string): void {
-    this.stream.write(
-      this.secret && text.includes(this.secret) ? text.split(this.secret).join('[redacted]') : text,
-    );
+    if (this.failed) return;
+    this.stream.write(this.forms.length > 0 ? redact(text, this.forms) : text);
   }
 }

@@ -18,8 +18,8 @@ export interface ConnectionHandlers {
   onNotification(msg: Notification): void;
   /** A line that is not a JSON-RPC message; never answered into the agent's stdin. */
   onInvalid(line: string, reason: string): void;
-  /** Every line crossing the wire, for the wire log; a2c lines arrive raw. */
-  onWire?(dir: 'c2a' | 'a2c', line: string): void;
+  /** Every line crossing the wire, once, for the wire log; `json` says whether the line parsed as JSON. */
+  onWire?(dir: 'c2a' | 'a2c', line: string, json: boolean): void;
 }
 
 interface Pending {
@@ -60,24 +60,25 @@ export class Connection {
     this.write({ jsonrpc: '2.0', method, params });
   }
 
-  respond(id: Id, result: unknown): void {
+  respond(id: Id | null, result: unknown): void {
     this.write({ jsonrpc: '2.0', id, result });
   }
 
-  respondError(id: Id, code: number, message: string): void {
+  respondError(id: Id | null, code: number, message: string): void {
     this.write({ jsonrpc: '2.0', id, error: { code, message } });
   }
 
   // Parses one line from the agent and routes it; responses settle their pending request.
   handleLine(line: string): void {
-    this.h.onWire?.('a2c', line);
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
+      this.h.onWire?.('a2c', line, false);
       this.h.onInvalid(line, 'not JSON');
       return;
     }
+    this.h.onWire?.('a2c', line, true);
     const msg = classify(value);
     switch (msg.kind) {
       case 'request':
@@ -121,7 +122,7 @@ export class Connection {
   private write(msg: object): void {
     if (this.closedWith) return;
     const line = JSON.stringify(msg);
-    this.h.onWire?.('c2a', line);
+    this.h.onWire?.('c2a', line, true);
     this.h.send(line);
   }
 }

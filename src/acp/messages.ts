@@ -9,7 +9,8 @@ export interface RpcError {
 
 export interface Request {
   jsonrpc: '2.0';
-  id: Id;
+  /** JSON-RPC allows a null id on a request; it is answered with a null id. */
+  id: Id | null;
   method: string;
   params?: unknown;
 }
@@ -41,12 +42,29 @@ export function classify(value: unknown): Incoming {
   const m = value as Record<string, unknown>;
   const hasId = typeof m.id === 'number' || typeof m.id === 'string';
   if (typeof m.method === 'string') {
-    return hasId
-      ? { kind: 'request', msg: m as unknown as Request }
-      : { kind: 'notification', msg: m as unknown as Notification };
+    // A request is a message with an id member, null included; only a message without one is a notification.
+    if (hasId || m.id === null) return { kind: 'request', msg: m as unknown as Request };
+    if (m.id !== undefined)
+      return { kind: 'invalid', reason: `a request whose id is ${JSON.stringify(m.id)}` };
+    return { kind: 'notification', msg: m as unknown as Notification };
   }
-  if (hasId && ('result' in m || 'error' in m)) return { kind: 'response', msg: m as unknown as Response };
+  if (hasId && 'error' in m && m.error !== undefined && m.error !== null) {
+    return { kind: 'response', msg: { jsonrpc: '2.0', id: m.id as Id, error: rpcError(m.error) } };
+  }
+  if (hasId && 'result' in m) return { kind: 'response', msg: m as unknown as Response };
   return { kind: 'invalid', reason: 'neither a request, a notification nor a response' };
+}
+
+// An error member read leniently: a malformed one still fails its request, with what the agent wrote.
+function rpcError(e: unknown): RpcError {
+  if (isRecord(e) && typeof e.message === 'string') {
+    return {
+      code: typeof e.code === 'number' ? e.code : -32603,
+      message: e.message,
+      ...(e.data === undefined ? {} : { data: e.data }),
+    };
+  }
+  return { code: -32603, message: `a malformed error: ${JSON.stringify(e).slice(0, 200)}` };
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

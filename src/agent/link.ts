@@ -19,6 +19,8 @@ export interface LinkOptions extends Omit<ConnectionHandlers, 'send' | 'onWire'>
   flush(): boolean;
   /** Where to wait when our output is full. */
   drainTarget(): NodeJS.EventEmitter;
+  /** Every line the agent writes, before it is handled: the idle timer's heartbeat. */
+  onActivity(): void;
   wire: WireLog | undefined;
 }
 
@@ -29,13 +31,8 @@ export function linkAgent(agent: AgentProcess, o: LinkOptions): Connection {
     send: (line) => agent.write(line),
     onRequest: o.onRequest,
     onNotification: o.onNotification,
-    onInvalid: (line, reason) => {
-      wire?.row('a2c', line, false);
-      o.onInvalid(line, reason);
-    },
-    onWire: wire
-      ? (dir, line) => (dir === 'c2a' || line.startsWith('{') ? wire.row(dir, line) : undefined)
-      : undefined,
+    onInvalid: o.onInvalid,
+    onWire: wire ? (dir, line, json) => wire.row(dir, line, json) : undefined,
   });
 
   const failWith = (code: 'agent_closed' | 'agent_exited', why: string): void => {
@@ -46,9 +43,10 @@ export function linkAgent(agent: AgentProcess, o: LinkOptions): Connection {
 
   // Text chunks, nearly every line of a turn, skip the general parse and dispatch.
   const onLine = (line: string): void => {
+    o.onActivity();
     const chunk = textChunkEvent(line);
     if (chunk === undefined) return conn.handleLine(line);
-    wire?.row('a2c', line);
+    wire?.row('a2c', line, true);
     o.onText(chunk);
   };
 

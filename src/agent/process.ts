@@ -1,23 +1,40 @@
-// The agent child: spawned without a shell in its own process group, stderr always drained, killed as a group.
+// The agent child: spawned without a shell in its own process group, stderr always drained, and ended
+// with everything it started (its group, its descendants, and anything carrying the run's mark).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { agentProcesses, isGone, readProc, type Proc } from './tree.js';
+import { stderrMessage } from './stderr.js';
 
 export interface ExitInfo {
   code: number | null;
   signal: NodeJS.Signals | null;
 }
 
-const STDERR_TAIL_BYTES = 4096;
+const STDERR_TAIL_BYTES = 8192;
+/** The environment variable that marks every process of one run. */
+export const RUN_MARK_VAR = 'RHO_CURSOR_RUN';
 
 export class AgentProcess {
   readonly child: ChildProcessWithoutNullStreams;
   readonly exited: Promise<ExitInfo>;
   exitInfo: ExitInfo | undefined;
+  private readonly mark: string;
+  /** Processes seen belonging to the agent, kept so a parent's exit cannot hide its children from us. */
+  private readonly known = new Map<number, Proc>();
   private tail = '';
+  private escalate: (() => void) | undefined;
+  private escalated = false;
 
   constructor(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
+    const id = `${process.pid}-${randomBytes(6).toString('hex')}`;
+    this.mark = `${RUN_MARK_VAR}=${id}`;
     // detached puts the agent in a new process group whose id is its pid, so the whole tree can be signalled.
-    this.child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    this.child = spawn(command, args, {
+      cwd,
+      env: { ...env, [RUN_MARK_VAR]: id },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
         this.exitInfo = { code, signal };
@@ -31,7 +48,10 @@ export class AgentProcess {
     // A full stderr pipe would stall the agent: read it all the time and keep the tail for error messages.
     this.child.stderr.setEncoding('utf8');
     this.child.stderr.on('data', (s: string) => {
-      this.tail = (this.tail + s).slice(-STDERR_TAIL_BYTES);
+      this.tail =
+        this.tail.length + s.length > STDERR_TAIL_BYTES * 2
+          ? (this.tail + s).slice(-STDERR_TAIL_BYTES)
+          : this.tail + s;
     });
     this.child.stdin.on('error', () => {
       // The agent closing its stdin is reported through its exit, not as a crash here.
@@ -42,11 +62,9 @@ export class AgentProcess {
     return this.child.pid;
   }
 
-  // The last lines the agent wrote to stderr, trimmed for a one-line error message.
+  // What the agent last said on stderr that explains a failure: its message lines, not stack frames.
   stderrTail(maxChars = 300): string {
-    const lines = this.tail.trim().split('\n').filter(Boolean);
-    const last = lines.slice(-3).join(' | ');
-    return last.length > maxChars ? '…' + last.slice(-maxChars) : last;
+    return stderrMessage(this.tail.slice(-STDERR_TAIL_BYTES), maxChars);
   }
 
   write(line: string): void {
@@ -54,7 +72,7 @@ export class AgentProcess {
   }
 
   // Signals the whole process group; false when nothing is left in it.
-  signalGroup(signal: NodeJS.Signals | 0): boolean {
+  private signalGroup(signal: NodeJS.Signals | 0): boolean {
     const pid = this.child.pid;
     if (pid === undefined) return false;
     try {
@@ -65,48 +83,79 @@ export class AgentProcess {
     }
   }
 
-  // Is anything but a zombie left in the group? Where PID 1 reaps no orphans, killed grandchildren stay zombies.
-  groupAlive(): boolean {
+  // The agent's processes now, plus any seen before that still live (same pid and start time), so a
+  // parent's exit cannot hide its children from us.
+  private survey(): Proc[] {
     const pid = this.child.pid;
-    if (pid === undefined || !this.signalGroup(0)) return false;
-    let entries: string[];
-    try {
-      entries = readdirSync('/proc');
-    } catch {
-      return true;
+    if (pid === undefined) return [];
+    const live = new Map(agentProcesses(pid, this.mark).map((p) => [p.pid, p]));
+    for (const [kpid, k] of this.known) {
+      if (live.has(kpid)) continue;
+      const again = readProc(kpid);
+      if (again && again.start === k.start && !isGone(again)) live.set(kpid, again);
+      else this.known.delete(kpid);
     }
-    for (const e of entries) {
-      if (e.charCodeAt(0) < 48 || e.charCodeAt(0) > 57) continue;
-      try {
-        const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
-        // "pid (comm) S ppid pgrp ...": comm may hold spaces, so read after the last ')'.
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        if (Number(fields[2]) === pid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
-      } catch {
-        // the process ended while we looked
-      }
-    }
-    return false;
+    for (const p of live.values()) this.known.set(p.pid, p);
+    return [...live.values()];
   }
 
-  // The kill ladder: SIGTERM to the group, then SIGKILL once the grace runs out while anything is still in it.
+  // Signals the group and every process found outside it.
+  private signalAll(signal: NodeJS.Signals, procs: Proc[]): void {
+    this.signalGroup(signal);
+    const groups = new Set<number>();
+    for (const p of procs) {
+      try {
+        process.kill(p.pid, signal);
+      } catch {
+        // already gone
+      }
+      if (p.pgid !== this.child.pid && p.pgid > 1 && p.pgid !== process.pid) groups.add(p.pgid);
+    }
+    // An escapee's own group holds what it started since.
+    for (const g of groups) {
+      try {
+        process.kill(-g, signal);
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  // Is anything of the agent's left alive? Zombies count as gone (where PID 1 reaps no orphans they stay).
+  alive(): boolean {
+    return this.exitInfo === undefined || this.survey().length > 0;
+  }
+
+  // The kill ladder: SIGTERM to the group and every descendant, then SIGKILL once the grace runs out
+  // while anything is left; escalate() (a signal during teardown) skips the rest of the grace.
   async terminate(graceMs = 2000): Promise<void> {
     if (this.child.pid === undefined) return;
     this.child.stdin.end();
-    this.signalGroup('SIGTERM');
+    this.signalAll('SIGTERM', this.survey());
     const deadline = Date.now() + graceMs;
-    // Most agents exit on SIGTERM: wait for that first, then for anything else left in the group.
-    await Promise.race([this.exited, new Promise((r) => setTimeout(r, graceMs).unref())]);
-    while (Date.now() < deadline) {
-      if (this.exitInfo && !this.groupAlive()) return;
-      await new Promise((r) => setTimeout(r, 20));
+    const abort = new Promise<void>((resolve) => {
+      this.escalate = resolve;
+      if (this.escalated) resolve();
+    });
+    // Most agents exit on SIGTERM: wait for that first, then for anything else it left.
+    await Promise.race([this.exited, sleep(graceMs), abort]);
+    while (!this.escalated && Date.now() < deadline) {
+      if (!this.alive()) return;
+      await Promise.race([sleep(20), abort]);
     }
-    this.signalGroup('SIGKILL');
+    this.killNow();
     await this.exited;
+    // A second look: what the agent started while it died.
+    if (this.survey().length > 0) this.killNow();
   }
 
-  // Last resort when rho-cursor itself is going down: synchronous, no waiting.
+  // Last resort (a second signal, a signal during teardown, the exit hook): SIGKILL to everything now,
+  // synchronously; a ladder still in its grace stops waiting.
   killNow(): void {
-    this.signalGroup('SIGKILL');
+    this.escalated = true;
+    this.escalate?.();
+    if (this.child.pid !== undefined) this.signalAll('SIGKILL', this.survey());
   }
 }
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());

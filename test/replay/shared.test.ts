@@ -91,7 +91,7 @@ describe.skipIf(!hasSharedRecordings)('real Cursor recordings (../shared/recordi
 
   it('cursor_cancel: --timeout sends session/cancel and gets stopReason cancelled', async () => {
     const r = await finish(
-      startCli(['run', ...SJ, '--timeout', '500ms', 'essay'], { recording: rec('cursor_cancel.jsonl') }),
+      startCli(['run', ...SJ, '--timeout', '2s', 'essay'], { recording: rec('cursor_cancel.jsonl') }),
       true,
     );
     expect(r.exitCode).toBe(124);

@@ -36,6 +36,9 @@ describe('parseDuration', () => {
     '1h',
     '10 s',
     '1.5.2',
+    '99999999999',
+    '86401',
+    '1441m',
     '1e3',
     '.5',
     'ten',
@@ -54,7 +57,7 @@ describe('durationOption', () => {
     expect(() => durationOption('--step-timeout', '10x')).toThrow(
       new RhoError(
         'usage',
-        "option '--step-timeout' takes a duration like 500ms, 10s, 2m or a number of seconds (got '10x')",
+        "option '--step-timeout' takes a duration like 500ms, 10s, 2m or a number of seconds, above 0 and at most 24h (got '10x')",
       ),
     );
     expect(() => durationOption('--timeout', '0')).toThrow(

@@ -20,9 +20,9 @@ describe('classify', () => {
       kind: 'notification',
     },
     {
-      name: 'a method with a null id',
+      name: 'a method with a null id (a request, answered with id null)',
       value: { jsonrpc: '2.0', id: null, method: 'x' },
-      kind: 'notification',
+      kind: 'request',
     },
     { name: 'a result response', value: { jsonrpc: '2.0', id: 1, result: { ok: true } }, kind: 'response' },
     { name: 'a null result with id 0', value: { jsonrpc: '2.0', id: 0, result: null }, kind: 'response' },
@@ -34,7 +34,19 @@ describe('classify', () => {
   ])('tells $name is a $kind', ({ value, kind }) => {
     const msg = classify(value);
     expect(msg.kind).toBe(kind);
-    expect(msg.kind !== 'invalid' && msg.msg).toBe(value);
+    expect(msg.kind !== 'invalid' && msg.msg).toEqual(value);
+  });
+
+  it.each([
+    { name: 'an error that is not an object', error: 'oops', message: 'a malformed error: "oops"' },
+    { name: 'an error without a message', error: { code: 1 }, message: 'a malformed error: {"code":1}' },
+  ])('still fails its request on $name, saying what the agent wrote', ({ error, message }) => {
+    const msg = classify({ jsonrpc: '2.0', id: 3, error });
+    expect(msg).toMatchObject({ kind: 'response', msg: { id: 3, error: { code: -32603, message } } });
+  });
+
+  it('calls a method with an object id invalid, never a notification', () => {
+    expect(classify({ jsonrpc: '2.0', id: {}, method: 'x' }).kind).toBe('invalid');
   });
 
   it.each([

@@ -1,0 +1,41 @@
+// --idle-timeout: fires when the agent has sent nothing for a while. Each line from the agent touches it;
+// the check decides whether the silence counts (it does not while a person is still deciding).
+
+export class IdleTimer {
+  private last = Date.now();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly ms: number,
+    /** Called after ms of silence; returns false to keep waiting (the silence did not count). */
+    private readonly onIdle: () => boolean,
+  ) {
+    this.arm(ms);
+  }
+
+  // The agent spoke: the silence starts again. Cheap on the hot path: only a timestamp.
+  touch(): void {
+    this.last = Date.now();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  // Sleeps until the silence could have lasted ms, then checks it really did.
+  private arm(delay: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      const quiet = Date.now() - this.last;
+      if (quiet < this.ms) return this.arm(this.ms - quiet);
+      if (this.onIdle()) this.stopped = true;
+      else {
+        this.last = Date.now();
+        this.arm(this.ms);
+      }
+    }, delay);
+    this.timer.unref();
+  }
+}

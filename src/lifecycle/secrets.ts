@@ -1,0 +1,81 @@
+// Pure: keeps a secret (CURSOR_API_KEY's value) out of everything rho-cursor writes, in every form a JSON
+// text could carry it: plain, JSON-escaped, and \u-escaped character by character.
+
+const MASK = '[redacted]';
+
+// The forms of the secret that can appear in text we write.
+export function secretForms(secret: string): string[] {
+  const escaped = JSON.stringify(secret).slice(1, -1);
+  const unicode = [...secret].map((c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')).join('');
+  return [...new Set([secret, escaped, unicode, unicode.toUpperCase().replaceAll('\\U', '\\u')])].filter(
+    (f) => f.length > 0,
+  );
+}
+
+// Replaces every form of the secret in one whole text.
+export function redact(text: string, forms: readonly string[]): string {
+  let out = text;
+  for (const f of forms) if (out.includes(f)) out = out.split(f).join(MASK);
+  // A JSON line may spell any character of the secret as \uXXXX: compare its decoded form too.
+  if (out.includes('\\u') && forms.length > 0) out = redactMixedEscapes(out, forms[0]!);
+  return out;
+}
+
+// Finds the secret written with some of its characters \u-escaped and some not, and masks it.
+function redactMixedEscapes(text: string, secret: string): string {
+  const pattern = [...secret]
+    .map((c) => {
+      const hex = c.charCodeAt(0).toString(16).padStart(4, '0');
+      return `(?:${escapeRegExp(c)}|\\\\u${hex.replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`)})`;
+    })
+    .join('');
+  return text.replace(new RegExp(pattern, 'g'), MASK);
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+// A streaming redactor for one output: a secret split across two writes is still caught, by holding back
+// only the end of a write that could be the start of the secret.
+export class Redactor {
+  private held = '';
+  private readonly forms: string[];
+
+  constructor(secret: string | undefined) {
+    // Very short values would mask ordinary words: a key is long.
+    this.forms = secret && secret.length >= 8 ? secretForms(secret) : [];
+  }
+
+  get active(): boolean {
+    return this.forms.length > 0;
+  }
+
+  // The text safe to write now; what could still turn into the secret waits for the next write or end().
+  push(text: string): string {
+    if (!this.active) return text;
+    const whole = redact(this.held + text, this.forms);
+    const keep = this.heldBackLength(whole);
+    this.held = whole.slice(whole.length - keep);
+    return whole.slice(0, whole.length - keep);
+  }
+
+  // Whatever was held back, once no more text will follow.
+  end(): string {
+    const rest = this.held;
+    this.held = '';
+    return rest;
+  }
+
+  // The longest end of the text that is the start of one of the secret's forms.
+  private heldBackLength(text: string): number {
+    let best = 0;
+    for (const f of this.forms) {
+      for (let n = Math.min(f.length - 1, text.length); n > best; n--) {
+        if (text.endsWith(f.slice(0, n))) {
+          best = n;
+          break;
+        }
+      }
+    }
+    return best;
+  }
+}

@@ -1,0 +1,22 @@
+// The signals a run answers, subscribed for as long as the run lives (teardown included), so a signal
+// at any moment still ends the agent rather than rho-cursor alone.
+import { CANCEL_SIGNALS, FATAL_SIGNALS, type StopSignal } from '../stop.js';
+
+// Subscribes handler to every signal a run handles; SIGXFSZ is ignored so a too-large file is a write error.
+export function onStopSignals(handler: (signal: StopSignal) => void): () => void {
+  const signals: StopSignal[] = [...CANCEL_SIGNALS, ...FATAL_SIGNALS];
+  const h = (s: NodeJS.Signals): void => handler(s as StopSignal);
+  const ignore = (): void => {};
+  for (const s of signals) process.on(s, h);
+  process.on('SIGXFSZ', ignore);
+  return () => {
+    for (const s of signals) process.removeListener(s, h);
+    process.removeListener('SIGXFSZ', ignore);
+  };
+}
+
+// Runs fn synchronously when the process exits (process.exit included); returns the unsubscribe.
+export function onProcessExit(fn: () => void): () => void {
+  process.on('exit', fn);
+  return () => process.removeListener('exit', fn);
+}

@@ -1,0 +1,143 @@
+// Everything a run writes goes through one Output: the renderer (loaded while the agent starts), events
+// that arrive before it, the spinner, warnings, the json collection, the key's redaction, and write
+// failures. It closes itself at the `result` event, so nothing is ever written after it.
+import { RunSummary } from '../events/collect.js';
+import type { Event, JsonOutput, ResultEvent } from '../events/types.js';
+import { Redactor } from '../lifecycle/secrets.js';
+import type { Format } from '../options.js';
+import { makeRenderer, startSpinner, type Spinner } from './index.js';
+import type { Renderer, Writer } from './writer.js';
+
+export type OutputFailure = { kind: 'epipe' } | { kind: 'write_failed'; message: string };
+
+export interface OutputOptions {
+  format: Format;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+  /** Called once when stdout fails: a reader that went away, or a write error such as a full disk. */
+  onFailure(f: OutputFailure): void;
+}
+
+// A writer over a stream that masks the key and never throws.
+function redactingWriter(stream: NodeJS.WriteStream, redactor: Redactor): Writer & { end(): void } {
+  return {
+    isTTY: stream.isTTY === true,
+    write: (s) => {
+      const safe = redactor.push(s);
+      return safe.length === 0 ? true : stream.write(safe);
+    },
+    end: () => {
+      const rest = redactor.end();
+      if (rest) stream.write(rest);
+    },
+  };
+}
+
+export class Output {
+  private renderer: Renderer | undefined;
+  private readonly early: Event[] = [];
+  private spinner: Spinner | undefined;
+  private readonly summary: RunSummary | undefined;
+  private readonly out: Writer & { end(): void };
+  private readonly err: Writer & { end(): void };
+  private closed = false;
+  /** Set once stdout failed; further writes are pointless but the run still reads the agent to the end. */
+  failure: OutputFailure | undefined;
+
+  constructor(private readonly o: OutputOptions) {
+    const secret = o.env.CURSOR_API_KEY;
+    this.out = redactingWriter(o.stdout, new Redactor(secret));
+    this.err = redactingWriter(o.stderr, new Redactor(secret));
+    this.summary = o.format === 'json' ? new RunSummary() : undefined;
+    o.stdout.on('error', (e: NodeJS.ErrnoException) => {
+      if (this.failure) return;
+      this.failure =
+        e.code === 'EPIPE'
+          ? { kind: 'epipe' }
+          : { kind: 'write_failed', message: `cannot write to stdout: ${e.message}` };
+      o.onFailure(this.failure);
+    });
+    // stderr is where failures are reported: if it fails too, there is nowhere left to say so.
+    o.stderr.on('error', () => {});
+  }
+
+  // Loads the renderer and writes what arrived before it.
+  async open(): Promise<void> {
+    if (this.renderer) return;
+    const renderer = await makeRenderer(this.o.format, this.out, this.err, this.o.env);
+    this.renderer ??= renderer;
+    for (const e of this.early.splice(0)) this.renderer.emit(e);
+  }
+
+  // A spinner on a terminal's stderr during the handshake (text mode only, never on an unsized pty).
+  async startSpinner(text: string): Promise<void> {
+    const s = this.o.stderr;
+    if (this.o.format !== 'text' || !s.isTTY || (s.columns ?? 0) <= 0 || this.closed) return;
+    this.spinner = await startSpinner(s, text);
+  }
+
+  spinnerText(text: string): void {
+    this.spinner?.text(text);
+  }
+
+  stopSpinner(): void {
+    this.spinner?.stop();
+    this.spinner = undefined;
+  }
+
+  // Every event of the run, in wire order; after `result` nothing more is written.
+  emit(e: Event): void {
+    if (this.closed) return;
+    if (this.spinner && e.type !== 'extension') this.stopSpinner();
+    this.summary?.add(e);
+    if (this.renderer) this.renderer.emit(e);
+    else this.early.push(e);
+  }
+
+  // A warning is an event, and also a line on stderr outside text mode (text mode renders it there itself).
+  warn(code: string, message: string, line?: string): void {
+    if (this.closed) return;
+    this.emit({ type: 'warning', code, message, ...(line === undefined ? {} : { line }) });
+    if (this.o.format !== 'text') this.err.write(`rho-cursor: warning: ${message}\n`);
+  }
+
+  // Writes what was batched; false asks the agent's reader to pause until stdout drains.
+  flush(): boolean {
+    if (!this.renderer || this.closed) return true;
+    const ok = this.renderer.flush();
+    // A failed stdout will never drain: keep reading the agent so its answer still ends the turn.
+    return ok || this.failure !== undefined;
+  }
+
+  // Where to wait for a drain when flush() said to pause.
+  drainTarget(): NodeJS.EventEmitter {
+    return this.o.stdout.writableNeedDrain ? this.o.stdout : this.o.stderr;
+  }
+
+  // The last event: writes the result (and the json object), then closes.
+  async close(result: ResultEvent): Promise<void> {
+    if (this.closed) return;
+    this.stopSpinner();
+    await this.open();
+    if (this.failure === undefined) {
+      this.renderer!.emit(result);
+      this.renderer!.finish(this.jsonOutput(result));
+    }
+    this.out.end();
+    this.closed = true;
+  }
+
+  // One line on stderr (the run's error, outside text mode).
+  line(text: string): void {
+    this.err.write(text + '\n');
+  }
+
+  endStderr(): void {
+    this.err.end();
+  }
+
+  private jsonOutput(result: ResultEvent): JsonOutput {
+    return (this.summary ?? new RunSummary()).output(result);
+  }
+}
