@@ -35,11 +35,11 @@ export class TextRenderer implements Renderer {
         this.errRaw(this.c.dim(e.text.replace(/\n+/g, ' ')));
         return;
       case 'tool':
-        this.tools.set(e.toolCallId, e);
         if (TERMINAL.has(e.status) && !this.printed.has(e.toolCallId)) {
           this.printed.add(e.toolCallId);
+          this.tools.delete(e.toolCallId); // printed: no need to hold its state to the end
           this.line(this.toolLine(e));
-        }
+        } else if (!this.printed.has(e.toolCallId)) this.tools.set(e.toolCallId, e);
         return;
       case 'session':
         this.line(
