@@ -30,6 +30,9 @@ function sideStats(rs) {
     rssMiB: stats(good.map((r) => r.rssKiB && r.rssKiB / 1024)),
     cpuMs: stats(good.map((r) => r.cpuMs)),
     load: stats(good.map((r) => r.load)),
+    // Start-up before the agent is spawned, and teardown after the agent sent the turn's answer.
+    agentStartMs: median(good.map((r) => r.agentStartMs)),
+    exitAfterResultMs: median(good.map((r) => r.exitAfterResultMs)),
     samplesMs: rs.map((r) => (r ? Math.round(r.ms) : null)),
   };
 }
@@ -224,13 +227,23 @@ export function render(doc) {
         spread(st.ms),
         spread(st.rssMiB, 1),
         f(st.cpuMs?.median),
+        `${f(st.agentStartMs)} / ${f(st.exitAfterResultMs)}`,
         spread(st.load, 2),
       ]);
     }
   }
   out.push(
     ...table(
-      ['scenario', 'client', 'runs', 'wall ms', 'peak RSS MiB (per run)', 'CPU ms', 'load (1 min)'],
+      [
+        'scenario',
+        'client',
+        'runs',
+        'wall ms',
+        'peak RSS MiB (per run)',
+        'CPU ms',
+        'agent spawned / exit after answer, ms',
+        'load (1 min)',
+      ],
       rows,
     ),
     '',
@@ -269,6 +282,8 @@ const NOTES = [
   "the client's own VmHWM polled every 10 ms (25 ms in the parallel rows; the agent is not counted); CPU is its",
   'user + sys. Paired figures (ratios, differences) are computed per round, then the median is taken. One turn:',
   'the agent waits 450 ms before answering initialize, 300 ms for session/new and 100 ms before streaming.',
+  '"agent spawned" is when the agent started after the client was launched (its start-up); "exit after answer"',
+  "runs from the agent sending the prompt's answer to the client's exit (its teardown).",
   'Parallel rows: n copies at once of a short turn (that handshake, 2k chunks, 200 tool pairs); wall is first',
   'launch to last exit; per-run RSS is the median of the n runs, compared with scale-1, the same turn alone.',
 ];
