@@ -1,8 +1,12 @@
 // A fake Cursor ACP agent of known latency, so the bench measures the client and not the model.
 // Env: BENCH_INIT_MS, BENCH_NEW_MS, BENCH_PROMPT_MS (delays), BENCH_CHUNKS (message chunks),
+// BENCH_SHORT=1 (chunk texts like `w123 `, unique and short, instead of `chunk 123 `),
+// BENCH_TOOLS (that many tool_call + tool_call_update pairs, read / execute / search in turn),
 // BENCH_TOOL_MIB (one execute tool whose stdout is that many MiB, sent before the chunks).
 // BENCH_TRACE (a file): where to note when this process started and when it sent the stopReason.
-// Like cursor-agent it never exits on stdin EOF once a prompt has arrived: the client must kill it.
+// Like cursor-agent it never exits on stdin EOF once a prompt has arrived: the client must kill it,
+// and like it, it has a child of its own (a `sleep`): a client must end the whole process group.
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,6 +16,8 @@ const INIT_MS = env('BENCH_INIT_MS');
 const NEW_MS = env('BENCH_NEW_MS');
 const PROMPT_MS = env('BENCH_PROMPT_MS');
 const CHUNKS = env('BENCH_CHUNKS');
+const SHORT = process.env.BENCH_SHORT === '1';
+const TOOLS = env('BENCH_TOOLS');
 const TOOL_MIB = env('BENCH_TOOL_MIB');
 const SESSION_ID = 'bench-session-0001';
 const BATCH = 2000;
@@ -31,6 +37,11 @@ if (!process.argv.includes('acp')) {
   process.stderr.write('fake-agent: expected the `acp` subcommand\n');
   process.exit(1);
 }
+
+// A helper process in our group, as cursor-agent has; it dies with the group or lingers if only we are signalled.
+const helper = spawn('sleep', ['600'], { stdio: 'ignore' });
+helper.unref();
+process.on('exit', () => helper.kill()); // our own exit (idle, EPIPE) takes it along; a signal does not
 
 let prompted = false;
 let cancelled = false;
@@ -73,7 +84,7 @@ async function emitTool() {
 
 // Streams CHUNKS agent_message_chunk notifications, pre-built BATCH lines at a time.
 async function emitChunks() {
-  const head = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"${SESSION_ID}","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"chunk `;
+  const head = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"${SESSION_ID}","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"${SHORT ? 'w' : 'chunk '}`;
   const tail = ' "}}}}\n';
   for (let i = 0; i < CHUNKS && !cancelled;) {
     let batch = '';
@@ -82,12 +93,47 @@ async function emitChunks() {
   }
 }
 
-// Runs one prompt turn: delay, optional tool output, the chunks, then the stopReason.
+// One tool_call and its completed tool_call_update, in the shapes Cursor sends (see recordings/), built
+// as text so that the agent's own cost stays far below any client's.
+function toolPair(i) {
+  const head = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"${SESSION_ID}","update":{"sessionUpdate":`;
+  const id = `"toolCallId":"tool_${(0x5890240d + i).toString(16)}-424a-430f-9e6b-d05fdf0baa7"`;
+  const path = `/workspace/src/module${i}/index.ts`;
+  let start;
+  let output;
+  if (i % 3 === 0) {
+    start = `"title":"Read ${path}","kind":"read","status":"pending","rawInput":{"path":"${path}"},"locations":[{"path":"${path}"}]`;
+    output = `{"content":"export const value${i} = ${i};\\nexport default value${i};\\n"}`;
+  } else if (i % 3 === 1) {
+    const command = `ls -la src/module${i}`;
+    start = `"title":"\`${command}\`","kind":"execute","status":"pending","rawInput":{"command":"${command}"}`;
+    output = `{"exitCode":0,"stdout":"775  ./\\n664  index.ts  ${i}B\\n","stderr":""}`;
+  } else {
+    start = `"title":"grep","kind":"search","status":"pending","rawInput":{"pattern":"value${i}","path":"/workspace"}`;
+    output = `{"totalMatches":${i % 7},"truncated":false}`;
+  }
+  return (
+    `${head}"tool_call",${id},${start}}}}\n` +
+    `${head}"tool_call_update",${id},"status":"completed","rawOutput":${output}}}}\n`
+  );
+}
+
+// Streams TOOLS tool pairs, BATCH lines at a time.
+async function emitTools() {
+  for (let i = 0; i < TOOLS && !cancelled;) {
+    let batch = '';
+    for (const end = Math.min(TOOLS, i + BATCH / 2); i < end; i++) batch += toolPair(i);
+    await send(batch);
+  }
+}
+
+// Runs one prompt turn: delay, optional big tool output, the tool pairs, the chunks, then the stopReason.
 async function prompt(id) {
   prompted = true;
   setInterval(() => {}, 1 << 30); // keep running after stdin EOF, as cursor-agent does
   await sleep(PROMPT_MS);
   if (TOOL_MIB > 0) await emitTool();
+  await emitTools();
   await emitChunks();
   trace('result', performance.timeOrigin + performance.now());
   await send(line({ id, result: { stopReason: cancelled ? 'cancelled' : 'end_turn' } }));

@@ -2,11 +2,10 @@
 // and a cheap count of its stdout lines; then checks that no agent it spawned outlived it.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-const POLL_MS = 10;
 const TAIL_BYTES = 64 * 1024;
 const USER_HZ = 100; // /proc clock ticks per second on Linux
 
@@ -35,13 +34,13 @@ function tailCounter(stream) {
   return acc;
 }
 
-// Lists live (non-zombie) fake agents started with this run's BENCH_TAG in their environment.
+// Lists live (non-zombie) processes started with this run's BENCH_TAG in their environment: the fake
+// agent and its child, once the measured client has exited.
 export function agentsTagged(tag) {
   const found = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (!readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('fake-agent')) continue;
       if (!readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(`BENCH_TAG=${tag}`)) continue;
       if (/^State:\s+Z/m.test(readFileSync(`/proc/${name}/status`, 'utf8'))) continue;
       found.push(Number(name));
@@ -91,8 +90,10 @@ function breakdown(file, launchedAt, exitedAt) {
   return { agentStartMs: t.start - launchedAt, exitAfterResultMs: t.result ? exitedAt - t.result : null };
 }
 
-// Spawns cmd once with env, times spawn-to-exit, samples RSS, and returns what it saw.
-export async function measure(cmd, args, { env = {}, timeoutMs = 300_000 } = {}) {
+// Spawns cmd once with env, times spawn-to-exit, samples RSS every pollMs, and returns what it saw
+// (with the 1-minute load average at launch, since other work on the machine skews every figure).
+export async function measure(cmd, args, { env = {}, timeoutMs = 300_000, pollMs = 10 } = {}) {
+  const load = loadavg()[0];
   const tag = `${process.pid}-${++runSeq}`;
   const traceFile = join(TRACE_DIR, `${tag}.trace`);
   const launchedAt = epochMs();
@@ -104,7 +105,7 @@ export async function measure(cmd, args, { env = {}, timeoutMs = 300_000 } = {})
   const out = tailCounter(child.stdout);
   const err = tailCounter(child.stderr);
   let last = { rssKiB: null, cpuMs: null };
-  const poll = setInterval(() => (last = sample(child.pid) ?? last), POLL_MS);
+  const poll = setInterval(() => (last = sample(child.pid) ?? last), pollMs);
   const killer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const [code, signal, spawnError] = await new Promise((resolve) => {
     child.on('error', (e) => resolve([null, null, e.message]));
@@ -120,6 +121,7 @@ export async function measure(cmd, args, { env = {}, timeoutMs = 300_000 } = {})
   const stderrTail = err.tail.toString('utf8').slice(-600);
   return {
     ms,
+    load,
     code,
     signal,
     spawnError,

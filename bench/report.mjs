@@ -1,4 +1,4 @@
-// Turns raw runs into medians, checks them against the issue's targets, and renders markdown.
+// Turns raw rounds into medians with their spread, checks them against issue 10's targets, renders markdown.
 import { cpus, loadavg, release } from 'node:os';
 
 // The median of a list of numbers (null for none), the figure every comparison uses.
@@ -9,9 +9,10 @@ function median(xs) {
   return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
-// Median with its spread, so a reader can tell a stable figure from a noisy one.
+// Median with its min-max spread, so a reader can tell a stable figure from a noisy one.
 function stats(xs) {
-  return xs.length ? { median: median(xs), min: Math.min(...xs), max: Math.max(...xs) } : null;
+  const v = xs.filter((x) => typeof x === 'number');
+  return v.length ? { median: median(v), min: Math.min(...v), max: Math.max(...v), n: v.length } : null;
 }
 
 // Describes this machine (and its load, since other work on 2 cores skews every figure).
@@ -20,69 +21,153 @@ export function machine() {
   return { cpu: c[0]?.model, cores: c.length, node: process.version, kernel: release(), loadavg: loadavg() };
 }
 
-// Summarises one scenario's runs into the figures the targets are stated in.
-function summarise(s) {
-  const floorMs = stats(s.floor.map((r) => r.ms));
-  const rhoMs = stats(s.rho.map((r) => r.ms));
-  const mib = (rs) => median(rs.map((r) => r.rssKiB && r.rssKiB / 1024));
-  const perSec = (ms) => (s.id.startsWith('flood') && ms ? Math.round(s.chunks / (ms.median / 1000)) : null);
-  const both = (k) => ({ floor: median(s.floor.map((r) => r[k])), rho: median(s.rho.map((r) => r[k])) });
-  const timing = (k) => median(s.rho.map((r) => r.result?.timings?.[k]));
+// Summarises one client's rounds: wall, peak RSS (MiB), CPU and the load they ran at.
+function sideStats(rs) {
+  const good = rs.filter(Boolean);
   return {
-    id: s.id,
-    format: s.format ?? null,
-    chunks: s.chunks ?? null,
-    runs: { floor: s.floor.length, rho: s.rho.length },
-    floorMs,
-    rhoMs,
-    deltaMs: floorMs && rhoMs ? rhoMs.median - floorMs.median : null,
-    ratio: floorMs && rhoMs ? rhoMs.median / floorMs.median : null,
-    chunksPerSec: { floor: perSec(floorMs), rho: perSec(rhoMs) },
-    rssMiB: { floor: mib(s.floor), rho: mib(s.rho) },
-    cpuMs: both('cpuMs'),
-    agentStartMs: both('agentStartMs'),
-    exitAfterResultMs: both('exitAfterResultMs'),
-    rhoTimings: {
-      initializeMs: timing('initializeMs'),
-      sessionNewMs: timing('sessionNewMs'),
-      promptMs: timing('promptMs'),
-    },
-    stdoutLines: median(s.rho.map((r) => r.lines)),
-    samplesMs: { floor: s.floor.map((r) => Math.round(r.ms)), rho: s.rho.map((r) => Math.round(r.ms)) },
+    runs: good.length,
+    ms: stats(good.map((r) => r.ms)),
+    rssMiB: stats(good.map((r) => r.rssKiB && r.rssKiB / 1024)),
+    cpuMs: stats(good.map((r) => r.cpuMs)),
+    load: stats(good.map((r) => r.load)),
+    // Start-up before the agent is spawned, and teardown after the agent sent the turn's answer.
+    agentStartMs: median(good.map((r) => r.agentStartMs)),
+    exitAfterResultMs: median(good.map((r) => r.exitAfterResultMs)),
+    samplesMs: rs.map((r) => (r ? Math.round(r.ms) : null)),
   };
 }
 
-// Checks each target from the issue; a missing figure (failed runs) fails its target.
-function targets(by) {
-  const rss = (id) => by[id]?.rssMiB.rho ?? null;
-  const flat =
-    rss('flood-1M') !== null && rss('flood-100k') !== null
-      ? Math.abs(rss('flood-1M') - rss('flood-100k'))
+// A figure computed per round from two clients' runs of that round (paired, so drift cancels), as stats.
+function paired(runs, a, b, f) {
+  const xs = (runs[a] ?? []).map((ra, i) => {
+    const rb = runs[b]?.[i];
+    return ra && rb ? f(ra, rb) : null;
+  });
+  return stats(xs);
+}
+
+// The loads a figure's runs were taken at.
+function loadOf(runs, sides) {
+  return stats(sides.flatMap((side) => (runs[side] ?? []).filter(Boolean).map((r) => r.load)));
+}
+
+const ratio = (a, b) => a.ms / b.ms;
+const delta = (a, b) => a.ms - b.ms;
+const rssDelta = (a, b) => (a.rssKiB - b.rssKiB) / 1024;
+
+// The targets of issue 10; each reads its figure from the rounds it needs (missing scenarios: not run).
+function targets(runs) {
+  const by = (id) => runs[id];
+  const rssOf = (rs) => stats(rs.filter(Boolean).map((r) => r.rssKiB / 1024));
+  const rss = (id, side = 'rho') => (by(id) ? rssOf(by(id)[side]) : null);
+  const pair = (id, a, b, f) => (by(id) ? paired(by(id), a, b, f) : null);
+  const load = (id, sides) => (by(id) ? loadOf(by(id), sides) : null);
+  // Per-run RSS at 32 at once over one run alone: medians, since the runs are not paired one to one.
+  const scaleRss = () => {
+    const one = rss('scale-1');
+    const many = rss('scale-32');
+    return one && many
+      ? { median: many.median / one.median, min: many.min / one.max, max: many.max / one.min }
       : null;
+  };
   const t = [
-    ['one turn, stream-json: rho − floor', ['turn-stream-json'], by['turn-stream-json']?.deltaMs, 60, 'ms'],
-    ['one turn, text: rho − floor', ['turn-text'], by['turn-text']?.deltaMs, 60, 'ms'],
-    ['200k flood, stream-json: wall / floor', ['flood-200k'], by['flood-200k']?.ratio, 1.25, 'x'],
-    ['200k flood, text: wall / floor', ['flood-200k-text'], by['flood-200k-text']?.ratio, 1.25, 'x'],
-    ['peak RSS, 200k flood stream-json', ['flood-200k'], rss('flood-200k'), 90, 'MiB'],
-    ['RSS flat: 1M vs 100k (abs diff), stream-json', ['flood-1M', 'flood-100k'], flat, 10, 'MiB'],
-    ['--version − node -e 0', ['version'], by.version?.deltaMs, 30, 'ms'],
+    ['1M short chunks, stream-json: peak RSS', rss('chunks-1M'), 60, 'MiB', load('chunks-1M', ['rho'])],
+    [
+      '1M short chunks: wall / minimal client',
+      pair('chunks-1M', 'rho', 'minimal', ratio),
+      1.1,
+      'x',
+      load('chunks-1M', ['rho', 'minimal']),
+    ],
+    ['1M short chunks, text: peak RSS', rss('chunks-1M-text'), 60, 'MiB', load('chunks-1M-text', ['rho'])],
+    ['200k tool pairs, stream-json: peak RSS', rss('tools-200k'), 70, 'MiB', load('tools-200k', ['rho'])],
+    ['200k tool pairs, text: peak RSS', rss('tools-200k-text'), 70, 'MiB', load('tools-200k-text', ['rho'])],
+    [
+      '50k tool pairs: wall / minimal client',
+      pair('tools-50k', 'rho', 'minimal', ratio),
+      1.15,
+      'x',
+      load('tools-50k', ['rho', 'minimal']),
+    ],
+    [
+      '20 MiB tool line: wall / minimal client',
+      pair('tool-20mib', 'rho', 'minimal', ratio),
+      1.2,
+      'x',
+      load('tool-20mib', ['rho', 'minimal']),
+    ],
+    [
+      '20 MiB tool line: peak RSS − minimal client',
+      pair('tool-20mib', 'rho', 'minimal', rssDelta),
+      25,
+      'MiB',
+      load('tool-20mib', ['rho', 'minimal']),
+    ],
+    [
+      'one turn, stream-json: rho − minimal client',
+      pair('turn', 'rho', 'minimal', delta),
+      30,
+      'ms',
+      load('turn', ['rho', 'minimal']),
+    ],
+    [
+      'one turn, text: rho − minimal client',
+      pair('turn-text', 'rho', 'minimal', delta),
+      30,
+      'ms',
+      load('turn-text', ['rho', 'minimal']),
+    ],
+    [
+      '`schema` − `--version`',
+      pair('startup', 'schema', 'version', delta),
+      30,
+      'ms',
+      load('startup', ['schema', 'version']),
+    ],
+    [
+      '`--help` − `--version`',
+      pair('startup', 'help', 'version', delta),
+      30,
+      'ms',
+      load('startup', ['help', 'version']),
+    ],
+    [
+      '32 at once: per-run RSS / one run alone',
+      by('scale-32') && by('scale-1') ? scaleRss() : null,
+      1.05,
+      'x',
+      load('scale-32', ['rho']),
+    ],
+    [
+      '32 at once: total wall / 32 minimal clients',
+      pair('scale-32', 'rho', 'minimal', ratio),
+      1.1,
+      'x',
+      load('scale-32', ['rho', 'minimal']),
+    ],
   ];
-  // A target whose scenarios were left out (BENCH_ONLY) is not judged: verdict null.
-  return t.map(([name, needs, value, limit, unit]) => ({
+  return t.map(([name, st, limit, unit, ld]) => ({
     name,
-    value: value ?? null,
+    value: st?.median ?? null,
+    spread: st ? { min: st.min, max: st.max } : null,
     limit,
     unit,
-    pass: needs.every((id) => by[id]) ? typeof value === 'number' && value <= limit : null,
+    load: ld ? { median: ld.median, min: ld.min, max: ld.max } : null,
+    pass: st ? st.median <= limit : null,
   }));
 }
 
-// Builds the report body: per-scenario summaries and target verdicts.
-export function evaluate(results, { floorOnly }) {
-  const scenarios = results.map(summarise);
-  const by = Object.fromEntries(scenarios.map((s) => [s.id, s]));
-  return { scenarios, targets: floorOnly ? [] : targets(by) };
+// Builds the report body: per-scenario, per-client summaries and the target verdicts.
+export function evaluate(scenarios, runs) {
+  return {
+    scenarios: scenarios.map((s) => ({
+      id: s.id,
+      label: s.label,
+      parallel: s.parallel ?? 1,
+      sides: Object.fromEntries(Object.entries(runs[s.id]).map(([side, rs]) => [side, sideStats(rs)])),
+    })),
+    targets: targets(runs),
+  };
 }
 
 // JSON.stringify (numbers to 3 decimals) in prettier's JSON style (arrays of primitives on one line when
@@ -106,13 +191,8 @@ function f(x, digits = 0, suffix = '') {
 }
 
 // Formats a median with its min–max range.
-function spread(st) {
-  return st ? `${f(st.median)} (${f(st.min)}–${f(st.max)})` : '–';
-}
-
-// Formats rho-cursor's own handshake and prompt timings (from its result event).
-function timings(t) {
-  return t.promptMs === null ? '–' : `${f(t.initializeMs)} / ${f(t.sessionNewMs)} / ${f(t.promptMs)}`;
+function spread(st, digits = 0) {
+  return st ? `${f(st.median, digits)} (${f(st.min, digits)}–${f(st.max, digits)})` : '–';
 }
 
 // Renders a markdown table from a header and rows of cells.
@@ -121,90 +201,72 @@ function table(header, rows) {
   return [line(header), line(header.map(() => '---')), ...rows.map(line)];
 }
 
-// Formats a floor / rho pair of medians.
-function pair(p, digits = 0) {
-  return `${f(p.floor, digits)} / ${f(p.rho, digits)}`;
-}
-
-// Renders the whole report as markdown: figures, where the time goes, targets, notes, failures.
+// Renders the whole report as markdown: figures per client, targets, notes, failures.
 export function render(doc) {
   const m = doc.machine;
   const load = (l) => l.map((x) => x.toFixed(2)).join(' ');
   const out = [
-    `## rho-cursor bench (${doc.startedAt})`,
+    `## rho-cursor bench (${doc.startedAt}, ${doc.wallSeconds} s)`,
     '',
     `Machine: ${m.cpu}, ${m.cores} cores, Node ${m.node}, Linux ${m.kernel}; load average ${load(m.loadBefore)} before, ${load(m.loadAfter)} after.`,
-    ...(m.loadBefore[0] > 0.5
-      ? [`**The machine was already busy (load ${m.loadBefore[0].toFixed(2)}): expect noise.**`]
+    ...(m.loadBefore[0] > 0.5 || m.loadAfter[0] > 0.5
+      ? [
+          `**The machine was busy (1-minute load ${m.loadBefore[0].toFixed(2)} → ${m.loadAfter[0].toFixed(2)}): expect noise.**`,
+        ]
       : []),
-    `Runs per side: ${doc.runs} (1M flood: ${doc.runs1M}; --version: 10), floor and rho-cursor alternated; medians.`,
+    `${doc.rounds} rounds${doc.quick ? ' (--quick)' : ''}; every round runs each client once per scenario, their order rotating; medians (min–max).`,
     '',
   ];
-  const flood = (s) => s.id.startsWith('flood');
+  const rows = [];
+  for (const s of doc.scenarios) {
+    for (const [side, st] of Object.entries(s.sides)) {
+      rows.push([
+        s.id,
+        side,
+        String(st.runs),
+        spread(st.ms),
+        spread(st.rssMiB, 1),
+        f(st.cpuMs?.median),
+        `${f(st.agentStartMs)} / ${f(st.exitAfterResultMs)}`,
+        spread(st.load, 2),
+      ]);
+    }
+  }
   out.push(
     ...table(
       [
         'scenario',
-        'runs floor/rho',
-        'floor ms (min–max)',
-        'rho ms (min–max)',
-        'rho − floor',
-        'rho / floor',
-        'chunks/s floor → rho',
-        'peak RSS MiB floor / rho',
+        'client',
+        'runs',
+        'wall ms',
+        'peak RSS MiB (per run)',
+        'CPU ms',
+        'agent spawned / exit after answer, ms',
+        'load (1 min)',
       ],
-      doc.scenarios.map((s) => [
-        s.id,
-        `${s.runs.floor}/${s.runs.rho}`,
-        spread(s.floorMs),
-        spread(s.rhoMs),
-        f(s.deltaMs, 0, ' ms'),
-        f(s.ratio, 2, 'x'),
-        flood(s) ? `${f(s.chunksPerSec.floor)} → ${f(s.chunksPerSec.rho)}` : '–',
-        pair(s.rssMiB, 1),
+      rows,
+    ),
+    '',
+  );
+  const verdict = (t) => (t.pass === null ? 'not run' : t.pass ? 'PASS' : 'FAIL');
+  const digits = (t) => (t.unit === 'x' ? 2 : t.unit === 'MiB' ? 1 : 0);
+  out.push(
+    ...table(
+      ['target', 'measured (median)', 'spread (min–max)', 'limit', 'result', 'load (1 min)'],
+      doc.targets.map((t) => [
+        t.name,
+        f(t.value, digits(t), ` ${t.unit}`),
+        t.spread ? `${f(t.spread.min, digits(t))}–${f(t.spread.max, digits(t))}` : '–',
+        `≤ ${t.limit} ${t.unit}`,
+        verdict(t),
+        t.load ? spread(t.load, 2) : '–',
       ]),
     ),
     '',
-    'Where the time goes (medians, floor / rho):',
-    '',
-    ...table(
-      [
-        'scenario',
-        'CPU ms',
-        'agent started after launch, ms',
-        'exit after stopReason sent, ms',
-        'rho init / new / prompt ms',
-      ],
-      doc.scenarios
-        .filter((s) => s.id !== 'version')
-        .map((s) => [
-          s.id,
-          pair(s.cpuMs),
-          pair(s.agentStartMs),
-          pair(s.exitAfterResultMs),
-          timings(s.rhoTimings),
-        ]),
-    ),
+    ...NOTES,
   );
-  if (doc.targets.length) {
-    const verdict = (t) => (t.pass === null ? 'not run' : t.pass ? 'PASS' : 'FAIL');
-    const digits = (t) => (t.unit === 'x' ? 2 : t.unit === 'MiB' ? 1 : 0);
-    out.push(
-      '',
-      ...table(
-        ['target', 'measured', 'limit', 'result'],
-        doc.targets.map((t) => [
-          t.name,
-          f(t.value, digits(t), ` ${t.unit}`),
-          `≤ ${t.limit} ${t.unit}`,
-          verdict(t),
-        ]),
-      ),
-    );
-  }
-  out.push('', ...NOTES);
   if (doc.failures.length) {
-    out.push('', `### ${doc.failures.length} failed run(s), not timed`, '');
+    out.push('', `### ${doc.failures.length} failed run(s), not counted`, '');
     for (const x of doc.failures) {
       const err = x.stderr ? ` — stderr: ${JSON.stringify(x.stderr.trim().slice(-300))}` : '';
       out.push(`- ${x.scenario} ${x.side}: ${x.reason}${err}`);
@@ -214,12 +276,14 @@ export function render(doc) {
 }
 
 const NOTES = [
-  'Notes. One turn: the fake agent waits 450 ms before answering initialize, 300 ms for session/new (shortened',
-  'from the real ~2.4–3.4 s so the bench is quick) and 100 ms before streaming 20 chunks; floods have no delays.',
-  "Peak RSS is the client process's own VmHWM, polled every 10 ms (the agent is not counted). chunks/s = chunks /",
-  'whole wall time (start-up and handshake included). rho-cursor stdout is piped to the harness and drained.',
-  "CPU is the client's own user + sys from /proc (agent excluded; the last ≤ 10 ms unseen): steadier than wall",
-  'time on a loaded machine. "agent started" is when the agent process began (its performance.timeOrigin) after',
-  'the client was launched: the client\'s start-up before it spawns. "exit after stopReason" runs from the agent',
-  "sending the prompt's result to the client's exit: teardown. rho init / new / prompt come from its result event.",
+  'Clients: `bare` reads and counts lines (the limit); `minimal` parses every line and re-serialises every update to',
+  'stdout in one write per read chunk (bench/floor-client.mjs); `rho` is bin/rho-cursor. All end the fake agent',
+  'by its process group (it has a child, as cursor-agent does); a run that leaves one behind fails. Peak RSS is',
+  "the client's own VmHWM polled every 10 ms (25 ms in the parallel rows; the agent is not counted); CPU is its",
+  'user + sys. Paired figures (ratios, differences) are computed per round, then the median is taken. One turn:',
+  'the agent waits 450 ms before answering initialize, 300 ms for session/new and 100 ms before streaming.',
+  '"agent spawned" is when the agent started after the client was launched (its start-up); "exit after answer"',
+  "runs from the agent sending the prompt's answer to the client's exit (its teardown).",
+  'Parallel rows: n copies at once of a short turn (that handshake, 2k chunks, 200 tool pairs); wall is first',
+  'launch to last exit; per-run RSS is the median of the n runs, compared with scale-1, the same turn alone.',
 ];

@@ -28,3 +28,16 @@ await build({
   },
   logLevel: 'warning',
 });
+
+// `--help` (to a pipe) and `schema` print the same bytes every time: write them now, so the shim serves
+// them without loading the bundle (start-up within a few ms of --version). Printed by the bundle itself.
+const { execFileSync } = await import('node:child_process');
+const { writeFile } = await import('node:fs/promises');
+const cli = new URL('../dist/cli.js', import.meta.url).pathname;
+const printed = (args) =>
+  execFileSync(process.execPath, [cli, ...args], { env: { ...process.env, COLUMNS: '' }, encoding: 'utf8' });
+await writeFile(new URL('../dist/help.txt', import.meta.url), printed(['--help']));
+for (const format of ['stream-json', 'json']) {
+  const file = new URL(`../dist/schema.${format}.json`, import.meta.url);
+  await writeFile(file, printed(['schema', '--output-format', format]));
+}

@@ -117,7 +117,8 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
 }
 
 function newState(opts: RunOptions, io: RunIO): RunState {
-  const tools = new ToolStore();
+  // Only the json output prints finished tools; text and stream-json let them go (memory flat in a turn).
+  const tools = new ToolStore(opts.format === 'json');
   const keepAnswer = Boolean(opts.outputLastMessage || opts.summaryFile || opts.outputSchema);
   const s: RunState = {
     opts,

@@ -7,6 +7,18 @@ const MIDDLE = '","update":{"sessionUpdate":"agent_';
 const MESSAGE = 'message_chunk","content":{"type":"text","text":"';
 const THOUGHT = 'thought_chunk","content":{"type":"text","text":"';
 const SUFFIX = '"}}}}';
+// Below this length V8 copies a slice instead of pointing into the line (SlicedString::kMinLength), and
+// JSON.parse would intern the result: short plain texts are taken as they are.
+const SHORT = 13;
+
+// Is this string-literal body its own text: no quote, backslash or control character to decode?
+export function isPlainBody(body: string): boolean {
+  for (let i = 0; i < body.length; i++) {
+    const c = body.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
+}
 
 // Returns the message or thought event of a plain text-chunk line, or undefined to take the general path
 // (which also judges a chunk for a session other than `sessionId`, this run's once known).
@@ -27,6 +39,10 @@ export function textChunkEvent(
       ? 'thought'
       : undefined;
   if (!type) return undefined;
+  const inner = line.slice(kindAt + MESSAGE.length, line.length - SUFFIX.length);
+  // A short plain body is the text itself: JSON.parse would intern it, and a long turn's unique chunks
+  // would fill V8's string table. A longer one is parsed, so it never pins the whole read chunk.
+  if (inner.length < SHORT && isPlainBody(inner)) return { type, text: inner };
   const body = line.slice(kindAt + MESSAGE.length - 1, line.length - SUFFIX.length + 1);
   // JSON.parse of the string literal alone both decodes it and proves it is one string (no hidden keys).
   let text: unknown;

@@ -76,10 +76,31 @@ interface Extra {
   verdict: 'rejected' | 'cancelled' | undefined;
 }
 
+/** What the run needs of every tool once it is finished (summary counts, --strict, --max-tool-calls). */
+export interface ToolFacts {
+  /** Tool calls announced so far (each toolCallId once while it is held). */
+  calls: number;
+  /** Tools that reached a final status, by that status. */
+  finished: Record<'completed' | 'failed' | 'rejected' | 'cancelled', number>;
+}
+
+const FINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'rejected', 'cancelled']);
+
 export class ToolStore {
   private readonly tools = new Map<string, ToolEvent>();
   private readonly extra = new Map<string, Extra>();
   private readonly verdicts = new Map<string, 'rejected' | 'cancelled'>();
+  private readonly counts: ToolFacts = {
+    calls: 0,
+    finished: { completed: 0, failed: 0, rejected: 0, cancelled: 0 },
+  };
+
+  /**
+   * keepFinished: hold every tool's whole state to the end (the json output prints them all); without it a
+   * tool that reaches a final status is forgotten once returned, and only its counts remain, so memory
+   * stays flat however many tools a turn runs (text and stream-json never need a finished tool again).
+   */
+  constructor(private readonly keepFinished = true) {}
 
   // Merges one tool_call or tool_call_update and returns the whole state so far (the same object each time).
   apply(u: Record<string, unknown>): ToolEvent {
@@ -105,6 +126,7 @@ export class ToolStore {
       };
       this.tools.set(id, tool);
       this.extra.set(id, extra);
+      this.counts.calls++;
     }
     if (typeof u.kind === 'string') tool.kind = u.kind;
     if (typeof u.title === 'string') tool.title = u.title;
@@ -115,6 +137,7 @@ export class ToolStore {
     if (u.content !== undefined && u.content !== null) extra.content = u.content;
     tool.output = normalizeOutput(tool.kind, extra.rawOutput, extra.content);
     this.settleStatus(tool, extra);
+    this.retireIfFinished(tool);
     return tool;
   }
 
@@ -126,6 +149,7 @@ export class ToolStore {
     if (!tool || !extra) return undefined;
     extra.verdict = verdict;
     this.settleStatus(tool, extra);
+    this.retireIfFinished(tool);
     return tool;
   }
 
@@ -141,6 +165,29 @@ export class ToolStore {
     return tool.input._toolName === 'updateTodos' && Array.isArray(tool.input.todos)
       ? normalizeTodos(tool.input.todos)
       : undefined;
+  }
+
+  // The counts of every tool so far: kept as counts once tools are let go, else read from the held states.
+  facts(): ToolFacts {
+    const finished = { ...this.counts.finished };
+    if (this.keepFinished)
+      for (const t of this.tools.values())
+        if (FINAL.has(t.status)) finished[t.status as keyof ToolFacts['finished']]++;
+    return { calls: this.counts.calls, finished };
+  }
+
+  // Counts a tool that reached a final status and, unless the json output needs it, lets it go. One that
+  // Cursor reports completed with no output stays (small): a rejection may still arrive and correct it. So
+  // does one only our verdict finished while the agent still reports it pending: its update may yet come.
+  private retireIfFinished(tool: ToolEvent): void {
+    if (!FINAL.has(tool.status) || this.keepFinished) return;
+    const extra = this.extra.get(tool.toolCallId);
+    if (!extra || !FINAL.has(extra.reported)) return;
+    if (tool.status === 'completed' && tool.output === null && !extra.verdict) return;
+    this.counts.finished[tool.status as keyof ToolFacts['finished']]++;
+    this.tools.delete(tool.toolCallId);
+    this.extra.delete(tool.toolCallId);
+    this.verdicts.delete(tool.toolCallId);
   }
 
   // A rejected tool that Cursor reports "completed" with no output did not run: say so. Nor does one still

@@ -6,6 +6,7 @@ import { fenceLine } from '../fence/summary.js';
 import { toolSummary } from './summary.js';
 import type { Renderer, Writer } from './writer.js';
 
+const PRINTED_KEPT = 16;
 const TERMINAL = new Set(['completed', 'failed', 'rejected', 'cancelled']);
 
 export class TextRenderer implements Renderer {
@@ -40,11 +41,11 @@ export class TextRenderer implements Renderer {
         this.errRaw(this.c.dim(e.text.replace(/\n+/g, ' ')));
         return;
       case 'tool':
-        this.tools.set(e.toolCallId, e);
         if (TERMINAL.has(e.status) && !this.printed.has(e.toolCallId)) {
-          this.printed.add(e.toolCallId);
+          this.remember(e.toolCallId);
+          this.tools.delete(e.toolCallId);
           this.line(this.toolLine(e));
-        }
+        } else if (!this.printed.has(e.toolCallId)) this.tools.set(e.toolCallId, e);
         return;
       case 'session':
         this.line(
@@ -149,6 +150,13 @@ export class TextRenderer implements Renderer {
           : this.c.red(t.status);
     const summary = toolSummary(t);
     return `${this.c.cyan(t.kind)} ${t.title} ${status}${summary ? this.c.dim(' · ' + summary) : ''}`;
+  }
+
+  // Remembers a printed tool so it is printed once; only the latest ones, as a finished tool comes back
+  // (if ever) right after: a long turn's thousands of tools are not held to the end (issue 10).
+  private remember(toolCallId: string): void {
+    this.printed.add(toolCallId);
+    if (this.printed.size > PRINTED_KEPT) this.printed.delete(this.printed.values().next().value as string);
   }
 
   private endThought(): void {

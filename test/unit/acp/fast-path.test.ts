@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { textChunkEvent } from '../../../src/acp/fast-path.js';
+import { isPlainBody, textChunkEvent } from '../../../src/acp/fast-path.js';
 
 // A session/update line exactly as Cursor (and JSON.stringify) writes it.
 const chunkLine = (kind: string, text: unknown, extra = ''): string =>
@@ -44,6 +45,56 @@ describe('textChunkEvent', () => {
       const full = JSON.parse(line).params.update.content.text;
       expect(textChunkEvent(line)).toEqual({ type: 'message', text: full });
     }
+  });
+
+  it('matches a full parse for any text, short plain ones (read without JSON.parse) included', () => {
+    const short = fc.string({
+      maxLength: 14,
+      unit: fc.constantFrom('w', '1', ' ', '"', '\\', '\n', 'é', '\u0001'),
+    });
+    fc.assert(
+      fc.property(fc.oneof(short, fc.string({ unit: 'grapheme' }), fc.string()), (text) => {
+        const line = chunkLine('agent_message_chunk', text);
+        expect(textChunkEvent(line)).toEqual({
+          type: 'message',
+          text: JSON.parse(line).params.update.content.text,
+        });
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('never accepts a raw body that JSON would read differently', () => {
+    const raw = fc.string({
+      maxLength: 14,
+      unit: fc.constantFrom('w', '"', '\\', 'u', '0', '\n', '\t', ','),
+    });
+    fc.assert(
+      fc.property(raw, (body) => {
+        const line = chunkLine('agent_message_chunk', 'PLACEHOLDER').replace('PLACEHOLDER', body);
+        let full: unknown;
+        try {
+          const u = JSON.parse(line).params.update;
+          full = Object.keys(u.content).length === 2 ? u.content.text : undefined;
+        } catch {
+          full = undefined;
+        }
+        const got = textChunkEvent(line);
+        if (got !== undefined) expect(got.text).toBe(full);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it.each([
+    ['w123 ', true],
+    ['', true],
+    ['a"b', false],
+    ['a\\b', false],
+    ['tab\there', false],
+    ['é🎉', true],
+  ])('isPlainBody(%j) is %s', (body, plain) => {
+    expect(isPlainBody(body)).toBe(plain);
   });
 });
 

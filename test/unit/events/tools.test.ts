@@ -317,3 +317,71 @@ describe('ToolStore.todosOf', () => {
     expect(store.todosOf(tool)).toBeUndefined();
   });
 });
+
+describe('ToolStore without finished tools (text and stream-json)', () => {
+  const call = (i: number) => ({ toolCallId: `t${i}`, kind: 'execute', title: `ls ${i}`, status: 'pending' });
+  const done = (i: number, status = 'completed') => ({
+    toolCallId: `t${i}`,
+    status,
+    rawOutput: { exitCode: 0, stdout: `out ${i}\n`, stderr: '' },
+  });
+
+  it('returns the same merged states as a store that keeps them', () => {
+    const keep = new ToolStore();
+    const drop = new ToolStore(false);
+    for (const u of [call(1), done(1), call(2), done(2, 'failed'), call(3)]) {
+      expect(JSON.stringify(drop.apply(u))).toBe(JSON.stringify(keep.apply(u)));
+    }
+  });
+
+  it('holds only unfinished tools and keeps finished ones as counts', () => {
+    const store = new ToolStore(false);
+    for (let i = 0; i < 1000; i++) {
+      store.apply(call(i));
+      store.apply(done(i, i % 10 === 0 ? 'failed' : 'completed'));
+    }
+    store.apply(call(1000));
+    expect(store.all().map((t) => t.toolCallId)).toEqual(['t1000']);
+    expect(store.facts()).toEqual({
+      calls: 1001,
+      finished: { completed: 900, failed: 100, rejected: 0, cancelled: 0 },
+    });
+  });
+
+  it('counts the same facts as a store that keeps every tool', () => {
+    const keep = new ToolStore();
+    const drop = new ToolStore(false);
+    for (const store of [keep, drop]) {
+      store.apply(call(1));
+      store.apply(done(1));
+      store.apply(call(2));
+      store.apply(done(2, 'failed'));
+      store.apply(call(3));
+    }
+    expect(drop.facts()).toEqual(keep.facts());
+  });
+
+  it('still corrects a tool reported completed with no output when its rejection comes after', () => {
+    const store = new ToolStore(false);
+    store.apply(call(1));
+    store.apply({ toolCallId: 't1', status: 'completed' });
+    expect(store.markVerdict('t1', 'rejected')).toMatchObject({
+      status: 'rejected',
+      reportedStatus: 'completed',
+    });
+    expect(store.all()).toEqual([]);
+    expect(store.facts().finished.rejected).toBe(1);
+  });
+
+  it('keeps a tool rejected while still pending, so its later update (with no kind) stays rejected', () => {
+    const store = new ToolStore(false);
+    store.apply({ ...call(1), kind: 'edit' });
+    expect(store.markVerdict('t1', 'rejected')).toMatchObject({ status: 'rejected' });
+    expect(store.apply({ toolCallId: 't1', status: 'completed' })).toMatchObject({
+      kind: 'edit',
+      status: 'rejected',
+      reportedStatus: 'completed',
+    });
+    expect(store.all()).toEqual([]);
+  });
+});
