@@ -1,30 +1,62 @@
-// `npm run demo`: a whole run against a shipped recording, so a newcomer sees rho-cursor work with no Cursor installed.
+// `npm run demo [recording] [flags]`: a whole run against a shipped recording, so a newcomer sees rho-cursor
+// work with no Cursor installed. Each recording gets the flags it was recorded with (see the README).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const recording = process.argv[2] ?? 'tools.jsonl';
-const extra = process.argv.slice(3);
+
+// The flags each recording needs to play through (the replay agent checks every answer against it).
+const FLAGS = {
+  'deny-read-fetch': ['--allow', 'fetch'],
+  'permission-allow': ['--permissions', 'allow'],
+  'permission-reject': ['--permissions', 'reject'],
+  'plan-mode': ['--plan'],
+  'plan-refused': ['--plan'],
+  'update-todos': ['--plan'],
+  cursor_deny_read_fetch: ['--allow', 'fetch'],
+  cursor_permission_reject: ['--permissions', 'reject'],
+  cursor_plan_mode: ['--plan'],
+  cursor_ext_update_todos: ['--plan'],
+};
+
+const arg = process.argv[2] ?? 'tools';
+const name = basename(arg, '.jsonl');
+// A name from recordings/, or from the spike's ../shared/recordings, or a path.
+const file = [
+  arg,
+  join(root, 'recordings', `${name}.jsonl`),
+  join(root, '..', 'shared', 'recordings', `${name}.jsonl`),
+].find((f) => f.endsWith('.jsonl') && existsSync(f));
+if (!file) {
+  console.error(`demo: no recording named ${arg} (see recordings/)`);
+  process.exit(2);
+}
+const args = [
+  'run',
+  '--agent',
+  join(root, 'tools', 'cursor-agent'),
+  ...(FLAGS[name] ?? []),
+  ...process.argv.slice(3),
+];
 const prompt =
   'Read hello.txt, search for "hello", list the files, create out.txt with "hi", capitalise the greeting.';
 
-console.error(`demo: replaying recordings/${recording} through the real rho-cursor (no Cursor needed)\n`);
-const r = spawnSync(
-  join(root, 'bin', 'rho-cursor'),
-  ['run', '--agent', join(root, 'tools', 'cursor-agent'), ...extra, prompt],
-  {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: {
-      ...process.env,
-      RHO_REPLAY: join(root, 'recordings', recording),
-      RHO_REPLAY_SPEED: process.env.RHO_REPLAY_SPEED ?? '0.2',
-      // An empty private config dir, so the demo neither reads nor touches your own Cursor config.
-      CURSOR_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'rho-demo-')),
-    },
-  },
+console.error(`demo: replaying ${file} through the real rho-cursor (no Cursor needed)`);
+console.error(
+  `demo: rho-cursor ${args.slice(3).join(' ')} "<prompt>"${name.includes('cancel') ? ' (press Ctrl-C to cancel)' : ''}\n`,
 );
+const r = spawnSync(join(root, 'bin', 'rho-cursor'), [...args, prompt], {
+  stdio: ['ignore', 'inherit', 'inherit'],
+  env: {
+    ...process.env,
+    RHO_REPLAY: file,
+    RHO_REPLAY_SPEED: process.env.RHO_REPLAY_SPEED ?? '0.2',
+    // An empty private config dir, so the demo neither reads nor touches your own Cursor config.
+    CURSOR_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'rho-demo-')),
+  },
+});
 console.error(`\ndemo: rho-cursor exited with ${r.status}`);
 process.exit(r.status ?? 1);

@@ -1,136 +1,146 @@
 // Commander wiring: argv -> options -> run; the only place that exits the process.
 import { Command, CommanderError, Option } from 'commander';
+import { fstatSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { statSync } from 'node:fs';
 import { RhoError, toRhoError } from './errors.js';
+import { defineRun, usageFromCommander } from './args.js';
+import { programHelpAfter } from './help.js';
 import { onProcessExit, onStopSignals } from './lifecycle/signals.js';
 import type { DoctorRawOptions } from './doctor/command.js';
 import { run } from './run.js';
 import {
-  checkAllowUnderFence,
-  defaultFence,
-  defaultPolicy,
-  durationOption,
-  FENCES,
-  FORMATS,
-  oneOf,
-  POLICIES,
-  promptFromWords,
-  countOption,
-  TOOL_KINDS,
-  type Fence,
+  assemblePrompt,
+  emptyPromptError,
+  formatFromArgv,
+  resolveRunOptions,
+  type Facts,
   type Format,
-  type Policy,
+  type PromptSource,
+  type RawRunOptions,
   type RunOptions,
-  type ToolKind,
 } from './options.js';
+import { stdoutBeforeRun } from './render/early.js';
+import { fmtMs } from './stop.js';
 
-interface RawRunOptions {
-  model?: string;
-  plan?: boolean;
-  permissions?: string;
-  allow: string[];
-  fence?: string;
-  outputFormat: string;
-  cwd?: string;
-  timeout?: string;
-  stepTimeout: string;
-  idleTimeout?: string;
-  agent?: string;
-  wireLog?: string;
-  maxToolCalls?: string;
-  strict?: boolean;
-  outputLastMessage?: string;
-  summaryFile?: string;
-  summary: boolean;
-  outputSchema?: string;
-  schemaRetries: string;
+/** A run that failed before it started: its errors, and the output format when it is known. */
+class EarlyFailure extends Error {
+  constructor(
+    readonly errors: RhoError[],
+    readonly format: Format | undefined,
+  ) {
+    super(errors[0]?.message ?? 'usage error');
+  }
 }
 
-// Reads all of standard input as the prompt.
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-// Validates raw commander values into the run's options; every bad value names its option.
-async function toRunOptions(words: string[], raw: RawRunOptions): Promise<RunOptions> {
-  const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
-  const format = oneOf<Format>('--output-format', FORMATS, raw.outputFormat);
-  const policy = raw.permissions
-    ? oneOf<Policy>('--permissions', POLICIES, raw.permissions)
-    : defaultPolicy(interactive);
-  const allow = raw.allow.map((k) => oneOf<ToolKind>('--allow', TOOL_KINDS, k));
-  const fence = raw.fence ? oneOf<Fence>('--fence', FENCES, raw.fence) : defaultFence(raw.plan === true);
-  checkAllowUnderFence(fence, allow, raw.fence !== undefined);
-  const cwd = resolve(raw.cwd ?? process.cwd());
-  let isDir = false;
+// Is standard input something that can be read to an end (a pipe, a socket or a regular file)?
+function stdinHasData(): boolean {
   try {
-    isDir = statSync(cwd).isDirectory();
+    const s = fstatSync(0);
+    return s.isFIFO() || s.isSocket() || s.isFile();
   } catch {
-    // reported below
+    return false;
   }
-  if (!isDir) throw new RhoError('usage', `option '--cwd' must name a directory (got '${raw.cwd ?? cwd}')`);
-  const stepTimeoutMs = durationOption('--step-timeout', raw.stepTimeout);
-  const timeoutMs = raw.timeout === undefined ? undefined : durationOption('--timeout', raw.timeout);
-  const idleTimeoutMs =
-    raw.idleTimeout === undefined ? undefined : durationOption('--idle-timeout', raw.idleTimeout);
-  const maxToolCalls =
-    raw.maxToolCalls === undefined ? undefined : countOption('--max-tool-calls', raw.maxToolCalls);
-  const schemaRetries = countOption('--schema-retries', raw.schemaRetries);
-  const github = process.env.GITHUB_ACTIONS === 'true';
-  // Under GitHub Actions the summary goes to the step summary unless --no-summary says otherwise.
-  const summaryFile =
-    raw.summary === false
-      ? undefined
-      : (raw.summaryFile ?? (github ? process.env.GITHUB_STEP_SUMMARY || undefined : undefined));
-  const fromWords = promptFromWords(words, process.stdin.isTTY === true);
-  const prompt = fromWords ?? (await readStdin());
-  if (prompt.trim() === '') {
-    throw new RhoError(
-      'usage',
-      'the prompt is empty: give it as words, or as `-` / a pipe on standard input',
-    );
-  }
+}
+
+// The facts about this process the pure option parser needs.
+function processFacts(): Facts {
   return {
-    prompt,
-    model: raw.model,
-    plan: raw.plan === true,
-    policy,
-    allow,
-    fence,
-    format,
-    cwd,
-    timeoutMs,
-    stepTimeoutMs,
-    idleTimeoutMs,
-    agent: agentCommand(raw.agent ?? (process.env.RHO_CURSOR_AGENT || 'cursor-agent')),
-    wireLog: raw.wireLog,
-    maxToolCalls,
-    strict: raw.strict === true,
-    outputLastMessage: raw.outputLastMessage === undefined ? undefined : resolve(raw.outputLastMessage),
-    summaryFile: summaryFile === undefined ? undefined : resolve(summaryFile),
-    github,
-    outputSchema: raw.outputSchema === undefined ? undefined : resolve(raw.outputSchema),
-    schemaRetries,
-    interactive: interactive && fromWords !== undefined,
+    env: process.env,
+    cwd: process.cwd(),
+    stdinIsTTY: process.stdin.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
+    stdinHasData: stdinHasData(),
+    isDirectory: (p) => {
+      try {
+        return statSync(p).isDirectory();
+      } catch {
+        return false;
+      }
+    },
+    resolvePath: (from, p) => resolve(from, p),
   };
 }
 
-// A path-like agent is relative to where the user typed the command, not to --cwd.
-const agentCommand = (a: string): string => (a.includes('/') ? resolve(a) : a);
+// Reads all of standard input, bounded by --timeout (exit 124) when one is given.
+async function readStdin(timeoutMs: number | undefined): Promise<string> {
+  const chunks: Buffer[] = [];
+  const read = (async () => {
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  })();
+  if (timeoutMs === undefined) return read;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new RhoError(
+            'run_timeout',
+            `standard input did not end within ${fmtMs(timeoutMs)} (--timeout) while reading the prompt`,
+          ),
+        ),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([read, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
-// Waits until what was written to a stream has been handed to the OS, so exiting loses nothing.
+// Reads the prompt file; a file that cannot be read is a usage error naming it.
+function readPromptFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw new RhoError('usage', `option '--prompt-file' cannot read '${file}' (${why})`);
+  }
+}
+
+// Gathers the prompt from its sources: words, then the file, then standard input.
+async function readPrompt(
+  source: PromptSource,
+  opts: Omit<RunOptions, 'prompt'>,
+): Promise<{ prompt: string; stdinMs: number }> {
+  const file = source.file === undefined ? undefined : readPromptFile(source.file);
+  let stdin: string | undefined;
+  const t = performance.now();
+  if (source.readStdin) {
+    if (process.stdin.isTTY && !opts.quiet) {
+      process.stderr.write('rho-cursor: reading the prompt from stdin, Ctrl-D to end\n');
+    }
+    stdin = await readStdin(opts.timeoutMs);
+  }
+  const prompt = assemblePrompt(source.words, file, stdin);
+  if (prompt.trim() === '') throw emptyPromptError();
+  return { prompt, stdinMs: performance.now() - t };
+}
+
+// Validates the parsed command line and reads the prompt: the run's options, or an EarlyFailure.
+async function toRunOptions(words: string[], raw: RawRunOptions): Promise<RunOptions> {
+  const parsed = resolveRunOptions(words, raw, processFacts());
+  if (!parsed.ok) throw new EarlyFailure(parsed.errors, parsed.format);
+  const { options, source } = parsed;
+  try {
+    const { prompt, stdinMs } = await readPrompt(source, options);
+    // The time spent reading stdin counts against --timeout: it bounds the whole run.
+    const timeoutMs =
+      options.timeoutMs === undefined ? undefined : Math.max(1, Math.round(options.timeoutMs - stdinMs));
+    return { ...options, prompt, timeoutMs };
+  } catch (e) {
+    throw new EarlyFailure([toRhoError(e)], options.format);
+  }
+}
+
+// Waits until what was written to a stream has been handed to the OS, so exiting loses nothing: however
+// slowly its reader reads (a run's --timeout bounds the run, not the reader; a closed pipe errors at once).
 function drained(stream: NodeJS.WriteStream): Promise<void> {
   return new Promise((resolve) => {
     if (stream.destroyed || !stream.writable) return resolve();
-    const t = setTimeout(resolve, 5000);
-    stream.write('', () => {
-      clearTimeout(t);
-      resolve();
-    });
+    stream.write('', () => resolve());
   });
 }
 
@@ -155,65 +165,17 @@ function program(version: string, setCode: (n: number) => void): Command {
     )
     .version(version, '-V, --version')
     .exitOverride()
-    // Usage errors are one line, with where to look next.
-    .configureOutput({
-      outputError: (s, write) => write(`rho-cursor: ${s.trimEnd().replace(/^error: /, '')} (see --help)\n`),
-    });
+    // Parse errors are reported by main(), one line each, with a result event where the format asks for one.
+    .configureOutput({ outputError: () => {} })
+    .addHelpText('after', programHelpAfter());
 
-  cmd
-    .command('run')
-    .description('run one prompt and print the result')
-    .argument('[prompt...]', 'the prompt; `-` or none with a piped stdin reads it from standard input')
-    .option('--model <id>', 'model passed to cursor-agent as --model <id>')
-    .option('--plan', 'plan mode (session/set_mode plan) before the prompt')
-    .addOption(
-      new Option(
-        '--permissions <policy>',
-        'how permission requests are answered (default: ask on a terminal, else reject)',
-      ).choices(POLICIES),
-    )
-    .option(
-      '--allow <kind>',
-      `allow once the requests of a tool kind; repeatable (${TOOL_KINDS.join(', ')})`,
-      (v: string, acc: string[]) => [...acc, v],
-      [] as string[],
-    )
-    .addOption(
-      new Option(
-        '--fence <fence>',
-        'what the agent must not be able to do, whatever your Cursor config says (default: read-only with --plan, else none)',
-      ).choices(FENCES),
-    )
-    .addOption(new Option('--output-format <format>', 'output format').choices(FORMATS).default('text'))
-    .option('--cwd <dir>', 'the workspace (default: current directory)')
-    .option('--timeout <duration>', 'bound on the whole run (500ms, 10s, 2m, or seconds)')
-    .option('--step-timeout <duration>', 'bound on each handshake step', '10s')
-    .option('--idle-timeout <duration>', 'no message from the agent for this long cancels the run (exit 124)')
-    .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
-    .option('--wire-log <file>', 'write every wire message to <file> as {dir, ms, msg} rows')
-    .option('--max-tool-calls <n>', "the turn's n+1th tool call cancels the turn (exit 4)")
-    .option(
-      '--strict',
-      'an answer that reads as an API error is exit 1; anything rejected or blocked is exit 7',
-    )
-    .option(
-      '-o, --output-last-message <file>',
-      'write the final answer to <file>, atomically, when a turn ended',
-    )
-    .option(
-      '--summary-file <file>',
-      'append a Markdown summary of the run (default under GitHub Actions: $GITHUB_STEP_SUMMARY)',
-    )
-    .option('--no-summary', 'no summary, also under GitHub Actions')
-    .option('--output-schema <file>', 'ask for, extract and validate a JSON answer against this JSON Schema')
-    .option('--schema-retries <n>', 'follow-up prompts when the answer does not match --output-schema', '2')
+  defineRun(cmd.command('run'))
     .exitOverride()
     .action(async (words: string[], raw: RawRunOptions) => {
       const opts = await toRunOptions(words, raw);
-      // readline is loaded only when a person can be asked.
-      const asker = opts.interactive
-        ? (await import('./policy/ask.js')).terminalAsker(process.stdin, process.stderr)
-        : undefined;
+      // The terminal question is loaded only when a person can be asked.
+      const ask = opts.interactive ? await import('./policy/ask.js') : undefined;
+      const asker = ask?.terminalAsker(ask.processTerminal(process.stdin, process.stderr));
       const code = await run(opts, {
         env: process.env,
         home: homedir(),
@@ -265,7 +227,21 @@ function program(version: string, setCode: (n: number) => void): Command {
   return cmd;
 }
 
+// Reports a run that failed before it started: one stderr line per error, and `result` on stdout where owed.
+function reportEarly(f: EarlyFailure, t0: number): number {
+  for (const e of f.errors) {
+    const hint = e.hint ? ` (${e.hint})` : e.code === 'usage' ? ' (see --help)' : '';
+    process.stderr.write(`rho-cursor: ${e.message}${hint}\n`);
+  }
+  const first = f.errors[0]!;
+  process.stdout.write(stdoutBeforeRun(f.format, first, Math.round(performance.now() - t0)));
+  return first.exitCode;
+}
+
+const HELP_OR_VERSION = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
+
 export async function main(argv: string[], version: string): Promise<void> {
+  const t0 = performance.now();
   // Last resort: a bug must still end in one line and an exit code (the run's exit hook kills the agent).
   process.on('uncaughtException', (e) => {
     process.stderr.write(`rho-cursor: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
@@ -278,9 +254,12 @@ export async function main(argv: string[], version: string): Promise<void> {
     await program(version, (n) => (code = n)).parseAsync(argv, { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) {
-      // --help and --version succeed; everything else, a bare `rho-cursor` included, is a usage error.
-      return exit(e.exitCode === 0 ? 0 : 2);
+      // --help and --version succeed; a bare `rho-cursor` prints the help and is a usage error.
+      if (HELP_OR_VERSION.has(e.code)) return exit(e.exitCode === 0 ? 0 : 2);
+      const format = argv[0] === 'run' ? formatFromArgv(argv.slice(1)) : undefined;
+      return exit(reportEarly(new EarlyFailure([usageFromCommander(e)], format), t0));
     }
+    if (e instanceof EarlyFailure) return exit(reportEarly(e, t0));
     const err = toRhoError(e);
     process.stderr.write(`rho-cursor: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
     return exit(err.exitCode);

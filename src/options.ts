@@ -7,6 +7,9 @@ export type Policy = (typeof POLICIES)[number];
 export const FORMATS = ['text', 'json', 'stream-json'] as const;
 export type Format = (typeof FORMATS)[number];
 
+export const COLORS = ['auto', 'always', 'never'] as const;
+export type ColorMode = (typeof COLORS)[number];
+
 export const TOOL_KINDS = [
   'read',
   'edit',
@@ -24,6 +27,12 @@ export type ToolKind = (typeof TOOL_KINDS)[number];
 export const FENCES = ['none', 'no-shell', 'read-only'] as const;
 export type Fence = (typeof FENCES)[number];
 
+/** A warning found while reading the command line, reported by the run as a `warning` event. */
+export interface Notice {
+  code: string;
+  message: string;
+}
+
 export interface RunOptions {
   prompt: string;
   model: string | undefined;
@@ -35,7 +44,6 @@ export interface RunOptions {
   cwd: string;
   timeoutMs: number | undefined;
   stepTimeoutMs: number;
-  /** --idle-timeout: no message from the agent for this long cancels the run. */
   idleTimeoutMs: number | undefined;
   agent: string;
   wireLog: string | undefined;
@@ -52,16 +60,21 @@ export interface RunOptions {
   /** --output-schema and --schema-retries. */
   outputSchema: string | undefined;
   schemaRetries: number;
-  /** A person can answer questions: stdin and stderr are terminals. */
+  /** Text mode: only the answer on stdout; on stderr only errors and warnings. */
+  quiet: boolean;
+  color: ColorMode;
+  /** A person can answer questions: stdin and stderr are terminals, and stdin is not the prompt. */
   interactive: boolean;
+  /** Warnings from the command line itself (`stdin-ignored`). */
+  notices: Notice[];
 }
 
-/** The longest duration an option takes: 24 hours. */
+/** The longest duration any option takes: 24 hours. */
 export const MAX_DURATION_MS = 24 * 60 * 60 * 1000;
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)?$/;
 
-// Durations are `500ms`, `10s`, `2m` or plain seconds; returns milliseconds or undefined when malformed.
+// Durations are `500ms`, `10s`, `2m` or plain seconds, above 0 and at most 24 hours; ms or undefined.
 export function parseDuration(text: string): number | undefined {
   const match = DURATION.exec(text.trim());
   if (!match) return undefined;
@@ -109,11 +122,197 @@ export function defaultPolicy(interactive: boolean): Policy {
   return interactive ? 'ask' : 'reject';
 }
 
-// Joins prompt words; `-` or no words with piped stdin means "read stdin" (signalled by undefined).
-export function promptFromWords(words: string[], stdinIsTTY: boolean): string | undefined {
-  if (words.length === 1 && words[0] === '-') return undefined;
-  if (words.length === 0 && !stdinIsTTY) return undefined;
-  return words.join(' ');
+/** Where the prompt comes from: the words, then (each after a blank line) a file and standard input. */
+export interface PromptSource {
+  words: string;
+  file: string | undefined;
+  /** Standard input is part of the prompt, read to its end. */
+  readStdin: boolean;
+}
+
+// Decides where the prompt comes from; `-` among the words, or no words and no file with a piped stdin, reads stdin.
+export function promptSource(words: string[], file: string | undefined, stdinIsTTY: boolean): PromptSource {
+  const dash = words.includes('-');
+  const text = words.filter((w) => w !== '-').join(' ');
+  const readStdin = dash || (words.length === 0 && file === undefined && !stdinIsTTY);
+  return { words: text, file, readStdin };
+}
+
+// Joins the prompt's parts, each after a blank line: words first, then the file, then standard input.
+export function assemblePrompt(words: string, file?: string, stdin?: string): string {
+  return [words, file, stdin].filter((p): p is string => p !== undefined && p.trim() !== '').join('\n\n');
+}
+
+// The usage error of a prompt that is empty once assembled.
+export function emptyPromptError(): RhoError {
+  return new RhoError(
+    'usage',
+    'the prompt is empty: give it as words, with -f <file>, or on standard input (`-` or a pipe)',
+  );
+}
+
+/** What commander hands over for `run`, before any check. */
+export interface RawRunOptions {
+  model?: string;
+  plan?: boolean;
+  permissions?: string;
+  allow?: string[];
+  outputFormat?: string;
+  cwd?: string;
+  timeout?: string;
+  stepTimeout?: string;
+  idleTimeout?: string;
+  agent?: string;
+  wireLog?: string;
+  fence?: string;
+  maxToolCalls?: string;
+  strict?: boolean;
+  outputLastMessage?: string;
+  summaryFile?: string;
+  /** false with --no-summary */
+  summary?: boolean;
+  outputSchema?: string;
+  schemaRetries?: string;
+  promptFile?: string;
+  quiet?: boolean;
+  color?: string;
+}
+
+/** Facts about the process the pure parser needs; main.ts gathers them. */
+export interface Facts {
+  env: Record<string, string | undefined>;
+  /** The directory the command was typed in. */
+  cwd: string;
+  stdinIsTTY: boolean;
+  stderrIsTTY: boolean;
+  /** Standard input is a pipe, a socket or a regular file: something that could be read. */
+  stdinHasData: boolean;
+  isDirectory(path: string): boolean;
+  resolvePath(from: string, path: string): string;
+}
+
+/** The options of a run, or every usage error found (one line each), with the output format if known. */
+export type Parsed =
+  | { ok: true; options: Omit<RunOptions, 'prompt'>; source: PromptSource }
+  | { ok: false; errors: RhoError[]; format: Format | undefined };
+
+// Validates raw commander values into the run's options; every bad value gives its own error naming the option.
+export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Facts): Parsed {
+  const errors: RhoError[] = [];
+  const check = <T>(f: () => T): T | undefined => {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof RhoError) errors.push(e);
+      else throw e;
+      return undefined;
+    }
+  };
+  const format = check(() => oneOf<Format>('--output-format', FORMATS, raw.outputFormat ?? 'text'));
+  const color = check(() => oneOf<ColorMode>('--color', COLORS, raw.color ?? 'auto'));
+  const permissions =
+    raw.permissions === undefined
+      ? undefined
+      : check(() => oneOf<Policy>('--permissions', POLICIES, raw.permissions!));
+  const allow = (raw.allow ?? []).map((k) => check(() => oneOf<ToolKind>('--allow', TOOL_KINDS, k)));
+  const fence = check(() =>
+    raw.fence === undefined ? defaultFence(raw.plan === true) : oneOf<Fence>('--fence', FENCES, raw.fence),
+  );
+  if (fence !== undefined && !allow.includes(undefined))
+    check(() => checkAllowUnderFence(fence, allow as ToolKind[], raw.fence !== undefined));
+  const maxToolCalls =
+    raw.maxToolCalls === undefined
+      ? undefined
+      : check(() => countOption('--max-tool-calls', raw.maxToolCalls!));
+  const schemaRetries = check(() => countOption('--schema-retries', raw.schemaRetries ?? '2'));
+  const cwd = facts.resolvePath(facts.cwd, raw.cwd ?? '.');
+  if (!facts.isDirectory(cwd)) {
+    errors.push(new RhoError('usage', `option '--cwd' must name a directory (got '${raw.cwd ?? cwd}')`));
+  }
+  const duration = (option: string, v: string | undefined): number | undefined =>
+    v === undefined ? undefined : check(() => durationOption(option, v));
+  const timeoutMs = duration('--timeout', raw.timeout);
+  const stepTimeoutMs = duration('--step-timeout', raw.stepTimeout ?? '10s');
+  const idleTimeoutMs = duration('--idle-timeout', raw.idleTimeout);
+  const agentName = raw.agent ?? (facts.env.RHO_CURSOR_AGENT || 'cursor-agent');
+  if (agentName.trim() === '') {
+    errors.push(new RhoError('usage', "option '--agent' needs a path or a command name (got '')"));
+  }
+  if (raw.outputLastMessage !== undefined && raw.outputLastMessage.trim() === '') {
+    errors.push(new RhoError('usage', "option '--output-last-message' needs a file (got '')"));
+  }
+  for (const [option, v] of [
+    ['--summary-file', raw.summaryFile],
+    ['--output-schema', raw.outputSchema],
+  ] as const) {
+    if (v !== undefined && v.trim() === '')
+      errors.push(new RhoError('usage', `option '${option}' needs a file (got '')`));
+  }
+  if (raw.promptFile !== undefined && raw.promptFile.trim() === '') {
+    errors.push(new RhoError('usage', "option '--prompt-file' needs a file (got '')"));
+  }
+  if (errors.length > 0) return { ok: false, errors, format };
+
+  const source = promptSource(words, raw.promptFile, facts.stdinIsTTY);
+  const interactive = facts.stdinIsTTY && facts.stderrIsTTY && !source.readStdin;
+  const github = facts.env.GITHUB_ACTIONS === 'true';
+  // Under GitHub Actions the summary goes to the step summary unless --no-summary says otherwise.
+  const summaryFile =
+    raw.summary === false
+      ? undefined
+      : (raw.summaryFile ?? (github ? facts.env.GITHUB_STEP_SUMMARY || undefined : undefined));
+  const path = (v: string | undefined): string | undefined =>
+    v === undefined ? undefined : facts.resolvePath(facts.cwd, v);
+  const notices: Notice[] = [];
+  if (!source.readStdin && !facts.stdinIsTTY && facts.stdinHasData) {
+    notices.push({
+      code: 'stdin-ignored',
+      message:
+        'standard input is not read: the prompt came from the words or --prompt-file (add `-` to append stdin)',
+    });
+  }
+  return {
+    ok: true,
+    source,
+    options: {
+      model: raw.model,
+      plan: raw.plan === true,
+      policy: permissions ?? defaultPolicy(interactive),
+      allow: allow as ToolKind[],
+      fence: fence!,
+      format: format!,
+      cwd,
+      timeoutMs,
+      stepTimeoutMs: stepTimeoutMs!,
+      idleTimeoutMs,
+      // A path-like agent is relative to where the user typed the command, not to --cwd.
+      agent: agentName.includes('/') ? facts.resolvePath(facts.cwd, agentName) : agentName,
+      wireLog: raw.wireLog,
+      maxToolCalls,
+      strict: raw.strict === true,
+      outputLastMessage: path(raw.outputLastMessage),
+      summaryFile: path(summaryFile),
+      github,
+      outputSchema: path(raw.outputSchema),
+      schemaRetries: schemaRetries!,
+      quiet: raw.quiet === true,
+      color: color!,
+      interactive,
+      notices,
+    },
+  };
+}
+
+// The output format named on a command line commander could not parse, so a usage error can still write `result`.
+export function formatFromArgv(argv: readonly string[]): Format | undefined {
+  let found: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    if (a === '--output-format') found = argv[++i];
+    else if (a.startsWith('--output-format=')) found = a.slice('--output-format='.length);
+  }
+  return (FORMATS as readonly string[]).includes(found ?? 'text') ? ((found ?? 'text') as Format) : undefined;
 }
 
 // --fence defaults to read-only with --plan (plan mode alone does not block shell), else none.

@@ -7,6 +7,13 @@ import { extension } from './events/updates.js';
 import type { RunOptions } from './options.js';
 import type { Asker, Choice } from './policy/ask.js';
 import {
+  askQuestion,
+  permissionAsQuestion,
+  permissionQuestion,
+  planQuestion,
+  type TerminalQuestion,
+} from './policy/prompts.js';
+import {
   decidePermission,
   decidePlan,
   isRejection,
@@ -24,6 +31,8 @@ export interface RequestContext {
   tools: ToolStore;
   opts: RunOptions;
   asker: Asker | undefined;
+  /** Leaves the terminal at the start of a line before a question is shown (the text renderer's settle). */
+  settle?: () => void;
 }
 
 export class AgentRequests {
@@ -116,14 +125,9 @@ export class AgentRequests {
           opts.fence,
         );
     if (verdict) return this.answerPermission(id, req, verdict);
-    // A person decides: offer only the once options (allow_always would persist into Cursor's allowlist).
-    const choices: Choice[] = req.isQuestion
-      ? req.options.map((o, i) => ({ key: o.kind === 'reject_once' ? 's' : String(i + 1), label: o.name }))
-      : [
-          ...(req.options.some((o) => o.kind === 'allow_once') ? [{ key: 'a', label: 'allow once' }] : []),
-          ...(req.options.some((o) => o.kind === 'reject_once') ? [{ key: 'r', label: 'reject once' }] : []),
-        ];
-    const lines = req.isQuestion ? [`Cursor asks: ${req.title}`] : this.describe(req);
+    // A person decides: what the question shows and offers is built in policy/prompts.ts.
+    const input = this.ctx.tools.get(req.toolCallId)?.input ?? {};
+    const q = req.isQuestion ? permissionAsQuestion(req) : permissionQuestion(req, input);
     const withdrawn = (): Event =>
       req.isQuestion
         ? this.questionEvent(req, { outcome: 'withdrawn' })
@@ -132,37 +136,24 @@ export class AgentRequests {
             reason: 'withdrawn by the agent ($/cancel_request): not answered',
             decidedBy: 'withdrawn',
           });
-    this.ask(id, lines, choices, withdrawn, (key) => {
-      if (key === undefined) {
+    this.ask(id, q, withdrawn, (choice) => {
+      const option = choice && req.options.find((o) => o.optionId === choice.value);
+      if (!option) {
         return this.answerPermission(id, req, {
           decision: { outcome: 'cancelled' },
-          reason: 'the run was cancelled',
+          reason:
+            choice === undefined && !this.cancelled
+              ? 'end of input at the terminal'
+              : 'the run was cancelled',
           decidedBy: 'cancel',
         });
       }
-      const option = req.isQuestion
-        ? req.options[choices.findIndex((c) => c.key === key)]
-        : req.options.find((o) => o.kind === (key === 'a' ? 'allow_once' : 'reject_once'));
-      if (!option) return;
       this.answerPermission(id, req, {
         decision: { optionId: option.optionId, kind: option.kind },
         reason: 'chosen at the terminal',
         decidedBy: 'person',
       });
     });
-  }
-
-  // What the person needs to decide: the tool, its command or path, and the reason Cursor gives.
-  private describe(req: PermissionRequest): string[] {
-    const input = this.ctx.tools.get(req.toolCallId)?.input ?? {};
-    const detail = ['command', 'path', 'url', 'pattern']
-      .filter((k) => typeof input[k] === 'string')
-      .map((k) => `  ${k}: ${String(input[k])}`);
-    return [
-      `Cursor asks permission to ${req.kind}: ${req.title}`,
-      ...detail,
-      ...(req.agentReason ? [`  reason: ${req.agentReason}`] : []),
-    ];
   }
 
   private answerPermission(id: Id | null, req: PermissionRequest, v: Verdict): void {
@@ -191,7 +182,11 @@ export class AgentRequests {
   // The question event of a permission request that is really a question (it offers the skip option).
   private questionEvent(req: PermissionRequest, answer: QuestionEvent['answer']): QuestionEvent {
     const questions = [
-      { id: null, prompt: req.title, options: req.options.map((o) => ({ id: o.optionId, label: o.name })) },
+      {
+        id: null,
+        prompt: req.agentReason ?? req.title,
+        options: req.options.map((o) => ({ id: o.optionId, label: o.name })),
+      },
     ];
     return {
       type: 'question',
@@ -244,27 +239,28 @@ export class AgentRequests {
       this.ctx.conn.respond(id, { outcome: answer });
       this.ctx.emit({ ...base, answer });
     };
-    const first = questions[0];
-    if (!this.canAsk() || !first || questions.length !== 1) return skip();
-    const choices = [
-      ...first.options.map((o, i) => ({ key: String(i + 1), label: o.label })),
-      { key: 's', label: 'skip' },
-    ];
+    if (!this.canAsk() || questions.length === 0) return skip();
     const withdrawn = (): Event => ({ ...base, answer: { outcome: 'withdrawn' } });
-    this.ask(id, [`Cursor asks: ${first.prompt}`], choices, withdrawn, (key) => {
-      if (key === undefined) {
-        this.ctx.conn.respond(id, { outcome: { outcome: 'cancelled' } });
-        return this.ctx.emit({ ...base, answer: { outcome: 'cancelled' } });
+    // Several questions are asked in turn; skipping one leaves it out, skipping all skips the request.
+    const answers: Array<{ questionId: string | null; selectedOptionIds: string[] }> = [];
+    const next = (i: number): void => {
+      const q = questions[i];
+      if (!q) {
+        if (answers.length === 0) return skip();
+        const answer = { outcome: 'answered', answers };
+        this.ctx.conn.respond(id, { outcome: answer });
+        return this.ctx.emit({ ...base, answer });
       }
-      if (key === 's') return skip();
-      const option = first.options[Number(key) - 1];
-      const answer = {
-        outcome: 'answered',
-        answers: [{ questionId: first.id, selectedOptionIds: option ? [option.id] : [] }],
-      };
-      this.ctx.conn.respond(id, { outcome: answer });
-      this.ctx.emit({ ...base, answer });
-    });
+      this.ask(id, askQuestion(base.title, q, i, questions.length), withdrawn, (choice) => {
+        if (choice === undefined) {
+          this.ctx.conn.respond(id, { outcome: { outcome: 'cancelled' } });
+          return this.ctx.emit({ ...base, answer: { outcome: 'cancelled' } });
+        }
+        if (choice.value !== '') answers.push({ questionId: q.id, selectedOptionIds: [choice.value] });
+        next(i + 1);
+      });
+    };
+    next(0);
   }
 
   private plan(id: Id | null, params: unknown): void {
@@ -277,34 +273,23 @@ export class AgentRequests {
       plan: str(p.plan) ?? str(p.markdown) ?? '',
       todos: normalizeTodos(p.todos),
     };
-    const answer = (a: PlanAnswer | { outcome: 'cancelled' }): void => {
+    const answer = (a: PlanAnswer | { outcome: 'cancelled' }, decidedBy: PlanEvent['decidedBy']): void => {
       this.ctx.conn.respond(id, { outcome: a });
-      this.ctx.emit({ ...base, answer: a });
+      this.ctx.emit({ ...base, answer: a, decidedBy });
     };
     const { policy, plan, fence } = this.ctx.opts;
     const decided = decidePlan(policy, plan, this.canAsk(), fence);
-    if (decided) return answer(decided);
-    const lines = [
-      `Cursor proposes a plan${base.name ? `: ${base.name}` : ''}`,
-      ...base.plan.split('\n').map((l) => '  ' + l),
-    ];
-    this.ask(
-      id,
-      lines,
-      [
-        { key: 'a', label: 'accept' },
-        { key: 'r', label: 'reject' },
-      ],
-      () => ({ ...base, answer: { outcome: 'withdrawn' } }),
-      (key) => {
-        if (key === undefined) return answer({ outcome: 'cancelled' });
-        answer(
-          key === 'a'
-            ? { outcome: 'accepted' }
-            : { outcome: 'rejected', reason: 'The person at the terminal rejected the plan.' },
-        );
-      },
-    );
+    if (decided) return answer(decided, 'policy');
+    const withdrawn = (): Event => ({ ...base, answer: { outcome: 'withdrawn' }, decidedBy: 'withdrawn' });
+    this.ask(id, planQuestion(base), withdrawn, (choice) => {
+      if (choice === undefined) return answer({ outcome: 'cancelled' }, 'cancel');
+      answer(
+        choice.value === 'accept'
+          ? { outcome: 'accepted' }
+          : { outcome: 'rejected', reason: 'The person at the terminal rejected the plan.' },
+        'person',
+      );
+    });
   }
 
   private canAsk(): boolean {
@@ -316,24 +301,23 @@ export class AgentRequests {
     );
   }
 
-  // Hands a choice to the person; the request stays pending (cancellable, or withdrawn by the agent: then the
-  // question closes, `withdrawn()` is the event, and no answer is sent) until answered.
+  // Hands a question to the person; the request stays pending (cancellable, or withdrawn by the agent: then
+  // the question closes, `withdrawn()` is the event, and no answer is sent) until answered.
   private ask(
     id: Id | null,
-    lines: string[],
-    choices: Choice[],
+    q: TerminalQuestion,
     withdrawn: () => Event,
-    then: (key: string | undefined) => void,
+    then: (choice: Choice | undefined) => void,
   ): void {
     const asker = this.ctx.asker;
     if (!asker) return then(undefined);
     const abort = new AbortController();
     let settled = false;
-    const finish = (key: string | undefined): void => {
+    const finish = (choice: Choice | undefined): void => {
       if (settled) return;
       settled = true;
       this.pending.delete(id);
-      then(key);
+      then(choice);
     };
     this.pending.set(id, {
       cancel: () => {
@@ -348,6 +332,8 @@ export class AgentRequests {
         this.ctx.emit(withdrawn());
       },
     });
-    asker.choose(lines, choices, abort.signal).then(finish, () => finish(undefined));
+    // The question starts on a fresh line, after everything rendered so far.
+    this.ctx.settle?.();
+    asker.choose(q, abort.signal).then(finish, () => finish(undefined));
   }
 }

@@ -130,6 +130,7 @@ function newState(opts: RunOptions, io: RunIO): RunState {
       stdout: io.stdout,
       stderr: io.stderr,
       env: io.env,
+      style: opts,
       onFailure: (f) => s.cancel.stop(f.kind),
       onEvent: (e) => onEvent(s, e),
       answerToStderr: opts.outputSchema !== undefined,
@@ -207,6 +208,7 @@ async function readConfig(s: RunState): Promise<void> {
       message: 'no terminal to ask at: permission requests are rejected',
     });
   }
+  s.warnings.push(...opts.notices);
 }
 
 // 2. Spawn the agent and join it to a connection; its release goes on the teardown stack at once.
@@ -272,7 +274,14 @@ async function startAgent(s: RunState): Promise<void> {
     drainTarget: () => out.drainTarget(),
   });
   s.conn = conn;
-  s.requests = new AgentRequests({ conn, emit: (e) => emit(s, e), tools: s.tools, opts, asker: io.asker });
+  s.requests = new AgentRequests({
+    conn,
+    emit: (e) => emit(s, e),
+    tools: s.tools,
+    opts,
+    asker: io.asker,
+    settle: () => s.out.settle(),
+  });
 }
 
 // Every event of the run passes here: the head of the reply is kept to spot API errors written as text.

@@ -161,6 +161,12 @@ export const PlanEvent = z
     plan: z.string(),
     todos: z.array(Todo),
     answer: z.object({ outcome: z.string(), reason: z.string().optional() }),
+    decidedBy: z
+      .enum(['policy', 'person', 'cancel', 'withdrawn'])
+      .optional()
+      .describe(
+        'who answered: the policy, the person at the terminal (who saw the plan in full), a cancel, or the agent withdrew it',
+      ),
   })
   .meta({ title: 'plan', description: 'a cursor/create_plan request (markdown, todos) and its answer' });
 

@@ -1,60 +1,149 @@
-// The only terminal I/O of the policy: ask the person at the terminal to pick one of a few choices.
-import { createInterface } from 'node:readline';
+// The only terminal I/O of the policy: ask the person at the terminal, in raw mode, one question at a time.
+import { StringDecoder } from 'node:string_decoder';
+import { EMPTY_EDITOR, feedKeys } from './line-editor.js';
+import { hint, matchAnswer, menu, type Choice, type TerminalQuestion } from './prompts.js';
 
-export interface Choice {
-  key: string;
-  label: string;
-}
+export type { Choice, TerminalQuestion } from './prompts.js';
 
 export interface Asker {
-  /** Shows the lines and the choices; resolves with the chosen key, or undefined when aborted. */
-  choose(lines: string[], choices: Choice[], signal: AbortSignal): Promise<string | undefined>;
+  /** Shows the question; resolves with the choice, or undefined when aborted (or Ctrl-D with nothing to give). */
+  choose(q: TerminalQuestion, signal: AbortSignal): Promise<Choice | undefined>;
 }
 
-// Asks on the given streams one question at a time; a blank or unknown answer asks again.
-export function terminalAsker(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Asker {
+/** The terminal as the asker needs it; the process's own in production, a fake in tests. */
+export interface Terminal {
+  input: {
+    setRawMode?(raw: boolean): unknown;
+    on(event: 'data' | 'end', fn: (d?: Buffer | string) => void): unknown;
+    off(event: 'data' | 'end', fn: (d?: Buffer | string) => void): unknown;
+    resume(): unknown;
+    pause(): unknown;
+  };
+  output: { write(text: string): unknown };
+  /** Sends the signal the terminal would have sent for Ctrl-C or Ctrl-\ (raw mode turns that off). */
+  signal(sig: 'SIGINT' | 'SIGQUIT'): void;
+  /** Stops the process as Ctrl-Z would. */
+  suspend(): void;
+  /** Subscribes to SIGCONT (after `fg`); returns the unsubscribe. */
+  onContinue(fn: () => void): () => void;
+  /** Subscribes to the process's exit; returns the unsubscribe. */
+  onExit(fn: () => void): () => void;
+  /** Resolves once input already waiting at the terminal has been delivered (and so discarded). */
+  pendingDelivered(): Promise<void>;
+}
+
+// The process's own terminal: stdin in raw mode, the question on stderr, signals to ourselves.
+export function processTerminal(input: NodeJS.ReadStream, output: NodeJS.WritableStream): Terminal {
+  return {
+    input: input as unknown as Terminal['input'],
+    output,
+    signal: (sig) => process.kill(process.pid, sig),
+    // The whole process group, as the terminal's own Ctrl-Z would (a wrapping npx stops too).
+    suspend: () => process.kill(0, 'SIGTSTP'),
+    onContinue: (fn) => {
+      process.on('SIGCONT', fn);
+      return () => process.removeListener('SIGCONT', fn);
+    },
+    onExit: (fn) => {
+      process.on('exit', fn);
+      return () => process.removeListener('exit', fn);
+    },
+    // Bytes waiting in the kernel are read in the next poll phase: the second check phase comes after it.
+    pendingDelivered: () => new Promise((resolve) => setImmediate(() => setImmediate(resolve))),
+  };
+}
+
+// Asks one question at a time on the terminal; each waits for the one before.
+export function terminalAsker(t: Terminal): Asker {
   let queue: Promise<unknown> = Promise.resolve();
   return {
-    choose(lines, choices, signal) {
-      const next = queue.then(() => askOnce(input, output, lines, choices, signal));
+    choose(q, signal) {
+      const next = queue.then(() => askOnce(t, q, signal));
       queue = next.catch(() => undefined);
       return next;
     },
   };
 }
 
-function askOnce(
-  input: NodeJS.ReadableStream,
-  output: NodeJS.WritableStream,
-  lines: string[],
-  choices: Choice[],
-  signal: AbortSignal,
-): Promise<string | undefined> {
+// One question: input typed before it showed is discarded; the terminal's mode is restored however it ends.
+function askOnce(t: Terminal, q: TerminalQuestion, signal: AbortSignal): Promise<Choice | undefined> {
   if (signal.aborted) return Promise.resolve(undefined);
   return new Promise((resolve) => {
-    const rl = createInterface({ input, output, terminal: true });
-    const menu = choices.map((c) => `[${c.key}] ${c.label}`).join('  ');
-    output.write('\n' + lines.join('\n') + '\n');
-    const done = (value: string | undefined): void => {
-      signal.removeEventListener('abort', onAbort);
-      rl.close();
-      resolve(value);
+    const decoder = new StringDecoder('utf8');
+    let state = EMPTY_EDITOR;
+    let accepting = false;
+    let closed = false;
+    let generation = 0;
+    const raw = (on: boolean): void => {
+      try {
+        t.input.setRawMode?.(on);
+      } catch {
+        // a terminal that went away: nothing to restore
+      }
     };
-    const onAbort = (): void => {
-      output.write('\n(cancelled)\n');
-      done(undefined);
-    };
-    signal.addEventListener('abort', onAbort);
-    // readline swallows Ctrl-C while it owns the terminal: hand it back as the signal the run handles.
-    rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
-    const prompt = (): void => {
-      rl.question(menu + ' > ', (answer) => {
-        const key = answer.trim().toLowerCase();
-        const hit = choices.find((c) => c.key.toLowerCase() === key);
-        if (hit) done(hit.key);
-        else prompt();
+    // Shows the question, then ignores what arrives until the input waiting now has been delivered, and
+    // only then draws the menu: what was typed before the prompt appeared never answers it.
+    const show = (): void => {
+      accepting = false;
+      t.output.write(q.lines.join('\n') + '\n');
+      const mine = ++generation;
+      void t.pendingDelivered().then(() => {
+        if (closed || mine !== generation) return;
+        accepting = true;
+        t.output.write(menu(q) + state.line);
       });
     };
-    prompt();
+    const finish = (choice: Choice | undefined, note: string): void => {
+      if (closed) return;
+      closed = true;
+      t.input.off('data', onData);
+      t.input.off('end', onEnd);
+      signal.removeEventListener('abort', onAbort);
+      offContinue();
+      offExit();
+      raw(false);
+      t.input.pause();
+      t.output.write(note);
+      resolve(choice);
+    };
+    const endOfInput = (): void => finish(q.eof, `^D → ${q.eof?.label ?? 'cancelled'}\n`);
+    const onData = (d?: Buffer | string): void => {
+      const text = typeof d === 'string' ? d : d ? decoder.write(d) : '';
+      if (!accepting || closed) return;
+      const r = feedKeys(state, text);
+      state = r.state;
+      for (const a of r.actions) {
+        if (a.type === 'echo') t.output.write(a.text);
+        else if (a.type === 'submit') {
+          const choice = matchAnswer(q, a.line);
+          if (choice) return finish(choice, '\n');
+          t.output.write('\n' + hint(q, a.line) + '\n' + menu(q));
+        } else if (a.type === 'eof') return endOfInput();
+        else if (a.type === 'signal') {
+          t.output.write(a.signal === 'SIGINT' ? '^C' : '^\\');
+          t.signal(a.signal);
+        } else {
+          // Ctrl-Z: the terminal's own mode while stopped; raw again, and the question redrawn, after `fg`.
+          raw(false);
+          t.output.write('^Z\n');
+          accepting = false;
+          t.suspend();
+        }
+      }
+    };
+    const onEnd = (): void => endOfInput();
+    const onAbort = (): void => finish(undefined, '\n(cancelled)\n');
+    const offContinue = t.onContinue(() => {
+      if (closed) return;
+      raw(true);
+      show();
+    });
+    const offExit = t.onExit(() => raw(false));
+    signal.addEventListener('abort', onAbort);
+    t.input.on('data', onData);
+    t.input.on('end', onEnd);
+    raw(true);
+    t.input.resume();
+    show();
   });
 }

@@ -1,21 +1,38 @@
-// Picks the renderer for an output format; chalk is loaded only for text.
-import type { Format } from '../options.js';
+// Picks the renderer for an output format, and decides colour; chalk is loaded only for text.
+import type { ColorMode, Format } from '../options.js';
 import { JsonRenderer } from './json.js';
 import { StreamJsonRenderer } from './stream-json.js';
 import type { Renderer, Writer } from './writer.js';
+
+/** How text mode looks: colour on stderr, and whether only the answer, warnings and errors show. */
+export interface Style {
+  color: ColorMode;
+  quiet: boolean;
+}
+
+const DEFAULT_STYLE: Style = { color: 'auto', quiet: false };
+
+// Colour on stderr: --color wins; under auto, FORCE_COLOR, then NO_COLOR (https://no-color.org), then a terminal.
+export function colourEnabled(mode: ColorMode, env: NodeJS.ProcessEnv, isTTY: boolean): boolean {
+  if (mode !== 'auto') return mode === 'always';
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '') return force !== '0' && force !== 'false';
+  if (env.NO_COLOR) return false;
+  return isTTY && env.TERM !== 'dumb';
+}
 
 export async function makeRenderer(
   format: Format,
   out: Writer,
   err: Writer,
   env: NodeJS.ProcessEnv,
+  style: Style = DEFAULT_STYLE,
 ): Promise<Renderer> {
   if (format === 'stream-json') return new StreamJsonRenderer(out);
   if (format === 'json') return new JsonRenderer(out);
   const [{ Chalk }, { TextRenderer }] = await Promise.all([import('chalk'), import('./text.js')]);
-  // Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org).
-  const colour = err.isTTY && !env.NO_COLOR && env.TERM !== 'dumb';
-  return new TextRenderer(out, err, new Chalk({ level: colour ? 1 : 0 }));
+  const level = colourEnabled(style.color, env, err.isTTY) ? 1 : 0;
+  return new TextRenderer(out, err, new Chalk({ level }), { quiet: style.quiet });
 }
 
 export interface Spinner {
@@ -23,10 +40,19 @@ export interface Spinner {
   stop(): void;
 }
 
-// An ora spinner on a terminal's stderr during the handshake.
-export async function startSpinner(stream: NodeJS.WritableStream, text: string): Promise<Spinner> {
+const NO_SPINNER: Spinner = { text: () => {}, stop: () => {} };
+
+// An ora spinner on a terminal's stderr during the handshake; none under --quiet, uncoloured without colour.
+export async function startSpinner(
+  stream: NodeJS.WritableStream,
+  text: string,
+  env: NodeJS.ProcessEnv = process.env,
+  style: Style = DEFAULT_STYLE,
+): Promise<Spinner> {
+  if (style.quiet || env.TERM === 'dumb') return NO_SPINNER;
   const { default: ora } = await import('ora');
-  const s = ora({ text, stream, discardStdin: false, hideCursor: false }).start();
+  const color = colourEnabled(style.color, env, true) ? 'cyan' : false;
+  const s = ora({ text, stream, color, discardStdin: false, hideCursor: false }).start();
   return {
     text: (t) => {
       s.text = t;

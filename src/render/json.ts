@@ -11,6 +11,8 @@ export class JsonRenderer implements Renderer {
     return true;
   }
 
+  settle(): void {}
+
   finish(output: JsonOutput): void {
     this.out.write(JSON.stringify(output) + '\n');
   }

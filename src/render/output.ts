@@ -6,8 +6,8 @@ import type { Event, JsonOutput, ResultEvent } from '../events/types.js';
 import { warningAnnotation } from '../ci/github.js';
 import { Redactor } from '../lifecycle/secrets.js';
 import type { Format } from '../options.js';
-import { makeRenderer, startSpinner, type Spinner } from './index.js';
-import type { Renderer, Writer } from './writer.js';
+import { makeRenderer, startSpinner, type Spinner, type Style } from './index.js';
+import { NON_JSON_SHOWN, type Renderer, type Writer } from './writer.js';
 
 export type OutputFailure = { kind: 'epipe' } | { kind: 'write_failed'; message: string };
 
@@ -16,6 +16,8 @@ export interface OutputOptions {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
+  /** Text mode's colour and --quiet. */
+  style?: Style;
   /** Called once when stdout fails: a reader that went away, or a write error such as a full disk. */
   onFailure(f: OutputFailure): void;
   /** Sees every event the run writes, in order (the run's small facts). */
@@ -49,6 +51,7 @@ export class Output {
   private readonly out: Writer & { end(): void };
   private readonly err: Writer & { end(): void };
   private closed = false;
+  private nonJson = 0;
   /** Set once stdout failed; further writes are pointless but the run still reads the agent to the end. */
   failure: OutputFailure | undefined;
 
@@ -73,7 +76,7 @@ export class Output {
   async open(): Promise<void> {
     if (this.renderer) return;
     const answerTo = this.o.answerToStderr && this.o.format === 'text' ? this.err : this.out;
-    const renderer = await makeRenderer(this.o.format, answerTo, this.err, this.o.env);
+    const renderer = await makeRenderer(this.o.format, answerTo, this.err, this.o.env, this.o.style);
     this.renderer ??= renderer;
     for (const e of this.early.splice(0)) this.renderer.emit(e);
   }
@@ -82,7 +85,7 @@ export class Output {
   async startSpinner(text: string): Promise<void> {
     const s = this.o.stderr;
     if (this.o.format !== 'text' || !s.isTTY || (s.columns ?? 0) <= 0 || this.closed) return;
-    this.spinner = await startSpinner(s, text);
+    this.spinner = await startSpinner(s, text, this.o.env, this.o.style);
   }
 
   spinnerText(text: string): void {
@@ -109,7 +112,15 @@ export class Output {
   warn(code: string, message: string, line?: string): void {
     if (this.closed) return;
     this.emit({ type: 'warning', code, message, ...(line === undefined ? {} : { line }) });
-    if (this.o.format !== 'text') this.err.write(`rho-cursor: warning: ${message}\n`);
+    // Non-JSON lines from the agent are all events, but only the first few are lines on stderr.
+    const shown = code !== 'agent-non-json' || ++this.nonJson <= NON_JSON_SHOWN;
+    if (this.o.format !== 'text' && shown) this.err.write(`rho-cursor: warning: ${message}\n`);
+  }
+
+  // Leaves the terminal at the start of a line, everything so far written, before a question is shown.
+  settle(): void {
+    this.stopSpinner();
+    if (!this.closed) this.renderer?.settle();
   }
 
   // Writes what was batched; false asks the agent's reader to pause until stdout drains.

@@ -23,6 +23,8 @@ export class StreamJsonRenderer implements Renderer {
     return this.out.write(text);
   }
 
+  settle(): void {}
+
   finish(_output: JsonOutput): void {
     this.flush();
   }

@@ -1,20 +1,27 @@
 // Text renderer: the agent's message text alone on stdout; everything else as short lines on stderr.
 import type { ChalkInstance } from 'chalk';
 import { str } from '../acp/messages.js';
-import type { Event, JsonOutput, ToolEvent } from '../events/types.js';
+import type { Event, JsonOutput, QuestionEvent, Todo, ToolEvent } from '../events/types.js';
 import { fenceLine } from '../fence/summary.js';
 import { toolSummary } from './summary.js';
-import type { Renderer, Writer } from './writer.js';
+import { NON_JSON_SHOWN, type Renderer, type Writer } from './writer.js';
 
 const PRINTED_KEPT = 16;
 const TERMINAL = new Set(['completed', 'failed', 'rejected', 'cancelled']);
 
+export interface TextStyle {
+  /** Only the answer on stdout; on stderr only warnings and errors. */
+  quiet: boolean;
+}
+
 export class TextRenderer implements Renderer {
-  private outBatch = '';
-  private errBatch = '';
+  /** What is owed to stdout and stderr, in wire order; adjacent writes to one stream are joined. */
+  private queue: Array<{ toErr: boolean; text: string }> = [];
   private outMidLine = false;
   private errMidLine = false;
   private inThought = false;
+  private nonJson = 0;
+  private todos: Map<string, string> | undefined;
   private readonly printed = new Set<string>();
   private readonly tools = new Map<string, ToolEvent>();
 
@@ -22,18 +29,26 @@ export class TextRenderer implements Renderer {
     private readonly out: Writer,
     private readonly err: Writer,
     private readonly c: ChalkInstance,
+    private readonly style: TextStyle = { quiet: false },
   ) {}
 
   emit(e: Event): void {
     if (e.type !== 'thought') this.endThought();
+    if (e.type === 'message') {
+      // Non-text content is listed by kind and name, never dropped; an embedded resource's text is the answer's.
+      if (e.content && !this.style.quiet)
+        this.line(this.c.dim(`${e.content.type}: ${e.content.name ?? e.content.mimeType ?? ''}`));
+      this.push(false, e.text);
+      if (e.text.length > 0) this.outMidLine = !e.text.endsWith('\n');
+      return;
+    }
+    if (e.type === 'warning') return this.warning(e.code, e.message);
+    if (!this.style.quiet) this.detail(e);
+  }
+
+  // The lines only a non-quiet run shows.
+  private detail(e: Event): void {
     switch (e.type) {
-      case 'message':
-        // Non-text content is listed by kind and name, never dropped; an embedded resource's text is the answer's.
-        if (e.content)
-          this.line(this.c.dim(`${e.content.type}: ${e.content.name ?? e.content.mimeType ?? ''}`));
-        this.outBatch += e.text;
-        if (e.text.length > 0) this.outMidLine = !e.text.endsWith('\n');
-        return;
       case 'thought':
         if (e.content) e = { ...e, text: `[${e.content.type}: ${e.content.name ?? ''}] ${e.text}` };
         if (!this.inThought) this.line(this.c.dim('thinking: '), false);
@@ -66,59 +81,97 @@ export class TextRenderer implements Renderer {
         return;
       }
       case 'question':
-        for (const q of e.questions)
-          this.line(`${this.c.bold('question')} ${q.prompt} → ${e.answer.outcome}`);
-        if (e.questions.length === 0)
-          this.line(`${this.c.bold('question')} ${e.title ?? ''} → ${e.answer.outcome}`);
+        for (const l of questionLines(e)) this.line(`${this.c.bold('question')} ${l}`);
         return;
-      case 'plan':
-        this.line(`${this.c.bold('plan')}${e.name ? ' ' + e.name : ''} → ${e.answer.outcome}`);
-        for (const l of e.plan.split('\n')) this.line(this.c.dim('  ' + l));
+      case 'plan': {
+        const why = e.answer.reason && e.decidedBy !== 'person' ? this.c.dim(` (${e.answer.reason})`) : '';
+        this.line(`${this.c.bold('plan')}${e.name ? ' ' + e.name : ''} → ${e.answer.outcome}${why}`);
+        // A plan the person just read at the question is not printed again.
+        if (e.decidedBy === 'person') return;
+        if (e.overview) this.line(this.c.dim('  ' + e.overview));
+        for (const l of e.plan.replace(/\n+$/, '').split('\n')) this.line(this.c.dim('  ' + l));
         return;
+      }
       case 'todos':
-        this.line(this.c.bold('todos'));
-        for (const t of e.todos) this.line(`  ${todoMark(t.status)} ${t.content}`);
-        return;
+        return this.todoLines(e.todos);
       case 'mode':
         this.line(this.c.dim(`mode: ${e.mode}`));
-        return;
-      case 'warning':
-        this.line(this.c.yellow(`warning: ${e.message}`));
         return;
       case 'extension':
         this.extension(e.method, e.params);
         return;
-      case 'result':
+      case 'validation': {
+        const verdict = e.valid ? this.c.green('matches') : this.c.red('does not match');
+        const why = e.errors.length > 0 ? this.c.dim(` · ${e.errors.slice(0, 3).join('; ')}`) : '';
+        this.line(`${this.c.bold('schema')} answer ${e.attempt} ${verdict} --output-schema${why}`);
         return;
+      }
+      default:
+        return;
+    }
+  }
+
+  // Warnings, but non-JSON lines from the agent only up to a cap: a chatty agent must not bury the answer.
+  private warning(code: string, message: string): void {
+    if (code === 'agent-non-json' && ++this.nonJson > NON_JSON_SHOWN) {
+      if (this.nonJson === NON_JSON_SHOWN + 1)
+        this.line(
+          this.c.yellow(
+            'warning: the agent wrote more lines that are not JSON-RPC; the rest are not shown (stream-json keeps them)',
+          ),
+        );
+      return;
+    }
+    this.line(this.c.yellow(`warning: ${message}`));
+  }
+
+  // The whole list the first time, then only the items that are new or changed.
+  private todoLines(todos: Todo[]): void {
+    const next = new Map(todos.map((t) => [t.id, `${t.status}\u0000${t.content}`]));
+    const before = this.todos;
+    this.todos = next;
+    if (!before) {
+      this.line(this.c.bold('todos'));
+      for (const t of todos) this.line(`  ${todoMark(t.status)} ${t.content}`);
+      return;
+    }
+    for (const t of todos) {
+      if (before.get(t.id) !== next.get(t.id))
+        this.line(`${this.c.bold('todo')} ${todoMark(t.status)} ${t.content}`);
     }
   }
 
   flush(): boolean {
     let ok = true;
-    if (this.errBatch) {
-      ok = this.err.write(this.errBatch) && ok;
-      this.errBatch = '';
-    }
-    if (this.outBatch) {
-      ok = this.out.write(this.outBatch) && ok;
-      this.outBatch = '';
-    }
+    for (const { toErr, text } of this.queue) ok = (toErr ? this.err : this.out).write(text) && ok;
+    this.queue = [];
     return ok;
+  }
+
+  // Leaves both streams at the start of a line, so someone else (the terminal question) can write to stderr.
+  settle(): void {
+    this.endThought();
+    this.breakSharedLine();
+    if (this.errMidLine) this.errRaw('\n');
+    this.flush();
   }
 
   finish(o: JsonOutput): void {
     this.endThought();
-    for (const t of this.tools.values()) {
-      if (!this.printed.has(t.toolCallId)) this.line(this.toolLine(t));
+    if (!this.style.quiet) {
+      for (const t of this.tools.values()) {
+        if (!this.printed.has(t.toolCallId)) this.line(this.toolLine(t));
+      }
     }
+    // The answer's last line is ended: on a shared terminal by stderr, so stdout stays the answer alone.
+    this.breakSharedLine();
     if (this.outMidLine) {
-      this.outBatch += '\n';
+      this.push(false, '\n');
       this.outMidLine = false;
     }
-    if (o.error) {
-      this.line(this.c.red(`error: ${o.error.message}`));
-    }
-    this.line(`stopReason: ${o.stopReason ?? 'none'}`);
+    // No stopReason line when no turn ended: the error says what happened.
+    if (o.stopReason !== null && !this.style.quiet) this.line(`stopReason: ${o.stopReason}`);
+    if (o.error) this.line(this.c.red(`rho-cursor: ${o.error.message}`));
     this.flush();
   }
 
@@ -166,22 +219,54 @@ export class TextRenderer implements Renderer {
     }
   }
 
-  // One stderr line; on a shared terminal, first break a message line that stdout left open.
-  private line(text: string, newline = true): void {
+  // On a shared terminal, ends the answer's open line with a newline on stderr, so stdout stays the answer alone.
+  private breakSharedLine(): void {
     if (this.outMidLine && this.out.isTTY && this.err.isTTY) {
-      this.flush();
       this.errRaw('\n');
       this.outMidLine = false;
     }
+  }
+
+  // One stderr line, never continuing the answer's unfinished line nor a thought.
+  private line(text: string, newline = true): void {
+    this.breakSharedLine();
     if (this.errMidLine) this.errRaw('\n');
     this.errRaw(newline ? text + '\n' : text);
   }
 
   private errRaw(text: string): void {
     if (text.length === 0) return;
-    this.errBatch += text;
+    this.push(true, text);
     this.errMidLine = !text.endsWith('\n');
   }
+
+  // Queues text for one stream, joined to the previous piece when it goes to the same stream.
+  private push(toErr: boolean, text: string): void {
+    if (text.length === 0) return;
+    const last = this.queue[this.queue.length - 1];
+    if (last && last.toErr === toErr) last.text += text;
+    else this.queue.push({ toErr, text });
+  }
+}
+
+// What was asked and what was answered, one line per question, with the chosen labels.
+export function questionLines(e: QuestionEvent): string[] {
+  const a = e.answer as { outcome: string; optionId?: unknown; answers?: unknown };
+  if (e.questions.length === 0) return [`${e.title ?? ''} → ${a.outcome}`];
+  const picked = (q: QuestionEvent['questions'][number], ids: unknown[]): string =>
+    ids.map((id) => q.options.find((o) => o.id === id)?.label ?? String(id)).join(', ');
+  return e.questions.map((q) => {
+    if (typeof a.optionId === 'string' && a.outcome === 'answered')
+      return `${q.prompt} → ${picked(q, [a.optionId])}`;
+    const mine = Array.isArray(a.answers)
+      ? (a.answers as Array<{ questionId?: unknown; selectedOptionIds?: unknown }>).find(
+          (x) => x.questionId === q.id,
+        )
+      : undefined;
+    if (mine && Array.isArray(mine.selectedOptionIds) && mine.selectedOptionIds.length > 0)
+      return `${q.prompt} → ${picked(q, mine.selectedOptionIds)}`;
+    return `${q.prompt} → ${a.outcome === 'answered' ? 'skipped' : a.outcome}`;
+  });
 }
 
 function todoMark(status: string): string {

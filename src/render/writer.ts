@@ -11,6 +11,11 @@ export interface Renderer {
   emit(event: Event): void;
   /** Writes what was batched since the last flush; false means the destination wants a pause. */
   flush(): boolean;
+  /** Leaves the terminal at the start of a line before someone else writes to stderr (a question). */
+  settle(): void;
   /** The run is over: write whatever is still owed. */
   finish(output: JsonOutput): void;
 }
+
+/** Non-JSON lines from the agent shown on stderr before the rest are only counted (each is still an event). */
+export const NON_JSON_SHOWN = 3;

@@ -1,65 +1,229 @@
-// A person at a terminal: under a pseudo-terminal (util-linux `script`), --permissions ask prompts and sends the choice.
-import { execa } from 'execa';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// A person at a terminal, on a real pseudo-terminal (a small Python pty driver): the question, type-ahead,
+// Ctrl-D, Ctrl-C, Ctrl-Z and `fg`, and how stdout and stderr share the screen.
+/* eslint-disable no-control-regex -- the screen is matched for terminal escape sequences */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, RECORDINGS, REPLAY_SHIM } from '../helpers/agent-path.js';
+import { hasPty, onPty, ptyDir, type PtyStep } from '../helpers/pty.js';
 import { mismatches, readReplayLog } from '../helpers/replay-log.js';
 
-const hasScript = existsSync('/usr/bin/script');
+const MENU = '[a] allow once  [r] reject once > ';
 
-// Runs the CLI on a pty, types `keys` once the choice menu shows, and returns the screen text and the replay log.
-async function onTerminal(
+// rho-cursor at a terminal against a recording; returns the screen, the exit code and what the agent got.
+async function atTerminal(
   recording: string,
-  keys: string,
-): Promise<{ screen: string; code: number | undefined; log: ReturnType<typeof readReplayLog> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'rho-pty-'));
+  steps: PtyStep[],
+  extra: string[] = [],
+  cols = 120,
+  env: Record<string, string> = { NO_COLOR: '1' },
+) {
+  const dir = ptyDir();
   const log = join(dir, 'replay.log');
-  const cmd = `stty cols 120 rows 40; exec "${BIN}" run --agent "${REPLAY_SHIM}" "do the steps"`;
-  const child = execa('script', ['-qefc', cmd, '/dev/null'], {
-    reject: false,
-    stdin: 'pipe',
-    timeout: 15_000,
+  const words = extra.includes('-') ? [] : ['do the steps'];
+  const r = await onPty([BIN, 'run', '--agent', REPLAY_SHIM, ...extra, ...words], steps, {
+    cols,
     env: {
       RHO_REPLAY: join(RECORDINGS, recording),
       RHO_REPLAY_LOG: log,
       CURSOR_CONFIG_DIR: dir,
-      NO_COLOR: '1',
+      TERM: 'xterm',
+      ...env,
     },
   });
-  let screen = '';
-  let typed = false;
-  child.stdout!.on('data', (d: Buffer) => {
-    screen += d.toString();
-    if (!typed && screen.includes('reject once >')) {
-      typed = true;
-      child.stdin!.write(keys);
-    }
-  });
-  const r = await child;
-  return { screen, code: r.exitCode, log: readReplayLog(log) };
+  const events = readReplayLog(log);
+  // The client's answer to the agent's request id 0 (the permission request).
+  const answer = events.find((e) => e.event === 'recv' && e.msg.id === 0 && !e.msg.method)?.msg.result;
+  return { ...r, log: events, answer };
 }
 
-describe.skipIf(!hasScript)('--permissions ask at a terminal', () => {
+describe.skipIf(!hasPty)('a permission question at a terminal', () => {
   it('shows the command and the reason Cursor gives, and sends the once option the person picks', async () => {
-    const r = await onTerminal('permission-allow.jsonl', 'a\r');
-    expect(r.screen).toMatch(/Cursor asks permission to execute: `wc -l hello.txt`/);
-    expect(r.screen).toMatch(/command: wc -l hello.txt/);
-    expect(r.screen).toMatch(/reason: Shell allowlist is empty/);
+    const r = await atTerminal('permission-allow.jsonl', [
+      { wait: MENU },
+      { send: 'a\r' },
+      { wait: 'stopReason' },
+    ]);
+    expect(r.failed, r.screen).toBeNull();
+    expect(r.screen).toContain(
+      'Cursor asks permission to execute: `wc -l hello.txt`\r\n  command: wc -l hello.txt\r\n  reason: Shell allowlist is empty\r\n' +
+        MENU,
+    );
     expect(r.screen).not.toMatch(/allow always/i);
     expect(r.code).toBe(0);
     expect(mismatches(r.log)).toEqual([]);
-    const answer = r.log.find((e) => e.event === 'recv' && e.msg.id === 0 && !e.msg.method)!;
-    expect(answer.msg.result).toEqual({ outcome: { outcome: 'selected', optionId: 'allow-once' } });
+    expect(r.answer).toEqual({ outcome: { outcome: 'selected', optionId: 'allow-once' } });
   });
 
-  it('Ctrl-C at the question cancels the turn and answers the request cancelled', async () => {
-    const r = await onTerminal('permission-allow.jsonl', '\x03');
+  it('never lets keys typed before the question answer it', async () => {
+    const r = await atTerminal('permission-reject.jsonl', [
+      { send: 'a\r' },
+      { send: 'a' },
+      { wait: MENU },
+      { send: 'r\r' },
+      { wait: 'stopReason' },
+    ]);
+    expect(r.failed, r.screen).toBeNull();
+    expect(r.answer).toEqual({ outcome: { outcome: 'selected', optionId: 'reject-once' } });
+    expect(r.screen).toContain(`${MENU}r\r\n`);
+    expect(r.code).toBe(0);
+  });
+
+  it('takes an option label, and asks again with a hint after an answer it cannot read', async () => {
+    const r = await atTerminal('permission-reject.jsonl', [
+      { wait: MENU },
+      { send: 'yes\r' },
+      { wait: MENU },
+      { send: 'reject once\r' },
+      { wait: 'stopReason' },
+    ]);
+    expect(r.screen).toContain(
+      "'yes' is not an answer: type a or r (or an option's name) and Enter; Ctrl-D: reject once",
+    );
+    expect(r.answer).toEqual({ outcome: { outcome: 'selected', optionId: 'reject-once' } });
+  });
+
+  it('Ctrl-D answers reject once and the run goes on', async () => {
+    const r = await atTerminal('permission-reject.jsonl', [
+      { wait: MENU },
+      { send: '\x04' },
+      { wait: 'stopReason' },
+    ]);
+    expect(r.failed, r.screen).toBeNull();
+    expect(r.screen).toContain('^D → reject once');
+    expect(r.answer).toEqual({ outcome: { outcome: 'selected', optionId: 'reject-once' } });
+    expect(r.code).toBe(0);
+  });
+
+  it('Ctrl-C at the question cancels the turn, answers the request cancelled, and exits 130', async () => {
+    const r = await atTerminal('permission-allow.jsonl', [
+      { wait: MENU },
+      { send: '\x03' },
+      { wait: 'rho-cursor: ' },
+    ]);
     expect(r.code).toBe(130);
-    const methods = r.log
-      .filter((e) => e.event === 'recv')
-      .map((e) => e.msg.method ?? e.msg.result?.outcome?.outcome);
-    expect(methods).toEqual(expect.arrayContaining(['session/cancel', 'cancelled']));
+    expect(r.answer).toEqual({ outcome: { outcome: 'cancelled' } });
+    const methods = r.log.filter((e) => e.event === 'recv').map((e) => e.msg.method);
+    expect(methods).toContain('session/cancel');
+    expect(r.screen).toMatch(/\(cancelled\)\r\n/);
+  });
+
+  it('Ctrl-Z stops at the question with the terminal given back, and `fg` brings it back working', async () => {
+    const dir = ptyDir();
+    const cmd = `${BIN} run --agent ${REPLAY_SHIM} "do the steps"`;
+    const r = await onPty(
+      ['bash', '--norc', '--noprofile', '-i'],
+      [
+        { wait: '$ ' },
+        { send: `${cmd}\r` },
+        { wait: MENU },
+        { send: '\x1a' },
+        { wait: 'Stopped' },
+        { wait: '$ ' },
+        // The shell reads this line in the terminal's own mode: stty shows it cooked again.
+        { send: 'stty -a | grep -o -- "-\\?icanon" | sed s/^/mode:/\r' },
+        { wait: 'mode:' },
+        { send: 'fg\r' },
+        { wait: MENU },
+        { send: 'r\r' },
+        { wait: 'stopReason: end_turn' },
+        { wait: '$ ' },
+        { send: 'echo "rc=$?"; exit\r' },
+        { wait: 'rc=' },
+      ],
+      {
+        env: {
+          PS1: '$ ',
+          RHO_REPLAY: join(RECORDINGS, 'permission-reject.jsonl'),
+          RHO_REPLAY_LOG: join(dir, 'replay.log'),
+          CURSOR_CONFIG_DIR: dir,
+          NO_COLOR: '1',
+        },
+      },
+    );
+    expect(r.failed, r.screen).toBeNull();
+    expect(r.screen).toMatch(/mode:icanon/);
+    expect(r.screen.split(MENU)).toHaveLength(3); // shown, then redrawn after fg
+    expect(r.screen).toContain('rc=0');
+    const answer = readReplayLog(join(dir, 'replay.log')).find(
+      (e) => e.event === 'recv' && e.msg.id === 0 && !e.msg.method,
+    );
+    expect(answer?.msg.result).toEqual({ outcome: { outcome: 'selected', optionId: 'reject-once' } });
+  });
+});
+
+describe.skipIf(!hasPty)('text output on a shared terminal', () => {
+  // Lines of the screen without the spinner's redraws.
+  const lines = (screen: string): string[] => screen.split('\r\n');
+
+  it('puts the question, tool lines and stopReason on their own lines, never on the answer line', async () => {
+    const r = await atTerminal('permission-allow.jsonl', [
+      { wait: MENU },
+      { send: 'a\r' },
+      { wait: 'stopReason' },
+    ]);
+    const l = lines(r.screen);
+    expect(l).toContain('stopReason: end_turn');
+    expect(l.some((x) => x.startsWith('Cursor asks permission'))).toBe(true);
+    expect(l.some((x) => x.startsWith('permission execute'))).toBe(true);
+    // The answer's last line is the line before stopReason, whole.
+    expect(l[l.indexOf('stopReason: end_turn') - 1]).toMatch(/worked\.$/);
+  });
+
+  it('at 40 columns too', async () => {
+    const r = await atTerminal(
+      'permission-allow.jsonl',
+      [{ wait: MENU }, { send: 'a\r' }, { wait: 'stopReason' }],
+      [],
+      40,
+    );
+    expect(r.failed, r.screen).toBeNull();
+    expect(lines(r.screen)).toContain('stopReason: end_turn');
+  });
+});
+
+describe.skipIf(!hasPty)('the terminal, otherwise', () => {
+  it('`run -` at a terminal says how to end the prompt, and reads it to Ctrl-D', async () => {
+    const r = await atTerminal(
+      'tools.jsonl',
+      [
+        { wait: 'reading the prompt from stdin, Ctrl-D to end' },
+        { send: 'typed prompt\r\x04' },
+        { wait: 'stopReason' },
+      ],
+      ['-'],
+    );
+    expect(r.failed, r.screen).toBeNull();
+    const prompt = r.log.find((e) => e.event === 'recv' && e.msg.method === 'session/prompt');
+    expect(prompt?.msg.params.prompt[0].text).toBe('typed prompt\n');
+    expect(r.code).toBe(0);
+  });
+
+  it('NO_COLOR: no colour anywhere, the spinner included', async () => {
+    const r = await atTerminal('tools.jsonl', [{ wait: 'stopReason' }], ['--step-timeout', '10s'], 120, {
+      NO_COLOR: '1',
+      RHO_REPLAY_SPEED: '0.05',
+    });
+    expect(r.screen).not.toMatch(/\x1b\[(3\d|9\d|1|2)m/);
+  });
+
+  it('colour on a terminal without NO_COLOR, and none with --color never', async () => {
+    const coloured = await atTerminal('tools.jsonl', [{ wait: 'stopReason' }], [], 120, {});
+    expect(coloured.screen).toMatch(/\x1b\[3\dm/);
+    const plain = await atTerminal(
+      'tools.jsonl',
+      [{ wait: 'Hello, world`.' }],
+      ['--color', 'never', '-q'],
+      120,
+      {},
+    );
+    expect(plain.screen).not.toMatch(/\x1b\[(3\d|9\d|1|2)m/);
+  });
+
+  it('--quiet shows the answer and warnings only', async () => {
+    const r = await atTerminal('tools.jsonl', [{ wait: 'Hello, world`.' }], ['-q'], 120);
+    expect(r.failed, r.screen).toBeNull();
+    expect(r.code).toBe(0);
+    expect(r.screen).not.toMatch(/stopReason|session |thinking:|execute /);
+    expect(r.screen).toMatch(/warning: /);
   });
 });

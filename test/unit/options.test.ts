@@ -8,8 +8,12 @@ import {
   durationOption,
   oneOf,
   parseDuration,
-  promptFromWords,
+  promptSource,
+  assemblePrompt,
+  formatFromArgv,
+  type Facts,
 } from '../../src/options.js';
+import { parseRunArgv } from '../../src/args.js';
 
 describe('parseDuration', () => {
   it.each([
@@ -21,6 +25,8 @@ describe('parseDuration', () => {
     ['0.5s', 500],
     ['1.5m', 90_000],
     [' 10s ', 10_000],
+    ['1440m', 86_400_000],
+    ['86400', 86_400_000],
   ])('reads %j as %i ms', (text, ms) => {
     expect(parseDuration(text)).toBe(ms);
   });
@@ -38,13 +44,13 @@ describe('parseDuration', () => {
     '1h',
     '10 s',
     '1.5.2',
-    '99999999999',
-    '86401',
-    '1441m',
     '1e3',
     '.5',
     'ten',
     '9'.repeat(400),
+    '1441m',
+    '86401',
+    '86400001ms',
   ])('rejects %j', (text) => {
     expect(parseDuration(text)).toBeUndefined();
   });
@@ -97,18 +103,135 @@ describe('defaultPolicy', () => {
   });
 });
 
-describe('promptFromWords', () => {
-  it.each<{ words: string[]; stdinIsTTY: boolean; prompt: string | undefined }>([
-    { words: ['fix', 'the', 'bug'], stdinIsTTY: true, prompt: 'fix the bug' },
-    { words: ['fix', 'the', 'bug'], stdinIsTTY: false, prompt: 'fix the bug' },
-    { words: ['say "hi"'], stdinIsTTY: true, prompt: 'say "hi"' },
-    { words: ['-'], stdinIsTTY: true, prompt: undefined },
-    { words: ['-'], stdinIsTTY: false, prompt: undefined },
-    { words: [], stdinIsTTY: false, prompt: undefined },
-    { words: [], stdinIsTTY: true, prompt: '' },
-    { words: ['explain', '-'], stdinIsTTY: false, prompt: 'explain -' },
-  ])('reads $words with stdin a terminal $stdinIsTTY as $prompt', ({ words, stdinIsTTY, prompt }) => {
-    expect(promptFromWords(words, stdinIsTTY)).toBe(prompt);
+describe('promptSource', () => {
+  it.each<{ words: string[]; file?: string; tty: boolean; want: object }>([
+    { words: ['fix', 'the', 'bug'], tty: true, want: { words: 'fix the bug', readStdin: false } },
+    { words: ['fix', 'the', 'bug'], tty: false, want: { words: 'fix the bug', readStdin: false } },
+    { words: ['-'], tty: true, want: { words: '', readStdin: true } },
+    { words: ['-'], tty: false, want: { words: '', readStdin: true } },
+    { words: [], tty: false, want: { words: '', readStdin: true } },
+    { words: [], tty: true, want: { words: '', readStdin: false } },
+    { words: ['review', 'this:', '-'], tty: false, want: { words: 'review this:', readStdin: true } },
+    { words: ['review', '-', 'now'], tty: false, want: { words: 'review now', readStdin: true } },
+    { words: [], file: 'p.md', tty: false, want: { words: '', file: 'p.md', readStdin: false } },
+    { words: ['-'], file: 'p.md', tty: false, want: { words: '', file: 'p.md', readStdin: true } },
+  ])('$words (file $file, stdin a terminal $tty) -> $want', ({ words, file, tty, want }) => {
+    expect(promptSource(words, file, tty)).toMatchObject(want);
+  });
+});
+
+describe('assemblePrompt', () => {
+  it.each<[string, string | undefined, string | undefined, string]>([
+    ['review this diff:', undefined, 'diff --git a b\n', 'review this diff:\n\ndiff --git a b\n'],
+    ['', undefined, 'only stdin', 'only stdin'],
+    ['words', 'file text', undefined, 'words\n\nfile text'],
+    ['words', 'file', 'stdin', 'words\n\nfile\n\nstdin'],
+    ['words', '', '  \n', 'words'],
+    ['', undefined, '', ''],
+  ])('%j + file %j + stdin %j', (words, file, stdin, prompt) => {
+    expect(assemblePrompt(words, file, stdin)).toBe(prompt);
+  });
+});
+
+describe('formatFromArgv', () => {
+  it.each<[string[], string | undefined]>([
+    [['--timeout', 'abc', '--output-format', 'stream-json'], 'stream-json'],
+    [['--output-format=json', '--bogus'], 'json'],
+    [['go'], 'text'],
+    [['--output-format', 'yaml'], undefined],
+    [['--', '--output-format', 'json'], 'text'],
+  ])('%j -> %s', (argv, format) => {
+    expect(formatFromArgv(argv)).toBe(format);
+  });
+});
+
+// Facts of a process at a terminal in /home/u, where /home/u and /tmp are the only directories.
+function facts(over: Partial<Facts> = {}): Facts {
+  return {
+    env: {},
+    cwd: '/home/u',
+    stdinIsTTY: true,
+    stderrIsTTY: true,
+    stdinHasData: false,
+    isDirectory: (p) => p === '/home/u' || p === '/tmp',
+    resolvePath: (from, p) => (p.startsWith('/') ? p : p === '.' ? from : `${from}/${p}`),
+    ...over,
+  };
+}
+
+const parse = (line: string, over: Partial<Facts> = {}) =>
+  parseRunArgv(line === '' ? [] : line.split(' '), facts(over));
+
+describe('parseRunArgv: the command line of `run`', () => {
+  it.each<[string, Partial<Facts>, object]>([
+    ['fix the bug', {}, { policy: 'ask', interactive: true, format: 'text', color: 'auto', quiet: false }],
+    ['fix', { stdinIsTTY: false }, { policy: 'reject', interactive: false }],
+    ['-', {}, { policy: 'reject', interactive: false }],
+    ['-m composer-2.5 -q go', {}, { model: 'composer-2.5', quiet: true }],
+    ['go --color never --output-format json', {}, { color: 'never', format: 'json' }],
+    [
+      'go --timeout 2m --step-timeout 500ms --idle-timeout 30',
+      {},
+      { timeoutMs: 120_000, stepTimeoutMs: 500, idleTimeoutMs: 30_000 },
+    ],
+    ['go', {}, { stepTimeoutMs: 10_000, timeoutMs: undefined, idleTimeoutMs: undefined }],
+    ['go --cwd /tmp --agent ./bin/agent', {}, { cwd: '/tmp', agent: '/home/u/./bin/agent' }],
+    ['go', { env: { RHO_CURSOR_AGENT: 'my-agent' } }, { agent: 'my-agent' }],
+    [
+      'go --allow execute --allow fetch --permissions allow',
+      {},
+      { allow: ['execute', 'fetch'], policy: 'allow' },
+    ],
+  ])('%j %j', (line, over, want) => {
+    const r = parse(line, over);
+    expect(r.ok && r.options).toMatchObject(want);
+  });
+
+  it.each<[string, Partial<Facts>, object]>([
+    ['how do I bump -- --version', {}, { words: 'how do I bump --version' }],
+    ['-- -q -m', {}, { words: '-q -m' }],
+    ['-f task.md', {}, { file: 'task.md', readStdin: false }],
+    ['review this: -', { stdinIsTTY: false, stdinHasData: true }, { words: 'review this:', readStdin: true }],
+  ])('prompt of %j', (line, over, want) => {
+    const r = parse(line, over);
+    expect(r.ok && r.source).toMatchObject(want);
+  });
+
+  it.each<[string, Partial<Facts>, string[]]>([
+    ['go', { stdinIsTTY: false, stdinHasData: true }, ['stdin-ignored']],
+    ['-f p.md', { stdinIsTTY: false, stdinHasData: true }, ['stdin-ignored']],
+    ['go', { stdinIsTTY: false, stdinHasData: false }, []],
+    ['go -', { stdinIsTTY: false, stdinHasData: true }, []],
+    ['', { stdinIsTTY: false, stdinHasData: true }, []],
+  ])('notices of %j %j', (line, over, codes) => {
+    const r = parse(line, over);
+    expect(r.ok && r.options.notices.map((n) => n.code)).toEqual(codes);
+  });
+
+  it.each<[string, RegExp[], string | undefined]>([
+    ['go --timeout abc', [/'--timeout' takes a duration/], 'text'],
+    ['go --timeout 25h', [/'--timeout'/], 'text'],
+    ['go --timeout 86401', [/at most 24h/], 'text'],
+    ['go --idle-timeout 0 --output-format stream-json', [/'--idle-timeout'/], 'stream-json'],
+    ['go --permissions maybe --timeout x --output-format json', [/'--permissions'/, /'--timeout'/], 'json'],
+    ['go --output-format yaml', [/'--output-format' must be one of text, json, stream-json/], undefined],
+    ['go --color sometimes', [/'--color' must be one of auto, always, never/], 'text'],
+    ['go --allow teleport', [/'--allow'/], 'text'],
+    ['go --cwd /nope', [/'--cwd' must name a directory \(got '\/nope'\)/], 'text'],
+    ['go --bogus --output-format stream-json', [/unknown option '--bogus'/], 'stream-json'],
+    ['go --timeout', [/argument missing/], 'text'],
+  ])('%j is a usage error', (line, messages, format) => {
+    const r = parse(line);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors.map((e) => e.code)).toEqual(messages.map(() => 'usage'));
+    messages.forEach((m, i) => expect(r.errors[i]!.message).toMatch(m));
+    expect(r.format).toBe(format);
+  });
+
+  it('names an empty --agent without a double space', () => {
+    const r = parseRunArgv(['go', '--agent', ''], facts());
+    expect(!r.ok && r.errors[0]!.message).toBe("option '--agent' needs a path or a command name (got '')");
   });
 });
 

@@ -23,7 +23,7 @@ function setup(opts: Partial<RunOptions> = {}) {
   const events: Event[] = [];
   const asked: AbortSignal[] = [];
   const asker: Asker = {
-    choose: (_lines, _choices, signal) =>
+    choose: (_q, signal) =>
       new Promise((resolve) => {
         asked.push(signal);
         signal.addEventListener('abort', () => resolve(undefined));

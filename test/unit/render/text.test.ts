@@ -103,14 +103,19 @@ describe('TextRenderer', () => {
   it.each<{ stopReason: string | null; line: string }>([
     { stopReason: 'end_turn', line: 'stopReason: end_turn' },
     { stopReason: 'max_tokens', line: 'stopReason: max_tokens' },
-    { stopReason: null, line: 'stopReason: none' },
   ])('closes stderr with $line', ({ stopReason, line }) => {
     const { err, run } = setup();
     run([], finished({ stopReason }));
     expect(err.text).toBe(line + '\n');
   });
 
-  it('prints the error before the closing line', () => {
+  it('has no stopReason line when no turn ended', () => {
+    const { err, run } = setup();
+    run([], finished({ stopReason: null }));
+    expect(err.text).toBe('');
+  });
+
+  it('prints an error as one rho-cursor: line, with no stopReason when nothing ended', () => {
     const { out, err, run } = setup();
     run(
       [{ type: 'message', text: 'partial' }],
@@ -120,7 +125,7 @@ describe('TextRenderer', () => {
         error: { code: 'agent_exited', message: 'the agent exited (code 1)' },
       }),
     );
-    expect(err.text).toBe('error: the agent exited (code 1)\nstopReason: none\n');
+    expect(err.text).toBe('rho-cursor: the agent exited (code 1)\n');
     expect(out.text).toBe('partial\n');
   });
 
@@ -204,5 +209,168 @@ describe('TextRenderer', () => {
     ]);
     expect(out.text).toBe('Hi\n');
     expect(err.text).toBe('mode: plan\nstopReason: end_turn\n');
+  });
+});
+
+describe('TextRenderer on a terminal', () => {
+  // stdout and stderr as one screen, in the order written, as a terminal shows them.
+  function screen(isTTY: boolean, quiet = false) {
+    const writes: Array<[string, string]> = [];
+    const w = (name: string) => ({ isTTY, write: (s: string) => (writes.push([name, s]), true) });
+    const renderer = new TextRenderer(w('out'), w('err'), new Chalk({ level: 0 }), { quiet });
+    return { renderer, writes, text: () => writes.map(([, s]) => s).join('') };
+  }
+
+  it('keeps wire order between stdout and stderr within one flush', () => {
+    const { renderer, writes } = screen(false);
+    renderer.emit({ type: 'message', text: 'Let me check.\n' });
+    renderer.emit(ls('completed', LS_OUTPUT));
+    renderer.emit({ type: 'message', text: 'Done.' });
+    renderer.finish(finished());
+    expect(writes).toEqual([
+      ['out', 'Let me check.\n'],
+      ['err', 'execute `ls -la` completed · exit 0 · total 20\n'],
+      ['out', 'Done.\n'],
+      ['err', 'stopReason: end_turn\n'],
+    ]);
+  });
+
+  it('never lets stopReason land on the answer line, and the break goes to stderr', () => {
+    const { renderer, writes, text } = screen(true);
+    renderer.emit({ type: 'message', text: 'The answer is 42' });
+    renderer.finish(finished());
+    expect(text()).toBe('The answer is 42\nstopReason: end_turn\n');
+    expect(writes.filter(([n]) => n === 'out').map(([, s]) => s)).toEqual(['The answer is 42']);
+  });
+
+  it('puts a tool line and an error after Ctrl-C on their own lines, never mid-sentence', () => {
+    const { renderer, text } = screen(true);
+    renderer.emit({ type: 'message', text: 'I will now' });
+    renderer.emit(ls('completed', LS_OUTPUT));
+    renderer.emit({ type: 'message', text: ' run it' });
+    renderer.finish(
+      finished({
+        stopReason: 'cancelled',
+        exitCode: 130,
+        error: { code: 'cancelled', message: 'cancelled by SIGINT' },
+      }),
+    );
+    expect(text()).toBe(
+      'I will now\nexecute `ls -la` completed · exit 0 · total 20\n run it\nstopReason: cancelled\nrho-cursor: cancelled by SIGINT\n',
+    );
+  });
+
+  it('settle leaves both streams at the start of a line for a question', () => {
+    const { renderer, writes } = screen(true);
+    renderer.emit({ type: 'message', text: 'Running' });
+    renderer.emit({ type: 'thought', text: 'hmm' });
+    renderer.settle();
+    expect(writes).toEqual([
+      ['out', 'Running'],
+      ['err', '\nthinking: hmm\n'],
+    ]);
+    renderer.emit({ type: 'message', text: ' now.\n' });
+    renderer.finish(finished());
+    expect(writes.at(-2)).toEqual(['out', ' now.\n']);
+  });
+
+  it('--quiet shows only the answer, warnings and errors', () => {
+    const { renderer, writes } = screen(false, true);
+    renderer.emit({ type: 'thought', text: 'hmm' });
+    renderer.emit(ls('completed', LS_OUTPUT));
+    renderer.emit({ type: 'mode', mode: 'plan' });
+    renderer.emit({ type: 'warning', code: 'x', message: 'careful' });
+    renderer.emit({ type: 'message', text: 'Answer' });
+    renderer.finish(finished({ error: { code: 'refusal', message: 'the agent refused' }, exitCode: 5 }));
+    expect(writes).toEqual([
+      ['err', 'warning: careful\n'],
+      ['out', 'Answer\n'],
+      ['err', 'rho-cursor: the agent refused\n'],
+    ]);
+  });
+});
+
+describe('TextRenderer: what changed, not everything again', () => {
+  const todos = (a: string, b: string): Event => ({
+    type: 'todos',
+    source: 'cursor/update_todos',
+    todos: [
+      { id: 'a', content: 'Read', status: a },
+      { id: 'b', content: 'Write', status: b },
+    ],
+  });
+
+  it('prints the todo list once, then only the items that changed', () => {
+    const { err, run } = setup();
+    run([
+      todos('pending', 'pending'),
+      todos('completed', 'pending'),
+      todos('completed', 'pending'),
+      todos('completed', 'in_progress'),
+    ]);
+    expect(err.text).toBe(
+      'todos\n  [ ] Read\n  [ ] Write\ntodo [x] Read\ntodo [~] Write\nstopReason: end_turn\n',
+    );
+  });
+
+  it('caps the warnings for non-JSON lines from the agent', () => {
+    const { err, run } = setup();
+    run(
+      Array.from(
+        { length: 6 },
+        (_, i) => ({ type: 'warning', code: 'agent-non-json', message: `line ${i}` }) as Event,
+      ),
+    );
+    expect(err.text.split('\n')).toEqual([
+      'warning: line 0',
+      'warning: line 1',
+      'warning: line 2',
+      'warning: the agent wrote more lines that are not JSON-RPC; the rest are not shown (stream-json keeps them)',
+      'stopReason: end_turn',
+      '',
+    ]);
+  });
+
+  const plan = (decidedBy: 'person' | 'policy'): Event => ({
+    type: 'plan',
+    toolCallId: null,
+    name: 'Greeting',
+    overview: 'Reword it.',
+    plan: '1. Change it.\n',
+    todos: [],
+    answer: { outcome: 'accepted' },
+    decidedBy,
+  });
+
+  it('does not print again a plan the person just read at the question', () => {
+    const { err, run } = setup();
+    run([plan('person')]);
+    expect(err.text).toBe('plan Greeting → accepted\nstopReason: end_turn\n');
+  });
+
+  it('prints a plan nobody was asked about, with its overview', () => {
+    const { err, run } = setup();
+    run([plan('policy')]);
+    expect(err.text).toBe('plan Greeting → accepted\n  Reword it.\n  1. Change it.\nstopReason: end_turn\n');
+  });
+
+  it('names the chosen option of a question', () => {
+    const { err, run } = setup();
+    run([
+      {
+        type: 'question',
+        source: 'cursor/ask_question',
+        toolCallId: null,
+        title: 'Tone',
+        questions: [
+          { id: 'tone', prompt: 'Formal or casual?', options: [{ id: 'casual', label: 'Casual' }] },
+          { id: 'len', prompt: 'Short?', options: [{ id: 'y', label: 'Yes' }] },
+        ],
+        answer: { outcome: 'answered', answers: [{ questionId: 'tone', selectedOptionIds: ['casual'] }] },
+      },
+    ]);
+    expect(err.text).toBe(
+      'question Formal or casual? → Casual\nquestion Short? → skipped\nstopReason: end_turn\n',
+    );
   });
 });

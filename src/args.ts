@@ -1,0 +1,99 @@
+// The `run` command's options as commander sees them, and a pure argv -> options parse built on them.
+import { Command, CommanderError, Option } from 'commander';
+import { RhoError } from './errors.js';
+import { runHelpAfter } from './help.js';
+import {
+  COLORS,
+  FENCES,
+  FORMATS,
+  formatFromArgv,
+  POLICIES,
+  resolveRunOptions,
+  TOOL_KINDS,
+  type Facts,
+  type Parsed,
+  type RawRunOptions,
+} from './options.js';
+
+// Declares run's arguments and options on a commander command (values are checked later, all at once).
+export function defineRun(cmd: Command): Command {
+  return cmd
+    .description('run one prompt and print the result')
+    .argument('[prompt...]', 'the prompt; `-` appends standard input; `--` ends the options')
+    .option('-m, --model <id>', 'model passed to cursor-agent as --model <id>')
+    .option('-f, --prompt-file <file>', 'read the prompt from a file (after the words, if any)')
+    .option('--plan', 'plan mode (session/set_mode plan) before the prompt')
+    .addOption(
+      new Option(
+        '--permissions <policy>',
+        `how permission requests are answered: ${POLICIES.join(', ')} (default: ask on a terminal, else reject)`,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--allow <kind>',
+        `allow once the requests of a tool kind; repeatable (${TOOL_KINDS.join(', ')})`,
+      )
+        .argParser((v: string, acc: string[]) => [...acc, v])
+        .default([] as string[], 'none'),
+    )
+    .option(
+      '--fence <fence>',
+      `what the agent must not be able to do, whatever your Cursor config says: ${FENCES.join(', ')} (default: read-only with --plan, else none)`,
+    )
+    .option('--output-format <format>', `${FORMATS.join(', ')} (default: text)`)
+    .option('--cwd <dir>', 'the workspace (default: current directory)')
+    .option(
+      '--timeout <duration>',
+      'bound on the whole run, reading stdin included (500ms, 10s, 2m, seconds)',
+    )
+    .option('--step-timeout <duration>', 'bound on each handshake step (default: 10s)')
+    .option('--idle-timeout <duration>', 'cancel when the agent sends nothing for this long')
+    .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
+    .option(
+      '-o, --output-last-message <file>',
+      'write the final answer to <file> when a turn ended (atomically)',
+    )
+    .option('--wire-log <file>', 'write every wire message to <file> as {dir, ms, msg} rows')
+    .option('--max-tool-calls <n>', "the turn's n+1th tool call cancels the turn (exit 4)")
+    .option(
+      '--strict',
+      'an answer that reads as an API error is exit 1; anything rejected or blocked is exit 7',
+    )
+    .option(
+      '--summary-file <file>',
+      'append a Markdown summary of the run (default under GitHub Actions: $GITHUB_STEP_SUMMARY)',
+    )
+    .option('--no-summary', 'no summary, also under GitHub Actions')
+    .option('--output-schema <file>', 'ask for, extract and validate a JSON answer against this JSON Schema')
+    .option(
+      '--schema-retries <n>',
+      'follow-up prompts when the answer does not match --output-schema (default: 2)',
+    )
+    .option('-q, --quiet', 'text mode: only the answer on stdout, only errors and warnings on stderr')
+    .option('--color <when>', `colour on stderr: ${COLORS.join(', ')} (default: auto)`)
+    .addHelpText('after', runHelpAfter());
+}
+
+// Pure: parses `run`'s argv (without the word `run`) into options or usage errors, writing nothing.
+export function parseRunArgv(argv: string[], facts: Facts): Parsed {
+  let parsed: Parsed | undefined;
+  const cmd = defineRun(new Command('run'))
+    .exitOverride()
+    .configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} })
+    .action((words: string[], raw: RawRunOptions) => {
+      parsed = resolveRunOptions(words, raw, facts);
+    });
+  try {
+    cmd.parse(argv, { from: 'user' });
+  } catch (e) {
+    if (!(e instanceof CommanderError)) throw e;
+    return { ok: false, errors: [usageFromCommander(e)], format: formatFromArgv(argv) };
+  }
+  return parsed!;
+}
+
+// A commander parse error as the usage error users see.
+export function usageFromCommander(e: CommanderError): RhoError {
+  return new RhoError('usage', e.message.replace(/^error: /, ''));
+}

@@ -1,0 +1,87 @@
+// Pure: the keys typed at a terminal question in raw mode, turned into what to echo and what was meant.
+
+export type KeyAction =
+  | { type: 'echo'; text: string }
+  | { type: 'submit'; line: string }
+  /** Ctrl-D on an empty line: end of input. */
+  | { type: 'eof' }
+  /** Ctrl-C or Ctrl-\: the signal the terminal would have sent. */
+  | { type: 'signal'; signal: 'SIGINT' | 'SIGQUIT' }
+  /** Ctrl-Z: stop, as the terminal would. */
+  | { type: 'suspend' };
+
+export interface EditorState {
+  line: string;
+  /** Inside an escape sequence (an arrow key, say), which is skipped. */
+  escape: '' | 'esc' | 'csi';
+  /** The last key was a carriage return: a following line feed is the same Enter. */
+  afterCR: boolean;
+}
+
+export const EMPTY_EDITOR: EditorState = { line: '', escape: '', afterCR: false };
+const MAX_LINE = 200;
+
+// Feeds typed text to the editor; a key that ends the question (Enter, Ctrl-D, Ctrl-C, Ctrl-Z) stops the feed
+// there, and what was typed after it is dropped (it was typed before the outcome was seen).
+export function feedKeys(state: EditorState, data: string): { state: EditorState; actions: KeyAction[] } {
+  let { line, escape, afterCR } = state;
+  const actions: KeyAction[] = [];
+  const echo = (text: string): void => {
+    const last = actions[actions.length - 1];
+    if (last?.type === 'echo') last.text += text;
+    else actions.push({ type: 'echo', text });
+  };
+  const end = (a: KeyAction, cr = false): { state: EditorState; actions: KeyAction[] } => {
+    actions.push(a);
+    return { state: { line: a.type === 'submit' ? '' : line, escape: '', afterCR: cr }, actions };
+  };
+  for (const ch of data) {
+    const wasCR = afterCR;
+    afterCR = false;
+    if (escape === 'esc') {
+      escape = ch === '[' || ch === 'O' ? 'csi' : '';
+      continue;
+    }
+    if (escape === 'csi') {
+      if (/[A-Za-z~]/.test(ch)) escape = '';
+      continue;
+    }
+    switch (ch) {
+      case '\r':
+        return end({ type: 'submit', line }, true);
+      case '\n':
+        if (wasCR) continue;
+        return end({ type: 'submit', line });
+      case '\x03':
+        return end({ type: 'signal', signal: 'SIGINT' });
+      case '\x1c':
+        return end({ type: 'signal', signal: 'SIGQUIT' });
+      case '\x1a':
+        return end({ type: 'suspend' });
+      case '\x04':
+        if (line === '') return end({ type: 'eof' });
+        continue;
+      case '\x1b':
+        escape = 'esc';
+        continue;
+      case '\x7f':
+      case '\b': {
+        if (line === '') continue;
+        const chars = [...line];
+        chars.pop();
+        line = chars.join('');
+        echo('\b \b');
+        continue;
+      }
+      case '\x15':
+        echo('\b \b'.repeat([...line].length));
+        line = '';
+        continue;
+      default:
+        if (ch < ' ' || [...line].length >= MAX_LINE) continue;
+        line += ch;
+        echo(ch);
+    }
+  }
+  return { state: { line, escape, afterCR }, actions };
+}

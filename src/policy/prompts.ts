@@ -1,0 +1,145 @@
+// Pure: what a terminal question shows (everything Cursor asked) and how a typed answer maps to a choice.
+import type { Todo } from '../events/types.js';
+import type { PermissionRequest } from './decide.js';
+
+export interface Choice {
+  /** What the person types (or the label, or a unique start of it). */
+  key: string;
+  label: string;
+  /** What the answer carries back: an optionId, an option id, `accept` / `reject`. */
+  value: string;
+}
+
+export interface TerminalQuestion {
+  lines: string[];
+  choices: Choice[];
+  /** What end of input (Ctrl-D) answers: reject once, or skip; none means the request is answered cancelled. */
+  eof: Choice | undefined;
+}
+
+/** The keys of the skip and reject choices, which Ctrl-D also gives. */
+export const SKIP_KEY = 's';
+
+// Agent text shown at the terminal: control characters made visible, so no escape sequence can redraw the question.
+export function visible(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f\x9b]/g, (c) =>
+    c === '\x7f' || c === '\x9b' ? '^?' : '^' + String.fromCharCode(c.charCodeAt(0) + 64),
+  );
+}
+
+// Indents a possibly multi-line value under its label.
+function field(label: string, value: string): string[] {
+  const [first, ...rest] = visible(value).replace(/\n+$/, '').split('\n');
+  return [`  ${label}: ${first ?? ''}`, ...rest.map((l) => `    ${l}`)];
+}
+
+const DETAIL_KEYS = ['command', 'cwd', 'path', 'url', 'query', 'pattern'] as const;
+
+// A permission request: the tool kind and title, its command or path, and the reason Cursor gives.
+export function permissionQuestion(req: PermissionRequest, input: Record<string, unknown>): TerminalQuestion {
+  const lines = [`Cursor asks permission to ${visible(req.kind)}: ${visible(req.title)}`];
+  for (const k of DETAIL_KEYS)
+    if (typeof input[k] === 'string' && input[k] !== '') lines.push(...field(k, input[k]));
+  if (req.agentReason) lines.push(...field('reason', req.agentReason));
+  const allow = req.options.find((o) => o.kind === 'allow_once');
+  const reject = req.options.find((o) => o.kind === 'reject_once');
+  // Only the once options: allow_always would persist into Cursor's allowlist.
+  const choices = [
+    ...(allow ? [{ key: 'a', label: 'allow once', value: allow.optionId }] : []),
+    ...(reject ? [{ key: 'r', label: 'reject once', value: reject.optionId }] : []),
+  ];
+  return { lines, choices, eof: choices.find((c) => c.key === 'r') };
+}
+
+// A question sent as a permission request: its title, its text (from toolCall.content) and its options.
+export function permissionAsQuestion(req: PermissionRequest): TerminalQuestion {
+  const lines = [`Cursor asks: ${visible(req.title)}`];
+  if (req.agentReason && req.agentReason !== req.title) lines.push(...indented(req.agentReason));
+  let n = 0;
+  const choices = req.options.map((o) =>
+    o.kind === 'reject_once'
+      ? { key: SKIP_KEY, label: visible(o.name), value: o.optionId }
+      : { key: String(++n), label: visible(o.name), value: o.optionId },
+  );
+  return { lines, choices, eof: choices.find((c) => c.key === SKIP_KEY) };
+}
+
+export interface AskedQuestion {
+  id: string | null;
+  prompt: string;
+  options: Array<{ id: string; label: string }>;
+}
+
+// One question of a cursor/ask_question, numbered when there are several.
+export function askQuestion(
+  title: string | null,
+  q: AskedQuestion,
+  index: number,
+  count: number,
+): TerminalQuestion {
+  const of = count > 1 ? ` (${index + 1} of ${count})` : '';
+  const lines =
+    title && title !== q.prompt
+      ? [`Cursor asks${of}: ${visible(title)}`, ...indented(q.prompt)]
+      : [`Cursor asks${of}: ${visible(q.prompt)}`];
+  const skip = { key: SKIP_KEY, label: 'skip', value: '' };
+  const choices = [
+    ...q.options.map((o, i) => ({ key: String(i + 1), label: visible(o.label), value: o.id })),
+    skip,
+  ];
+  return { lines, choices, eof: skip };
+}
+
+export interface ProposedPlan {
+  name: string | null;
+  overview: string | null;
+  plan: string;
+  todos: Todo[];
+}
+
+// A cursor/create_plan: the name, the overview, the plan itself and its todos.
+export function planQuestion(p: ProposedPlan): TerminalQuestion {
+  const lines = [`Cursor proposes a plan${p.name ? `: ${visible(p.name)}` : ''}`];
+  if (p.overview) lines.push(...indented(p.overview), '');
+  lines.push(...indented(p.plan.replace(/\n+$/, '')));
+  if (p.todos.length > 0) {
+    lines.push('  todos:');
+    for (const t of p.todos) lines.push(`    - ${visible(t.content)}`);
+  }
+  const reject = { key: 'r', label: 'reject', value: 'reject' };
+  return { lines, choices: [{ key: 'a', label: 'accept', value: 'accept' }, reject], eof: reject };
+}
+
+// Text shown under a heading, two spaces in.
+function indented(text: string): string[] {
+  return visible(text)
+    .split('\n')
+    .map((l) => (l === '' ? '' : '  ' + l));
+}
+
+// The menu line the answer is typed after.
+export function menu(q: TerminalQuestion): string {
+  return q.choices.map((c) => `[${c.key}] ${c.label}`).join('  ') + ' > ';
+}
+
+// Says what the question takes, after an answer it could not read.
+export function hint(q: TerminalQuestion, typed: string): string {
+  const keys = q.choices.map((c) => c.key);
+  const list = keys.length > 1 ? `${keys.slice(0, -1).join(', ')} or ${keys.at(-1)}` : (keys[0] ?? '');
+  const what = typed.trim() === '' ? 'type' : `'${visible(typed.trim())}' is not an answer: type`;
+  const eof = q.eof ? `; Ctrl-D: ${q.eof.label}` : '';
+  return `  ${what} ${list} (or an option's name) and Enter${eof}`;
+}
+
+// Reads a typed answer: a key, an option's label, or the unique start of one (case and spaces ignored).
+export function matchAnswer(q: TerminalQuestion, typed: string): Choice | undefined {
+  const t = typed.trim().toLowerCase().replace(/\s+/g, ' ');
+  if (t === '') return undefined;
+  const byKey = q.choices.find((c) => c.key.toLowerCase() === t);
+  if (byKey) return byKey;
+  const byLabel = q.choices.find((c) => c.label.toLowerCase() === t);
+  if (byLabel) return byLabel;
+  const starts = q.choices.filter((c) => c.label.toLowerCase().startsWith(t));
+  return starts.length === 1 ? starts[0] : undefined;
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+# A small pty driver for the terminal tests: runs a command on a pseudo-terminal of a given size, and plays
+# a script of steps read as JSON from stdin: {"wait": "text"} waits until the screen (since the last wait
+# matched) contains text, {"send": "keys"} types keys, {"signal": "SIGCONT"} signals the child's group.
+# Prints one JSON object: the whole screen, the exit code (or signal), and the step that timed out, if any.
+import json, os, pty, select, signal, struct, sys, fcntl, termios, time
+
+def main():
+    spec = json.load(sys.stdin)
+    argv, steps = spec["argv"], spec["steps"]
+    cols, rows = spec.get("cols", 120), spec.get("rows", 40)
+    step_timeout = spec.get("timeout", 15)
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.environ.update(spec.get("env", {}))
+        os.execvp(argv[0], argv)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    screen = b""
+    mark = 0
+    failed = None
+
+    def read_some(timeout):
+        nonlocal screen
+        r, _, _ = select.select([fd], [], [], timeout)
+        if not r:
+            return True
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            return False
+        if not data:
+            return False
+        screen += data
+        return True
+
+    for i, step in enumerate(steps):
+        if "wait" in step:
+            want = step["wait"].encode()
+            deadline = time.monotonic() + step.get("timeout", step_timeout)
+            while want not in screen[mark:]:
+                left = deadline - time.monotonic()
+                if left <= 0 or not read_some(min(left, 0.5)):
+                    if want in screen[mark:]:
+                        break
+                    failed = {"step": i, "wait": step["wait"]}
+                    break
+            if failed:
+                break
+            mark = screen.index(want, mark) + len(want)
+        elif "send" in step:
+            os.write(fd, step["send"].encode())
+        elif "signal" in step:
+            os.killpg(os.getpgid(pid), getattr(signal, step["signal"]))
+    if failed:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    # Read to the end, then reap.
+    deadline = time.monotonic() + step_timeout
+    while time.monotonic() < deadline and read_some(0.5):
+        pass
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    print(json.dumps({"screen": screen.decode("utf-8", "replace"), "code": code, "failed": failed}))
+
+main()

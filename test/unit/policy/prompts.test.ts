@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { readPermissionRequest } from '../../../src/policy/decide.js';
+import {
+  askQuestion,
+  hint,
+  matchAnswer,
+  menu,
+  permissionAsQuestion,
+  permissionQuestion,
+  planQuestion,
+  visible,
+} from '../../../src/policy/prompts.js';
+
+// The shapes Cursor sends (recordings/permission-allow.jsonl and extensions.jsonl).
+const shell = readPermissionRequest({
+  toolCall: {
+    toolCallId: 'tool_1',
+    title: '`wc -l hello.txt`',
+    kind: 'execute',
+    content: [{ type: 'content', content: { type: 'text', text: 'Shell allowlist is empty' } }],
+  },
+  options: [
+    { optionId: 'allow-once', name: 'Allow once', kind: 'allow_once' },
+    { optionId: 'allow-always', name: 'Allow always', kind: 'allow_always' },
+    { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
+  ],
+});
+const tone = readPermissionRequest({
+  toolCall: {
+    toolCallId: 'tool_2',
+    title: 'Greeting tone',
+    kind: 'other',
+    content: [
+      { type: 'content', content: { type: 'text', text: 'Should the greeting be formal or casual?' } },
+    ],
+  },
+  options: [
+    { optionId: 'tone:formal', name: 'Formal', kind: 'allow_once' },
+    { optionId: 'tone:casual', name: 'Casual', kind: 'allow_once' },
+    { optionId: '__ask_question_skip__', name: 'Skip', kind: 'reject_once' },
+  ],
+});
+
+describe('permissionQuestion', () => {
+  it('shows the tool, its command and the reason, and offers only the once options', () => {
+    const q = permissionQuestion(shell, { command: 'wc -l hello.txt' });
+    expect(q.lines).toEqual([
+      'Cursor asks permission to execute: `wc -l hello.txt`',
+      '  command: wc -l hello.txt',
+      '  reason: Shell allowlist is empty',
+    ]);
+    expect(menu(q)).toBe('[a] allow once  [r] reject once > ');
+    expect(q.choices.map((c) => c.value)).toEqual(['allow-once', 'reject-once']);
+    expect(q.eof?.value).toBe('reject-once');
+  });
+
+  it('shows a path and a multi-line command indented', () => {
+    const q = permissionQuestion(
+      { ...shell, agentReason: null },
+      { command: 'echo a\necho b', path: '/w/x' },
+    );
+    expect(q.lines.slice(1)).toEqual(['  command: echo a', '    echo b', '  path: /w/x']);
+  });
+
+  it('has no Ctrl-D answer when no reject_once is offered', () => {
+    const q = permissionQuestion({ ...shell, options: shell.options.slice(0, 2) }, {});
+    expect(q.eof).toBeUndefined();
+    expect(menu(q)).toBe('[a] allow once > ');
+  });
+
+  it('makes escape sequences from the agent visible', () => {
+    const q = permissionQuestion({ ...shell, title: 'ls\x1b[2K\rrm -rf ~' }, {});
+    expect(q.lines[0]).toBe('Cursor asks permission to execute: ls^[[2K^Mrm -rf ~');
+  });
+});
+
+describe('permissionAsQuestion', () => {
+  it("shows the question's text from toolCall.content and its options, skip on s", () => {
+    const q = permissionAsQuestion(tone);
+    expect(q.lines).toEqual(['Cursor asks: Greeting tone', '  Should the greeting be formal or casual?']);
+    expect(menu(q)).toBe('[1] Formal  [2] Casual  [s] Skip > ');
+    expect(q.eof?.value).toBe('__ask_question_skip__');
+  });
+});
+
+describe('askQuestion', () => {
+  const q = {
+    id: 'tone',
+    prompt: 'Formal or casual?',
+    options: [
+      { id: 'formal', label: 'Formal' },
+      { id: 'casual', label: 'Casual' },
+    ],
+  };
+
+  it('numbers one of several questions and offers skip', () => {
+    const t = askQuestion('Greeting tone', q, 1, 2);
+    expect(t.lines).toEqual(['Cursor asks (2 of 2): Greeting tone', '  Formal or casual?']);
+    expect(menu(t)).toBe('[1] Formal  [2] Casual  [s] skip > ');
+    expect(t.eof).toMatchObject({ key: 's', value: '' });
+  });
+
+  it('shows a lone question on one line', () => {
+    expect(askQuestion(null, q, 0, 1).lines).toEqual(['Cursor asks: Formal or casual?']);
+  });
+});
+
+describe('planQuestion', () => {
+  it('shows the name, the overview, the plan and its todos', () => {
+    const t = planQuestion({
+      name: 'Friendly greeting',
+      overview: 'Reword hello.txt.',
+      plan: '# Friendly greeting\n\n1. Change it.\n',
+      todos: [{ id: 'a', content: 'Rewrite the greeting', status: 'pending' }],
+    });
+    expect(t.lines).toEqual([
+      'Cursor proposes a plan: Friendly greeting',
+      '  Reword hello.txt.',
+      '',
+      '  # Friendly greeting',
+      '',
+      '  1. Change it.',
+      '  todos:',
+      '    - Rewrite the greeting',
+    ]);
+    expect(menu(t)).toBe('[a] accept  [r] reject > ');
+    expect(t.eof?.value).toBe('reject');
+  });
+});
+
+describe('matchAnswer', () => {
+  const q = permissionQuestion(shell, {});
+  const t = permissionAsQuestion(tone);
+  it.each<[typeof q, string, string | undefined]>([
+    [q, 'a', 'allow-once'],
+    [q, ' R ', 'reject-once'],
+    [q, 'allow once', 'allow-once'],
+    [q, 'Allow  Once', 'allow-once'],
+    [q, 'reject', 'reject-once'],
+    [q, 'al', 'allow-once'],
+    [q, 'yes', undefined],
+    [q, '', undefined],
+    [t, '2', 'tone:casual'],
+    [t, 'formal', 'tone:formal'],
+    [t, 's', '__ask_question_skip__'],
+    [t, 'skip', '__ask_question_skip__'],
+    [t, '3', undefined],
+  ])('%#: %j', (question, typed, value) => {
+    expect(matchAnswer(question, typed)?.value).toBe(value);
+  });
+});
+
+describe('hint', () => {
+  it('says what the question takes', () => {
+    const q = permissionQuestion(shell, {});
+    expect(hint(q, 'yes')).toBe(
+      "  'yes' is not an answer: type a or r (or an option's name) and Enter; Ctrl-D: reject once",
+    );
+    expect(hint(q, '')).toBe("  type a or r (or an option's name) and Enter; Ctrl-D: reject once");
+  });
+});
+
+describe('visible', () => {
+  it('keeps newlines and tabs and shows other control characters', () => {
+    expect(visible('a\tb\nc\x07\x7f')).toBe('a\tb\nc^G^?');
+  });
+});
