@@ -395,7 +395,13 @@ async function promptTurn(s: RunState, text: string): Promise<void> {
   let answer: unknown;
   try {
     answer = await s.cancel.race(
-      s.conn!.request('session/prompt', { sessionId: s.sessionId, prompt: [{ type: 'text', text }] }),
+      s.conn!.request(
+        'session/prompt',
+        { sessionId: s.sessionId, prompt: [{ type: 'text', text }] },
+        undefined,
+        // What the agent sends after the turn's answer, even in the same read, is not this run's output.
+        () => (s.accepting = false),
+      ),
     );
   } finally {
     s.timings.promptMs = Math.round(io.now() - s.promptSentAt);
@@ -462,8 +468,13 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
     error = failed;
     result = resultEvent(s, error);
   } else if (failed) out.line(`rho-cursor: ${failed.message}`);
-  const exitCode = result.exitCode as ExitCode;
+  let exitCode = result.exitCode as ExitCode;
   await out.close(result);
+  // stdout failed while the result itself was written (json writes everything at the end).
+  if (!error && out.failure?.kind === 'write_failed') {
+    error = new RhoError('write_failed', out.failure.message);
+    exitCode = error.exitCode as ExitCode;
+  }
   // Outside text mode the error is also one line on stderr; a closed stdout is a quiet end.
   const quiet = out.failure?.kind === 'epipe' || error?.code === 'stdout_closed';
   if (error && !quiet && (opts.format !== 'text' || out.failure))

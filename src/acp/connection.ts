@@ -41,6 +41,7 @@ interface Pending {
   resolve(result: unknown): void;
   reject(err: Error): void;
   timer: NodeJS.Timeout | undefined;
+  answered: (() => void) | undefined;
 }
 
 export class Connection {
@@ -50,11 +51,14 @@ export class Connection {
 
   constructor(private readonly h: ConnectionHandlers) {}
 
-  // Sends a request and resolves with its result; a timeout rejects with the given error.
+  // Sends a request and resolves with its result; a timeout rejects with the given error. `answered` runs
+  // synchronously when the answer is read, before any later line of the same chunk is dispatched (the
+  // promise settles only a microtask later).
   request<T = unknown>(
     method: string,
     params: unknown,
     timeout?: { ms: number; error: () => Error },
+    answered?: () => void,
   ): Promise<T> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     const id = this.nextId++;
@@ -65,7 +69,7 @@ export class Connection {
             reject(timeout.error());
           }, timeout.ms)
         : undefined;
-      this.pending.set(id, { method, resolve: resolve as (r: unknown) => void, reject, timer });
+      this.pending.set(id, { method, resolve: resolve as (r: unknown) => void, reject, timer, answered });
       this.write({ jsonrpc: '2.0', id, method, params });
     });
   }
@@ -112,6 +116,7 @@ export class Connection {
         }
         this.pending.delete(msg.msg.id);
         if (p.timer) clearTimeout(p.timer);
+        p.answered?.();
         if (msg.msg.error) p.reject(new RpcRequestError(p.method, msg.msg.error));
         else p.resolve(msg.msg.result);
       }

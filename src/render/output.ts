@@ -60,14 +60,7 @@ export class Output {
     this.out = redactingWriter(o.stdout, new Redactor(secret));
     this.err = redactingWriter(o.stderr, new Redactor(secret));
     this.summary = o.format === 'json' ? new RunSummary() : undefined;
-    o.stdout.on('error', (e: NodeJS.ErrnoException) => {
-      if (this.failure) return;
-      this.failure =
-        e.code === 'EPIPE'
-          ? { kind: 'epipe' }
-          : { kind: 'write_failed', message: `cannot write to stdout: ${e.message}` };
-      o.onFailure(this.failure);
-    });
+    o.stdout.on('error', (e: NodeJS.ErrnoException) => this.stdoutFailed(e));
     // stderr is where failures are reported: if it fails too, there is nowhere left to say so.
     o.stderr.on('error', () => {});
   }
@@ -150,6 +143,28 @@ export class Output {
     }
     this.out.end();
     this.closed = true;
+    // Wait until stdout has taken it all, so a write that fails now (a full disk under json, which writes
+    // everything here) is known before the run decides its exit code and its error line.
+    const stdout = this.o.stdout;
+    // A write to a file fails synchronously: the stream is errored now, its 'error' event comes a tick later.
+    if (stdout.errored) this.stdoutFailed(stdout.errored as NodeJS.ErrnoException);
+    else if (!stdout.destroyed && stdout.writable)
+      await new Promise<void>((resolve) =>
+        stdout.write('', (e) => {
+          // The callback can learn of the failure before the 'error' event does.
+          if (e) this.stdoutFailed(e);
+          resolve();
+        }),
+      );
+  }
+
+  private stdoutFailed(e: NodeJS.ErrnoException): void {
+    if (this.failure) return;
+    this.failure =
+      e.code === 'EPIPE'
+        ? { kind: 'epipe' }
+        : { kind: 'write_failed', message: `cannot write to stdout: ${e.message}` };
+    this.o.onFailure(this.failure);
   }
 
   // One line on stderr (the run's error, outside text mode).
