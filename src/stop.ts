@@ -5,7 +5,7 @@ import { EXIT, RhoError, type ExitCode } from './errors.js';
 /** Signals that cancel the turn (session/cancel, a grace, then the kill ladder). */
 export const CANCEL_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** Fatal signals we can catch: no grace, the agent is ended at once, the result still written. */
-export const FATAL_SIGNALS = ['SIGQUIT', 'SIGUSR2', 'SIGALRM', 'SIGVTALRM', 'SIGPROF', 'SIGXCPU'] as const;
+export const FATAL_SIGNALS = ['SIGQUIT', 'SIGUSR2', 'SIGALRM', 'SIGXCPU'] as const;
 export type StopSignal = (typeof CANCEL_SIGNALS)[number] | (typeof FATAL_SIGNALS)[number];
 
 export type StopCause = StopSignal | 'timeout' | 'idle' | 'epipe' | 'write_failed' | 'max_tool_calls';

@@ -1,7 +1,7 @@
 // The files a run hands to scripts and CI once its result is known: -o (the final answer, atomically),
 // the Markdown summary (appended), and GitHub's step outputs. The key never reaches any of them.
-import { appendFile, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { appendFile, chmod, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { RhoError } from '../errors.js';
 import type { RunFacts } from '../events/facts.js';
 import type { ResultEvent } from '../events/types.js';
@@ -16,12 +16,28 @@ export interface Delivered {
   structured: unknown;
 }
 
-// Writes a whole file so a reader never sees half of it: a temporary file beside it, then a rename.
+// Writes a whole file so a reader never sees half of it: a temporary file beside it, then a rename. A
+// symlink is followed (its target is replaced, the link kept). A device, a FIFO, or a path under /dev or
+// /proc (`-o /dev/stdout`, whose target may be the very file stdout goes to) is written in place and
+// appended to, never replaced nor truncated. An existing file's mode is kept; a new one gets 0666 less the
+// umask.
 export async function writeAtomically(path: string, text: string): Promise<void> {
-  const tmp = join(dirname(path), `.${basename(path)}.rho-${process.pid}.tmp`);
+  if (/^\/(dev|proc)\//.test(resolve(path))) return appendFile(path, text);
+  let target = path;
+  let mode: number | undefined;
   try {
-    await writeFile(tmp, text, { mode: 0o644 });
-    await rename(tmp, path);
+    target = await realpath(path);
+    const st = await stat(target);
+    if (!st.isFile()) return await appendFile(target, text);
+    mode = st.mode & 0o7777;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  const tmp = join(dirname(target), `.${basename(target)}.rho-${process.pid}.tmp`);
+  try {
+    await writeFile(tmp, text, mode === undefined ? {} : { mode });
+    if (mode !== undefined) await chmod(tmp, mode);
+    await rename(tmp, target);
   } catch (e) {
     await rm(tmp, { force: true });
     throw e;
@@ -64,12 +80,14 @@ export async function deliverReports(
     if (opts.outputSchema) values.structured = d.structured == null ? '' : JSON.stringify(d.structured);
     tasks.push([`the step outputs to ${ghOutput}`, () => appendFile(ghOutput, safe(outputLines(values)))]);
   }
+  // Every report is tried, whichever failed before it; the error names each one that failed.
+  const failures: string[] = [];
   for (const [what, write] of tasks) {
     try {
       await write();
     } catch (e) {
-      return new RhoError('write_failed', `cannot write ${what}: ${(e as Error).message}`);
+      failures.push(`cannot write ${what}: ${(e as Error).message}`);
     }
   }
-  return undefined;
+  return failures.length > 0 ? new RhoError('write_failed', failures.join('; ')) : undefined;
 }

@@ -1,0 +1,364 @@
+// The run's own lifecycle when the environment misbehaves (issue "Reliability"): signals at any moment,
+// write failures, a leaked key, a slow stdin, a forged wire log, unhelpful errors, an id-null request and a
+// process that left the agent's group. One data-driven fixture (scripted.mjs) plays each hostile agent.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
+import { finish, parseNdjson, startCli, tempDir } from '../helpers/cli.js';
+import { isRunning, waitForGone } from '../helpers/processes.js';
+
+const SJ = ['--output-format', 'stream-json'];
+const SESSION = 'fixture-session-0001';
+const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
+
+const chunk = (text: string): object => ({
+  jsonrpc: '2.0',
+  method: 'session/update',
+  params: {
+    sessionId: SESSION,
+    update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } },
+  },
+});
+const permission = (id: number | null): object => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'session/request_permission',
+  params: {
+    sessionId: SESSION,
+    toolCall: { toolCallId: 'tool_late', title: 'ls', kind: 'execute', status: 'pending' },
+    options: [
+      { optionId: 'allow-once', name: 'Allow', kind: 'allow_once' },
+      { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
+    ],
+  },
+});
+
+interface Script {
+  [key: string]: unknown;
+}
+
+// Starts a run whose agent follows the script; files the script names go in a fresh directory.
+async function start(args: string[], script: Script, env: Record<string, string> = {}) {
+  return startCli(args, {
+    agent: await agentPath,
+    cliConfig: { approvalMode: 'allowlist' },
+    env: { RHO_SCRIPT: JSON.stringify(script), ...env },
+  });
+}
+
+// Resolves once stdout has shown the text.
+function waitFor(child: ReturnType<typeof startCli>['child'], text: string): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      seen += d.toString();
+      if (seen.includes(text)) resolve();
+    });
+  });
+}
+
+const readPid = (file: string): number => Number(readFileSync(file, 'utf8'));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// A turn that never ends, an agent that ignores SIGTERM, and a grandchild that left its group with setsid.
+function hostile(dir: string): Script {
+  return {
+    before: [chunk('working')],
+    answer: false,
+    ignoreTerm: true,
+    pidFile: join(dir, 'agent.pid'),
+    escapee: join(dir, 'escapee.pid'),
+  };
+}
+
+async function expectNoneLeft(dir: string): Promise<void> {
+  for (const f of ['agent.pid', 'escapee.pid']) {
+    const pid = readPid(join(dir, f));
+    expect(await waitForGone(pid, 3000), `${f} ${pid} still running`).toBe(true);
+  }
+}
+
+describe('signals end the agent and still write the result', () => {
+  it.each([
+    ['SIGHUP', 129],
+    ['SIGQUIT', 131],
+    ['SIGTERM', 143],
+  ] as const)('%s: exit %i, result last, no process left (setsid escapee included)', async (signal, code) => {
+    const dir = tempDir();
+    const s = await start(['run', ...SJ, 'go'], hostile(dir));
+    await waitFor(s.child, 'working');
+    s.child.kill(signal);
+    const r = await finish(s, true);
+    expect(r.exitCode).toBe(code);
+    expect(r.events.at(-1)).toMatchObject({ type: 'result', exitCode: code });
+    await expectNoneLeft(dir);
+  });
+
+  it('a signal during teardown does not orphan an agent that ignores SIGTERM', async () => {
+    const dir = tempDir();
+    const s = await start(['run', ...SJ, '--timeout', '500ms', 'go'], hostile(dir));
+    await waitFor(s.child, 'working');
+    // --timeout fires at 0.5 s, the cancel grace runs to ~2.5 s, then SIGTERM -> SIGKILL: signal in between.
+    await sleep(1500);
+    s.child.kill('SIGINT');
+    await sleep(1200);
+    s.child.kill('SIGINT');
+    const r = await finish(s, true);
+    expect(r.events.at(-1)).toMatchObject({ type: 'result' });
+    expect([124, 130]).toContain(r.exitCode);
+    await expectNoneLeft(dir);
+  });
+
+  it('a process that left the group with setsid is ended after a normal turn too', async () => {
+    const dir = tempDir();
+    const s = await start(['run', ...SJ, 'go'], { ...hostile(dir), answer: undefined });
+    const r = await finish(s, true);
+    expect(r.exitCode, r.stderr).toBe(0);
+    await expectNoneLeft(dir);
+  });
+});
+
+describe('after the answer', () => {
+  it.each(['separately', 'in the same read'])(
+    'what the agent sends after it answered (%s) is not rendered: result is last',
+    async (how) => {
+      const dir = tempDir();
+      const recvLog = join(dir, 'recv');
+      for (const format of ['stream-json', 'json']) {
+        const s = await start(['run', '--output-format', format, 'go'], {
+          before: [chunk('early')],
+          after: [chunk('LATE'), permission(7)],
+          together: how === 'in the same read',
+          recvLog,
+        });
+        const r = await finish(s, format === 'stream-json');
+        expect(r.exitCode, r.stderr).toBe(0);
+        expect(r.stdout).toContain('early');
+        expect(r.stdout).not.toContain('LATE');
+        expect(r.stdout).not.toContain('tool_late');
+        if (format === 'stream-json') expect(r.events.at(-1)!.type).toBe('result');
+      }
+      // The late permission is not reported as decided, and no answer to it was sent either.
+      expect(readFileSync(recvLog, 'utf8')).not.toMatch(/"id":7/);
+    },
+  );
+});
+
+describe('durations', () => {
+  it('a duration over 24 hours is a usage error, not an instant timeout', async () => {
+    const r = await finish(await start(['run', ...SJ, '--step-timeout', '99999999999', 'go'], {}), true);
+    expect(r.exitCode).toBe(2);
+    expect(r.events).toHaveLength(1);
+    expect(r.events[0]).toMatchObject({ type: 'result', error: { code: 'usage' } });
+    expect(r.stderr).toMatch(/--step-timeout.*at most 24h/);
+    expect(r.stderr).not.toMatch(/TimeoutOverflowWarning/);
+  });
+
+  it('--timeout bounds reading the prompt from stdin', async () => {
+    const agent = await agentPath;
+    const t0 = Date.now();
+    // stdin is a pipe nobody writes to or closes until after the run.
+    const child = spawn(BIN, ['run', '--timeout', '1s', '--agent', agent, '-'], {
+      env: { ...process.env, CURSOR_CONFIG_DIR: tempDir(), NO_COLOR: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.stdin.end();
+    expect(code).toBe(124);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(stderr).toMatch(/standard input did not end within 1s/);
+  });
+});
+
+describe('write failures', () => {
+  const full = existsSync('/dev/full');
+
+  it.skipIf(!full).each(['text', 'stream-json', 'json'])(
+    '%s: stdout on a full disk is exit 1 with one line saying so',
+    async (format) => {
+      const dir = tempDir();
+      const child = spawn(
+        'sh',
+        ['-c', `exec "$0" run --output-format ${format} --agent "$1" go >/dev/full`, BIN, await agentPath],
+        {
+          env: {
+            ...process.env,
+            CURSOR_CONFIG_DIR: dir,
+            NO_COLOR: '1',
+            RHO_SCRIPT: JSON.stringify({ before: [chunk('hello')] }),
+          },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(code).toBe(1);
+      expect(stderr).toMatch(/^rho-cursor: cannot write to stdout: ENOSPC/m);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    },
+  );
+
+  it.skipIf(!full)('--wire-log on a full disk fails the run with a result, not a crash', async () => {
+    const r = await finish(await start(['run', ...SJ, '--wire-log', '/dev/full', 'go'], {}), true);
+    expect(r.exitCode).toBe(1);
+    expect(r.events.at(-1)).toMatchObject({ type: 'result', error: { code: 'write_failed' } });
+    expect(r.stderr).toMatch(/cannot write the wire log \/dev\/full/);
+    expect(r.stderr).not.toMatch(/internal error/);
+  });
+
+  it.skipIf(!full).each([['--version'], ['--help'], ['schema']])(
+    '%s to a full disk is one line and exit 1',
+    async (arg) => {
+      const child = spawn('sh', ['-c', `exec "$0" ${arg} >/dev/full`, BIN], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(code).toBe(1);
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+      expect(stderr).toMatch(/^rho-cursor: cannot write to stdout/);
+    },
+  );
+
+  it('a reader that closes stdout early is a quiet 141 and the agent is ended', async () => {
+    const dir = tempDir();
+    const child = spawn(BIN, ['run', ...SJ, '--agent', await agentPath, 'go'], {
+      env: {
+        ...process.env,
+        CURSOR_CONFIG_DIR: dir,
+        RHO_SCRIPT: JSON.stringify({ ...hostile(dir), dripMs: 20 }),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    // Like `| head -n 3`: read a little, then close the pipe while the agent is still writing.
+    let lines = 0;
+    child.stdout.on('data', (d: Buffer) => {
+      lines += d.toString().split('\n').length - 1;
+      if (lines >= 3) child.stdout.destroy();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(141);
+    expect(stderr).not.toMatch(/^rho-cursor: (?!warning)/m);
+    await expectNoneLeft(dir);
+  });
+});
+
+describe('the key is never written', () => {
+  // A key with characters JSON escapes, so its escaped copy must be caught too.
+  const KEY = 'sk-te"st\\key/0123456789';
+
+  it('not in the error, stderr, stdout nor the wire log, in any JSON form', async () => {
+    const dir = tempDir();
+    const wire = join(dir, 'wire.jsonl');
+    const s = await start(
+      ['run', ...SJ, '--wire-log', wire, 'go'],
+      {
+        stderr: `login with ${KEY} failed\n`,
+        before: [chunk(`the key is ${KEY}`), `{"broken ${KEY}`],
+        crash: `token ${KEY} rejected`,
+      },
+      { CURSOR_API_KEY: KEY },
+    );
+    const r = await finish(s, true);
+    expect(r.exitCode).toBe(1);
+    const last = r.events.at(-1) as { error: { message: string } };
+    expect(last.error.message).toMatch(/token \[redacted\] rejected/);
+    const escaped = JSON.stringify(KEY).slice(1, -1);
+    for (const [where, text] of [
+      ['stdout', r.stdout],
+      ['stderr', r.stderr],
+      ['wire log', readFileSync(wire, 'utf8')],
+    ] as const) {
+      expect(text, where).not.toContain(KEY);
+      expect(text, where).not.toContain(escaped);
+      expect(text, where).not.toContain('0123456789');
+    }
+    expect(r.stdout).toContain('the key is [redacted]');
+  });
+});
+
+describe('the wire log', () => {
+  it('stays JSON Lines and cannot be forged by the agent; each line is logged once', async () => {
+    const dir = tempDir();
+    const wire = join(dir, 'wire.jsonl');
+    const forged = '{"x":1},"dir":"c2a","ms":0';
+    const r = await finish(
+      await start(['run', ...SJ, '--wire-log', wire, 'go'], { before: [forged, '{not json', 'plain text'] }),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const rows = parseNdjson(readFileSync(wire, 'utf8')) as Array<{ dir: string; msg: unknown }>;
+    for (const bad of [forged, '{not json', 'plain text']) {
+      const found = rows.filter((row) => row.msg === bad);
+      expect(found, bad).toHaveLength(1);
+      expect(found[0]!.dir).toBe('a2c');
+    }
+    // The client sent exactly initialize, session/new and session/prompt.
+    expect(rows.filter((row) => row.dir === 'c2a')).toHaveLength(3);
+  });
+});
+
+describe('errors say what happened', () => {
+  it.each([
+    [{ error: 'oops' }, /session\/prompt failed: .*"oops"/],
+    [{ result: null }, /session\/prompt answered null, without a stopReason/],
+    [{ result: { stopReason: 'weird' } }, /stopReason "weird", which ACP v1 does not define/],
+    [
+      { error: { code: -32603, message: 'Internal error', data: { details: 'model backend unreachable' } } },
+      /Internal error: model backend unreachable/,
+    ],
+  ])('answer %j: exit 1 with a message and an error code', async (answer, message) => {
+    const r = await finish(await start(['run', ...SJ, 'go'], { answer }), true);
+    expect(r.exitCode).toBe(1);
+    const last = r.events.at(-1) as { error?: { code: string; message: string } };
+    expect(last.error?.code).toMatch(/^[a-z_]+$/);
+    expect(last.error?.message).toMatch(message);
+    expect(r.stderr).not.toMatch(/undefined|Cannot read properties/);
+  });
+
+  it("an agent's uncaught exception is reported by its message, not its stack frames", async () => {
+    const r = await finish(await start(['run', ...SJ, 'go'], { crash: 'the model is on fire' }), true);
+    expect(r.exitCode).toBe(1);
+    const last = r.events.at(-1) as { error: { code: string; message: string } };
+    expect(last.error.code).toBe('agent_exited');
+    expect(last.error.message).toMatch(/the model is on fire/);
+    expect(last.error.message).not.toMatch(/\bat .*\.mjs:\d+/);
+  });
+});
+
+describe('requests', () => {
+  it('a request with "id": null is answered, not taken for a notification', async () => {
+    const dir = tempDir();
+    const recvLog = join(dir, 'recv');
+    const r = await finish(
+      await start(['run', ...SJ, 'go'], {
+        before: [{ jsonrpc: '2.0', id: null, method: 'cursor/unknown_thing', params: {} }],
+        waitAnswers: 1,
+        recvLog,
+      }),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const answers = readFileSync(recvLog, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"id":null'));
+    expect(answers).toHaveLength(1);
+    expect(JSON.parse(answers[0]!)).toMatchObject({ id: null, error: { code: -32601 } });
+  });
+});
+
+// Nothing above may leave its agents behind: every pid file a test wrote names a process that is gone.
+it('the fixture itself is ended by a plain run', async () => {
+  const dir = tempDir();
+  const r = await finish(await start(['run', ...SJ, 'go'], { pidFile: join(dir, 'agent.pid') }), true);
+  expect(r.exitCode, r.stderr).toBe(0);
+  expect(isRunning(readPid(join(dir, 'agent.pid')))).toBe(false);
+});
