@@ -37,6 +37,12 @@ export function defineRun(cmd: Command): Command {
         .argParser((v: string, acc: string[]) => [...acc, v])
         .default([] as string[], 'none'),
     )
+    .addOption(
+      new Option(
+        '--attach <file>',
+        'repeatable: a text file (inline, headed by its path) or a PNG, JPEG, GIF or WebP image',
+      ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
+    )
     .option(
       '--fence <fence>',
       `what the agent must not be able to do, whatever your Cursor config says: ${FENCES.join(', ')} (default: read-only with --plan, else none)`,

@@ -20,6 +20,7 @@ import {
   type RawRunOptions,
   type RunOptions,
 } from './options.js';
+import { readAttachments } from './prompt/files.js';
 import { stdoutBeforeRun } from './render/early.js';
 import { fmtMs } from './stop.js';
 
@@ -125,11 +126,13 @@ async function toRunOptions(words: string[], raw: RawRunOptions): Promise<RunOpt
   if (!parsed.ok) throw new EarlyFailure(parsed.errors, parsed.format);
   const { options, source } = parsed;
   try {
+    // The files first: a bad one fails at once, before stdin is waited for.
+    const attachments = readAttachments(options.attach, options.cwd);
     const { prompt, stdinMs } = await readPrompt(source, options);
     // The time spent reading stdin counts against --timeout: it bounds the whole run.
     const timeoutMs =
       options.timeoutMs === undefined ? undefined : Math.max(1, Math.round(options.timeoutMs - stdinMs));
-    return { ...options, prompt, timeoutMs };
+    return { ...options, prompt, timeoutMs, attachments };
   } catch (e) {
     throw new EarlyFailure([toRhoError(e)], options.format);
   }

@@ -1,5 +1,6 @@
 // Pure parsing of command-line values: durations, enumerations, and the run's resolved options.
 import { RhoError } from './errors.js';
+import type { Attachment } from './prompt/attach.js';
 
 export const POLICIES = ['reject', 'allow', 'ask'] as const;
 export type Policy = (typeof POLICIES)[number];
@@ -57,6 +58,10 @@ export interface RunOptions {
   summaryFile: string | undefined;
   /** Running under GitHub Actions: annotations on stderr and step outputs. */
   github: boolean;
+  /** --attach: the files, absolute, in the order given; read by main before the run. */
+  attach: string[];
+  /** The attached files' contents (filled once read; empty until then). */
+  attachments: Attachment[];
   /** --output-schema and --schema-retries. */
   outputSchema: string | undefined;
   schemaRetries: number;
@@ -174,6 +179,7 @@ export interface RawRunOptions {
   outputSchema?: string;
   schemaRetries?: string;
   promptFile?: string;
+  attach?: string[];
   quiet?: boolean;
   color?: string;
 }
@@ -248,6 +254,8 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     if (v !== undefined && v.trim() === '')
       errors.push(new RhoError('usage', `option '${option}' needs a file (got '')`));
   }
+  for (const f of raw.attach ?? [])
+    if (f.trim() === '') errors.push(new RhoError('usage', "option '--attach' needs a file (got '')"));
   if (raw.promptFile !== undefined && raw.promptFile.trim() === '') {
     errors.push(new RhoError('usage', "option '--prompt-file' needs a file (got '')"));
   }
@@ -293,6 +301,8 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
       outputLastMessage: path(raw.outputLastMessage),
       summaryFile: path(summaryFile),
       github,
+      attach: (raw.attach ?? []).map((f) => facts.resolvePath(facts.cwd, f)),
+      attachments: [],
       outputSchema: path(raw.outputSchema),
       schemaRetries: schemaRetries!,
       quiet: raw.quiet === true,

@@ -28,6 +28,7 @@ import { errorAnnotation } from './ci/github.js';
 import { WireLog } from './wirelog.js';
 import { extractJson } from './structured/extract.js';
 import { loadOutputSchema, retryPrompt, schemaInstruction, type OutputSchema } from './structured/schema.js';
+import { promptBlocks, promptCaps, type ContentBlock, type PromptCaps } from './prompt/attach.js';
 import { deliverReports } from './ci/deliver.js';
 
 export interface RunIO {
@@ -61,6 +62,8 @@ interface RunState {
   /** Small facts about the run for what is reported after the turn (summary, -o, --strict). */
   readonly facts: RunFacts;
   schema?: OutputSchema;
+  /** What the agent takes in a prompt, from its initialize answer. */
+  promptCaps: PromptCaps;
   /** The value validated against --output-schema. */
   structured: unknown;
   phase: Phase;
@@ -98,7 +101,8 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
     await startAgent(s);
     await handshake(s);
     if (opts.plan) await enterPlanMode(s);
-    await promptTurn(s, s.schema ? opts.prompt + '\n' + schemaInstruction(s.schema) : opts.prompt);
+    const text = s.schema ? opts.prompt + '\n' + schemaInstruction(s.schema) : opts.prompt;
+    await promptTurn(s, promptBlocks(text, opts.attachments, s.promptCaps));
     if (s.schema && s.stopReason === 'end_turn') await structuredAnswer(s, s.schema);
   } catch (e) {
     error = toRhoError(e);
@@ -152,6 +156,7 @@ function newState(opts: RunOptions, io: RunIO): RunState {
     timings: { initializeMs: null, sessionNewMs: null, promptMs: null },
     facts: new RunFacts(keepAnswer),
     structured: null,
+    promptCaps: { image: false, embeddedContext: false },
     phase: 'config',
     accepting: true,
     warnings: [],
@@ -327,6 +332,9 @@ async function handshake(s: RunState): Promise<void> {
     }),
   );
   s.timings.initializeMs = Math.round(io.now() - t);
+  // An image for an agent that takes none is refused now, before a session is made (exit 2).
+  s.promptCaps = promptCaps(initResult);
+  promptBlocks('', opts.attachments, s.promptCaps);
   out.spinnerText('creating a session');
   t = io.now();
   let session: unknown;
@@ -385,7 +393,7 @@ async function enterPlanMode(s: RunState): Promise<void> {
 
 // 5. One prompt turn: updates stream as they arrive, requests are answered by policy. A later feature may
 // call it again in the same session (a follow-up prompt).
-async function promptTurn(s: RunState, text: string): Promise<void> {
+async function promptTurn(s: RunState, prompt: ContentBlock[]): Promise<void> {
   const { io } = s;
   s.phase = 'prompt';
   s.accepting = true;
@@ -397,7 +405,7 @@ async function promptTurn(s: RunState, text: string): Promise<void> {
     answer = await s.cancel.race(
       s.conn!.request(
         'session/prompt',
-        { sessionId: s.sessionId, prompt: [{ type: 'text', text }] },
+        { sessionId: s.sessionId, prompt },
         undefined,
         // What the agent sends after the turn's answer, even in the same read, is not this run's output.
         () => (s.accepting = false),
@@ -438,7 +446,7 @@ async function structuredAnswer(s: RunState, schema: OutputSchema): Promise<void
         'schema_mismatch',
         `the answer did not match ${schema.path} after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${errors.slice(0, 3).join('; ')}`,
       );
-    await promptTurn(s, retryPrompt(errors));
+    await promptTurn(s, [{ type: 'text', text: retryPrompt(errors) }]);
     if (s.stopReason !== 'end_turn') return;
   }
 }

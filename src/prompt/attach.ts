@@ -1,0 +1,118 @@
+// Pure: --attach. What a file is (an image told by its content, or UTF-8 text), and the prompt's content
+// blocks: the text, each text file inline as a fenced block headed by its path (or as an embedded resource
+// where the agent takes them), each image as an ACP image block.
+import { RhoError } from '../errors.js';
+
+/** The largest file --attach takes. */
+export const ATTACH_MAX_BYTES = 10 * 1024 * 1024;
+
+export type Attachment =
+  | { kind: 'image'; path: string; mimeType: string; data: string }
+  | { kind: 'text'; path: string; uri: string; text: string };
+
+/** What the agent's initialize said it takes in a prompt (`agentCapabilities.promptCapabilities`). */
+export interface PromptCaps {
+  image: boolean;
+  embeddedContext: boolean;
+}
+
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; mimeType: string; data: string }
+  | { type: 'resource'; resource: { uri: string; mimeType: string; text: string } };
+
+const startsWith = (b: Uint8Array, bytes: number[], at = 0): boolean =>
+  b.length >= at + bytes.length && bytes.every((x, i) => b[at + i] === x);
+
+// The image formats ACP agents take, told by their first bytes (never by the file name).
+export function sniffImage(b: Uint8Array): string | undefined {
+  if (startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
+  if (startsWith(b, [0xff, 0xd8, 0xff])) return 'image/jpeg';
+  if (startsWith(b, [0x47, 0x49, 0x46, 0x38]) && (b[4] === 0x37 || b[4] === 0x39) && b[5] === 0x61)
+    return 'image/gif';
+  if (startsWith(b, [0x52, 0x49, 0x46, 0x46]) && startsWith(b, [0x57, 0x45, 0x42, 0x50], 8))
+    return 'image/webp';
+  return undefined;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+// Text is valid UTF-8 without NUL bytes; undefined for anything else (a binary file).
+export function asText(b: Uint8Array): string | undefined {
+  if (b.includes(0)) return undefined;
+  try {
+    return utf8.decode(b);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Classifies one file's bytes. `shown` is its path as the prompt names it (relative to the workspace),
+ * `absolute` its absolute path (the resource URI). A binary file that is not an image is a usage error.
+ */
+export function classifyAttachment(shown: string, absolute: string, bytes: Uint8Array): Attachment {
+  const mimeType = sniffImage(bytes);
+  if (mimeType) return { kind: 'image', path: shown, mimeType, data: Buffer.from(bytes).toString('base64') };
+  const text = asText(bytes);
+  if (text === undefined)
+    throw new RhoError(
+      'usage',
+      `option '--attach' takes text files and PNG, JPEG, GIF or WebP images: '${shown}' is binary`,
+    );
+  return { kind: 'text', path: shown, uri: fileUri(absolute), text };
+}
+
+// A file:// URI for an absolute POSIX path, each segment percent-encoded.
+export function fileUri(absolute: string): string {
+  return 'file://' + absolute.split('/').map(encodeURIComponent).join('/');
+}
+
+// A fence longer than any run of backticks in the text, so the file cannot close it early.
+export function fenceFor(text: string): string {
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+// The text file as the prompt shows it: its path, then its content in a fenced block.
+export function inlineFile(a: Extract<Attachment, { kind: 'text' }>): string {
+  const fence = fenceFor(a.text);
+  const body = a.text.endsWith('\n') ? a.text : a.text + '\n';
+  return `${a.path}:\n${fence}\n${body}${fence}`;
+}
+
+/**
+ * The session/prompt content for the prompt text and its attachments. An image for an agent that does not
+ * take images is a capability_missing error (exit 2): it is never dropped silently.
+ */
+export function promptBlocks(
+  text: string,
+  attachments: readonly Attachment[],
+  caps: PromptCaps,
+): ContentBlock[] {
+  const images = attachments.filter((a) => a.kind === 'image');
+  if (images.length > 0 && !caps.image)
+    throw new RhoError(
+      'capability_missing',
+      `the agent does not take images in a prompt (no promptCapabilities.image in its initialize answer): cannot attach ${images.map((a) => `'${a.path}'`).join(', ')}`,
+    );
+  const texts = attachments.filter((a) => a.kind === 'text');
+  const inline = caps.embeddedContext ? [] : texts.map(inlineFile);
+  const blocks: ContentBlock[] = [{ type: 'text', text: [text, ...inline].join('\n\n') }];
+  for (const a of attachments) {
+    if (a.kind === 'image') blocks.push({ type: 'image', mimeType: a.mimeType, data: a.data });
+    else if (caps.embeddedContext)
+      blocks.push({ type: 'resource', resource: { uri: a.uri, mimeType: 'text/plain', text: a.text } });
+  }
+  return blocks;
+}
+
+// Pure: the prompt capabilities an initialize answer advertises (absent means no).
+export function promptCaps(initResult: Record<string, unknown>): PromptCaps {
+  const agent = initResult.agentCapabilities;
+  const p =
+    agent && typeof agent === 'object' ? (agent as Record<string, unknown>).promptCapabilities : undefined;
+  const caps = p && typeof p === 'object' ? (p as Record<string, unknown>) : {};
+  return { image: caps.image === true, embeddedContext: caps.embeddedContext === true };
+}
