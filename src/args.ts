@@ -23,6 +23,8 @@ export function defineRun(cmd: Command): Command {
     .option('-m, --model <id>', 'model passed to cursor-agent as --model <id>')
     .option('-f, --prompt-file <file>', 'read the prompt from a file (after the words, if any)')
     .option('--plan', 'plan mode (session/set_mode plan) before the prompt')
+    .option('--resume <sessionId>', 'continue that session (session/load) instead of a new one')
+    .option('--continue', "continue the workspace's newest session (session/list, then session/load)")
     .addOption(
       new Option(
         '--permissions <policy>',
@@ -75,6 +77,10 @@ export function defineRun(cmd: Command): Command {
     .option(
       '--schema-retries <n>',
       'follow-up prompts when the answer does not match --output-schema (default: 2)',
+    )
+    .option(
+      '--retries <n>',
+      'try a failure before any tool started again with a fresh agent, after 1s, 2s, 4s... (default: 0)',
     )
     .option('-q, --quiet', 'text mode: only the answer on stdout, only errors and warnings on stderr')
     .option('--color <when>', `colour on stderr: ${COLORS.join(', ')} (default: auto)`)

@@ -21,6 +21,7 @@ import {
   type RunOptions,
 } from './options.js';
 import { readAttachments } from './prompt/files.js';
+import type { SessionsRawOptions } from './sessions/command.js';
 import { stdoutBeforeRun } from './render/early.js';
 import { fmtMs } from './stop.js';
 
@@ -207,6 +208,19 @@ function program(version: string, setCode: (n: number) => void): Command {
       const s = jsonSchemas();
       process.stdout.write(JSON.stringify(o.outputFormat === 'json' ? s.json : s.event, null, 2) + '\n');
     });
+  cmd
+    .command('sessions')
+    .description("list the workspace's sessions (session/list), newest first, for run --resume")
+    .option('--cwd <dir>', 'the workspace (default: current directory)')
+    .addOption(
+      new Option('--output-format <format>', 'output format').choices(['text', 'json']).default('text'),
+    )
+    .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
+    .option('--step-timeout <duration>', 'bound on each request', '10s')
+    .exitOverride()
+    .action(async (o: SessionsRawOptions) =>
+      setCode(await (await import('./sessions/command.js')).sessionsCommand(o, version)),
+    );
   cmd
     .command('doctor')
     .description(

@@ -58,6 +58,10 @@ export interface RunOptions {
   summaryFile: string | undefined;
   /** Running under GitHub Actions: annotations on stderr and step outputs. */
   github: boolean;
+  /** --resume: the session to load instead of a new one. */
+  resume: string | undefined;
+  /** --continue: load the workspace's newest session (a new one, with a warning, where there is none). */
+  continueLast: boolean;
   /** --attach: the files, absolute, in the order given; read by main before the run. */
   attach: string[];
   /** The attached files' contents (filled once read; empty until then). */
@@ -65,6 +69,8 @@ export interface RunOptions {
   /** --output-schema and --schema-retries. */
   outputSchema: string | undefined;
   schemaRetries: number;
+  /** --retries: a failure before any tool started is tried again with a fresh agent, this many times. */
+  retries: number;
   /** Text mode: only the answer on stdout; on stderr only errors and warnings. */
   quiet: boolean;
   color: ColorMode;
@@ -178,8 +184,11 @@ export interface RawRunOptions {
   summary?: boolean;
   outputSchema?: string;
   schemaRetries?: string;
+  retries?: string;
   promptFile?: string;
   attach?: string[];
+  resume?: string;
+  continue?: boolean;
   quiet?: boolean;
   color?: string;
 }
@@ -231,6 +240,7 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
       ? undefined
       : check(() => countOption('--max-tool-calls', raw.maxToolCalls!));
   const schemaRetries = check(() => countOption('--schema-retries', raw.schemaRetries ?? '2'));
+  const retries = check(() => countOption('--retries', raw.retries ?? '0'));
   const cwd = facts.resolvePath(facts.cwd, raw.cwd ?? '.');
   if (!facts.isDirectory(cwd)) {
     errors.push(new RhoError('usage', `option '--cwd' must name a directory (got '${raw.cwd ?? cwd}')`));
@@ -254,6 +264,10 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     if (v !== undefined && v.trim() === '')
       errors.push(new RhoError('usage', `option '${option}' needs a file (got '')`));
   }
+  if (raw.resume !== undefined && raw.resume.trim() === '')
+    errors.push(new RhoError('usage', "option '--resume' needs a sessionId (got '')"));
+  if (raw.resume !== undefined && raw.continue === true)
+    errors.push(new RhoError('usage', "options '--resume' and '--continue' cannot be used together"));
   for (const f of raw.attach ?? [])
     if (f.trim() === '') errors.push(new RhoError('usage', "option '--attach' needs a file (got '')"));
   if (raw.promptFile !== undefined && raw.promptFile.trim() === '') {
@@ -301,10 +315,13 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
       outputLastMessage: path(raw.outputLastMessage),
       summaryFile: path(summaryFile),
       github,
+      resume: raw.resume,
+      continueLast: raw.continue === true,
       attach: (raw.attach ?? []).map((f) => facts.resolvePath(facts.cwd, f)),
       attachments: [],
       outputSchema: path(raw.outputSchema),
       schemaRetries: schemaRetries!,
+      retries: retries!,
       quiet: raw.quiet === true,
       color: color!,
       interactive,

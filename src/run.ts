@@ -22,7 +22,15 @@ import type { RunOptions } from './options.js';
 import type { Asker } from './policy/ask.js';
 import { Output } from './render/output.js';
 import { AgentRequests } from './requests.js';
-import { readSession, replyReadsAsError } from './session.js';
+import {
+  newestFirst,
+  readSession,
+  readSessionPage,
+  replyReadsAsError,
+  sessionCaps,
+  type SessionInfo,
+} from './session.js';
+import { isRecord } from './acp/messages.js';
 import { fmtMs, type StopSignal } from './stop.js';
 import { errorAnnotation } from './ci/github.js';
 import { WireLog } from './wirelog.js';
@@ -46,7 +54,15 @@ export interface RunIO {
 }
 
 export type Phase =
-  'config' | 'spawn' | 'initialize' | 'session/new' | 'session/set_mode' | 'prompt' | 'teardown';
+  | 'config'
+  | 'spawn'
+  | 'initialize'
+  | 'session/new'
+  | 'session/list'
+  | 'session/load'
+  | 'session/set_mode'
+  | 'prompt'
+  | 'teardown';
 
 /** Everything one run knows, passed from step to step. */
 interface RunState {
@@ -69,6 +85,12 @@ interface RunState {
   phase: Phase;
   /** True while what the agent sends belongs to this run's output; false once the turn's answer came. */
   accepting: boolean;
+  /** True while a loaded session's history is replayed: its updates are `history` events, not the answer. */
+  replaying: boolean;
+  /** How many history events the load replayed. */
+  replayed: number;
+  /** The session was loaded, not created. */
+  resumed: boolean;
   config?: LoadedConfig;
   warnings: Warning[];
   agent?: AgentProcess;
@@ -83,12 +105,25 @@ interface RunState {
   promptSentAt: number;
   replyHead: string;
   exitCode?: ExitCode;
+  /** The try under way (--retries): 1, then one more for each fresh agent. */
+  attempt: number;
+  /** How the agent is started: resolved once, for every try. */
+  launch?: { path: string; args: string[]; env: NodeJS.ProcessEnv };
+  /** Ends the current agent now (its teardown step, run early before a retry). */
+  releaseAgent?: () => Promise<void>;
   /** A failure that does not stop the turn but fails the run (the wire log could not be written). */
   sideFailure?: RhoError;
 }
 
 const CANCEL_GRACE_MS = 2000;
+/** A loaded session's replay is over once the agent is quiet this long (at most REPLAY_MAX_MS). */
+const REPLAY_QUIET_MS = 150;
+const REPLAY_MAX_MS = 5000;
+/** session/list pages read for --continue, at most. */
+const MAX_LIST_PAGES = 20;
 const KILL_GRACE_MS = 2000;
+/** The longest wait between two tries (--retries). */
+const MAX_RETRY_WAIT_MS = 30_000;
 
 export async function run(opts: RunOptions, io: RunIO): Promise<number> {
   const s = newState(opts, io);
@@ -98,11 +133,8 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
   let error: RhoError | undefined;
   try {
     await readConfig(s);
-    await startAgent(s);
-    await handshake(s);
-    if (opts.plan) await enterPlanMode(s);
-    const text = s.schema ? opts.prompt + '\n' + schemaInstruction(s.schema) : opts.prompt;
-    await promptTurn(s, promptBlocks(text, opts.attachments, s.promptCaps));
+    await prepareAgent(s);
+    await firstTurn(s);
     if (s.schema && s.stopReason === 'end_turn') await structuredAnswer(s, s.schema);
   } catch (e) {
     error = toRhoError(e);
@@ -157,6 +189,9 @@ function newState(opts: RunOptions, io: RunIO): RunState {
     facts: new RunFacts(keepAnswer),
     structured: null,
     promptCaps: { image: false, embeddedContext: false },
+    replaying: false,
+    replayed: 0,
+    resumed: false,
     phase: 'config',
     accepting: true,
     warnings: [],
@@ -166,6 +201,7 @@ function newState(opts: RunOptions, io: RunIO): RunState {
     stopReason: null,
     promptSentAt: 0,
     replyHead: '',
+    attempt: 1,
   };
   return s;
 }
@@ -217,7 +253,7 @@ async function readConfig(s: RunState): Promise<void> {
 }
 
 // 2. Spawn the agent and join it to a connection; its release goes on the teardown stack at once.
-async function startAgent(s: RunState): Promise<void> {
+async function prepareAgent(s: RunState): Promise<void> {
   const { opts, io, out } = s;
   s.phase = 'spawn';
   const agentPath = resolveAgent(opts.agent, io.env, opts.cwd);
@@ -231,14 +267,25 @@ async function startAgent(s: RunState): Promise<void> {
     s.teardown.defer({ name: 'wire log', run: () => closeWireLog(s, wire) });
   }
   const args = ['--trust', ...(opts.model ? ['--model', opts.model] : []), 'acp'];
-  const env = fenceEnv(opts.fence, s.config!, io.env, s.teardown);
-  const agent = new AgentProcess(agentPath, args, opts.cwd, env);
+  s.launch = { path: agentPath, args, env: fenceEnv(opts.fence, s.config!, io.env, s.teardown) };
+}
+
+// Starts one agent and joins it to the run. Each try (--retries) has its own; what an earlier one still
+// sends is ignored.
+function spawnAgent(s: RunState): void {
+  const { opts, out } = s;
+  s.phase = 'spawn';
+  const { path, args, env } = s.launch!;
+  const agent = new AgentProcess(path, args, opts.cwd, env);
   s.agent = agent;
-  s.teardown.defer({
+  s.releaseAgent = s.teardown.defer({
     name: 'agent',
     run: () => agent.terminate(KILL_GRACE_MS),
     runSync: () => agent.killNow(),
   });
+  const attempt = s.attempt;
+  const live = (): boolean => s.attempt === attempt;
+  s.idle?.stop();
   if (opts.idleTimeoutMs) {
     s.idle = new IdleTimer(opts.idleTimeoutMs, () => {
       // The agent owes nothing while a person is still deciding one of its questions.
@@ -253,18 +300,22 @@ async function startAgent(s: RunState): Promise<void> {
     wire: s.wire,
     onActivity: () => s.idle?.touch(),
     onRequest: (msg) => {
-      if (s.accepting) s.requests!.handle(msg);
+      if (s.accepting && live()) s.requests!.handle(msg);
     },
     onNotification: (msg) => {
-      if (!s.accepting) return;
-      if (msg.method === 'session/update')
+      if (!s.accepting || !live()) return;
+      if (msg.method === 'session/update' && s.replaying && isOwnUpdate(msg.params, s.sessionId)) {
+        s.replayed++;
+        s.idle?.touch();
+        emit(s, { type: 'history', update: (msg.params as { update?: unknown }).update ?? null });
+      } else if (msg.method === 'session/update')
         for (const e of eventsFromUpdate(msg.params, s.ctx)) emit(s, fenceTool(opts.fence, s.tools, e));
       // A withdrawn request a person is deciding closes unanswered (and says so); any other is kept raw.
       else if (msg.method !== '$/cancel_request' || !s.requests?.withdraw(msg.params))
         emit(s, extension(msg.method, msg.params));
     },
     onInvalid: (line, reason) => {
-      if (s.accepting)
+      if (s.accepting && live())
         out.warn(
           'agent-non-json',
           `the agent wrote a line that is not JSON-RPC (${reason}): ${line.slice(0, 120)}`,
@@ -272,7 +323,14 @@ async function startAgent(s: RunState): Promise<void> {
         );
     },
     onText: (e) => {
-      if (s.accepting) emit(s, e);
+      if (!live()) return;
+      if (s.replaying) {
+        s.replayed++;
+        emit(s, {
+          type: 'history',
+          update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: e.text } },
+        });
+      } else if (s.accepting) emit(s, e);
     },
     sessionId: () => s.sessionId,
     flush: () => out.flush(),
@@ -284,9 +342,14 @@ async function startAgent(s: RunState): Promise<void> {
     emit: (e) => emit(s, e),
     tools: s.tools,
     opts,
-    asker: io.asker,
+    asker: s.io.asker,
     settle: () => s.out.settle(),
   });
+}
+
+// A session/update for this run's session (a replay from another session is not this one's history).
+function isOwnUpdate(params: unknown, sessionId: string | null): boolean {
+  return isRecord(params) && params.sessionId === sessionId;
 }
 
 // Every event of the run passes here: the head of the reply is kept to spot API errors written as text.
@@ -298,7 +361,7 @@ function emit(s: RunState, e: Parameters<Output['emit']>[0]): void {
 // Sends one handshake request, bounded by --step-timeout and by a stop.
 function step<T>(
   s: RunState,
-  method: 'initialize' | 'session/new' | 'session/set_mode',
+  method: 'initialize' | 'session/new' | 'session/list' | 'session/load' | 'session/set_mode',
   params: unknown,
 ): Promise<T> {
   s.phase = method;
@@ -323,7 +386,8 @@ async function handshake(s: RunState): Promise<void> {
   // It is awaited below; until then a fast failure must not count as an unhandled rejection.
   init.catch(() => {});
   await out.open();
-  for (const w of s.warnings) out.warn(w.code, w.message);
+  // The config's warnings, once: a retry's handshake does not repeat them.
+  for (const w of s.warnings.splice(0)) out.warn(w.code, w.message);
   out.flush();
   if (!s.cancel.cause) await out.startSpinner(`starting ${opts.agent}`);
   const initResult = checkInitialize(
@@ -335,11 +399,10 @@ async function handshake(s: RunState): Promise<void> {
   // An image for an agent that takes none is refused now, before a session is made (exit 2).
   s.promptCaps = promptCaps(initResult);
   promptBlocks('', opts.attachments, s.promptCaps);
-  out.spinnerText('creating a session');
   t = io.now();
   let session: unknown;
   try {
-    session = await step(s, 'session/new', { cwd: opts.cwd, mcpServers: [] });
+    session = await openSession(s, initResult);
   } catch (e) {
     throw isAuthError(e) ? authError(e, initResult, opts.agent) : e;
   }
@@ -365,8 +428,151 @@ async function handshake(s: RunState): Promise<void> {
     cwd: opts.cwd,
     agent: facts.agent,
     fence: fenceSummary(opts.fence),
+    resumed: s.resumed,
+    replayed: s.replayed,
   });
   out.flush();
+}
+
+// session/new, or with --resume/--continue session/load; resolves with what session/new would answer.
+async function openSession(s: RunState, initResult: Record<string, unknown>): Promise<unknown> {
+  const { opts, out } = s;
+  let id = opts.resume;
+  if (opts.continueLast) {
+    id = await newestSessionId(s, initResult);
+    if (id === undefined)
+      out.warn('no-session-to-continue', `the agent lists no session for ${opts.cwd}: starting a new one`);
+  }
+  if (id === undefined) {
+    out.spinnerText('creating a session');
+    return step(s, 'session/new', { cwd: opts.cwd, mcpServers: [] });
+  }
+  if (!sessionCaps(initResult).load)
+    throw new RhoError(
+      'capability_missing',
+      `the agent cannot load a session (no agentCapabilities.loadSession in its initialize answer): cannot resume ${id}`,
+    );
+  out.spinnerText(`loading session ${id}`);
+  s.sessionId = id;
+  s.ctx.sessionId = id;
+  s.resumed = true;
+  s.replaying = true;
+  let loaded: unknown;
+  try {
+    loaded = await step(s, 'session/load', { sessionId: id, cwd: opts.cwd, mcpServers: [] });
+  } catch (e) {
+    s.replaying = false;
+    if (isAuthError(e) || !(e instanceof RpcRequestError)) throw e;
+    throw new RhoError('rpc_error', `session/load ${id} failed: ${rpcErrorText(e.rpc)}`);
+  }
+  // Cursor may go on replaying after its answer: the history has ended once the agent is quiet a moment.
+  await s.cancel.race(quiet(s, REPLAY_QUIET_MS, REPLAY_MAX_MS));
+  s.replaying = false;
+  return { ...(isRecord(loaded) ? loaded : {}), sessionId: id };
+}
+
+// --continue: the newest of the workspace's sessions (session/list, every page), or undefined.
+async function newestSessionId(
+  s: RunState,
+  initResult: Record<string, unknown>,
+): Promise<string | undefined> {
+  if (!sessionCaps(initResult).list)
+    throw new RhoError(
+      'capability_missing',
+      'the agent cannot list sessions (no agentCapabilities.sessionCapabilities.list): --continue needs it; use --resume <sessionId>',
+    );
+  s.out.spinnerText('finding the newest session');
+  const all: SessionInfo[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const params: Record<string, unknown> = { cwd: s.opts.cwd };
+    if (cursor !== null) params.cursor = cursor;
+    const r = readSessionPage(await step(s, 'session/list', params));
+    all.push(...r.sessions.filter((x) => x.cwd === null || x.cwd === s.opts.cwd));
+    cursor = r.nextCursor;
+    if (cursor === null) break;
+  }
+  return newestFirst(all)[0]?.sessionId;
+}
+
+// Resolves once the agent has sent nothing for `ms` (or after `max`): the end of a session's replay.
+function quiet(s: RunState, ms: number, max: number): Promise<void> {
+  return new Promise((resolve) => {
+    const start = s.io.now();
+    let seen = s.replayed;
+    const tick = (): void => {
+      if (s.replayed === seen || s.io.now() - start >= max) return resolve();
+      seen = s.replayed;
+      setTimeout(tick, ms);
+    };
+    setTimeout(tick, ms);
+  });
+}
+
+// 3-5 with --retries: a try that fails before any tool started is made again with a fresh agent, after
+// 1 s, 2 s, 4 s... (at most 30 s). A stop (a signal, --timeout) is never retried, nor is a failure once a
+// tool started: it may have changed something.
+async function firstTurn(s: RunState): Promise<void> {
+  const { opts } = s;
+  for (;;) {
+    try {
+      spawnAgent(s);
+      await handshake(s);
+      if (opts.plan) await enterPlanMode(s);
+      const text = s.schema ? opts.prompt + '\n' + schemaInstruction(s.schema) : opts.prompt;
+      await promptTurn(s, promptBlocks(text, opts.attachments, s.promptCaps));
+      const apiError = s.stopReason === 'end_turn' ? replyReadsAsError(s.replyHead) : undefined;
+      if (!apiError || s.attempt > opts.retries || !beforeAnyTool(s)) return;
+      throw new RhoError('reply_error', `the answer reads as an API error: ${apiError}`);
+    } catch (e) {
+      const error = toRhoError(e);
+      if (s.attempt > opts.retries || !retriable(s, error)) throw e;
+      const retryInMs = Math.min(MAX_RETRY_WAIT_MS, 1000 * 2 ** (s.attempt - 1));
+      emit(s, {
+        type: 'attempt',
+        attempt: s.attempt,
+        error: { code: error.code, message: error.message },
+        retryInMs,
+      });
+      s.out.flush();
+      await s.releaseAgent?.();
+      await s.cancel.race(new Promise((resolve) => setTimeout(resolve, retryInMs)));
+      nextAttempt(s);
+    }
+  }
+}
+
+// No tool call was announced in this try: nothing it did can have changed anything.
+function beforeAnyTool(s: RunState): boolean {
+  return s.facts.turnToolCalls === 0 && s.tools.all().length === 0;
+}
+
+// What --retries tries again: the agent gone, the prompt answered with an error, or an answer that reads as
+// an API error; only before any tool started, and never what a stop caused.
+function retriable(s: RunState, e: RhoError): boolean {
+  if (s.cancel.cause !== undefined || !beforeAnyTool(s)) return false;
+  if (e.code === 'agent_exited' || e.code === 'agent_closed' || e.code === 'reply_error') return true;
+  return e.code === 'rpc_error' && s.phase === 'prompt';
+}
+
+// Forgets the failed try's agent and session; the run's own state (output, facts, fence, wire log) stays.
+function nextAttempt(s: RunState): void {
+  s.attempt++;
+  s.conn = undefined;
+  s.requests = undefined;
+  s.agent = undefined;
+  s.releaseAgent = undefined;
+  s.sessionId = null;
+  s.model = null;
+  s.modes = [];
+  s.stopReason = null;
+  s.replyHead = '';
+  s.accepting = true;
+  s.replaying = false;
+  s.replayed = 0;
+  s.resumed = false;
+  Object.assign(s.ctx, { sessionId: null, mode: null, title: null, usage: null, lastTodos: '' });
+  Object.assign(s.timings, { initializeMs: null, sessionNewMs: null, promptMs: null });
 }
 
 // 4. Plan mode, confirmed by the agent, before the prompt.

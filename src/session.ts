@@ -34,3 +34,49 @@ export function replyReadsAsError(replyHead: string): string | undefined {
   const m = /^\s*(Error: \w*Error\b.*)/.exec(replyHead);
   return m ? m[1]!.split('\n')[0] : undefined;
 }
+
+/** One of the workspace's sessions, as session/list gives it. */
+export interface SessionInfo {
+  sessionId: string;
+  title: string | null;
+  updatedAt: string | null;
+  cwd: string | null;
+}
+
+// What the agent's initialize says it can do with sessions: load one (loadSession), list them.
+export function sessionCaps(initResult: unknown): { load: boolean; list: boolean } {
+  const caps =
+    isRecord(initResult) && isRecord(initResult.agentCapabilities) ? initResult.agentCapabilities : {};
+  const sessions = isRecord(caps.sessionCapabilities) ? caps.sessionCapabilities : {};
+  return { load: caps.loadSession === true, list: sessions.list !== undefined && sessions.list !== null };
+}
+
+// One page of session/list: the sessions it names (entries without a sessionId skipped) and the next cursor.
+export function readSessionPage(result: unknown): { sessions: SessionInfo[]; nextCursor: string | null } {
+  const r = isRecord(result) ? result : {};
+  const sessions = (Array.isArray(r.sessions) ? r.sessions : [])
+    .filter(isRecord)
+    .filter((x) => typeof x.sessionId === 'string' && x.sessionId !== '')
+    .map((x) => ({
+      sessionId: x.sessionId as string,
+      title: str(x.title),
+      updatedAt: str(x.updatedAt),
+      cwd: str(x.cwd),
+    }));
+  return {
+    sessions,
+    nextCursor: typeof r.nextCursor === 'string' && r.nextCursor !== '' ? r.nextCursor : null,
+  };
+}
+
+// Newest first by updatedAt (ISO 8601 compares as text once parsed; unknown times last), else as listed.
+export function newestFirst(sessions: readonly SessionInfo[]): SessionInfo[] {
+  const time = (s: SessionInfo): number => {
+    const t = s.updatedAt === null ? NaN : Date.parse(s.updatedAt);
+    return Number.isNaN(t) ? -Infinity : t;
+  };
+  return sessions
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => time(b.s) - time(a.s) || a.i - b.i)
+    .map(({ s }) => s);
+}

@@ -44,6 +44,10 @@ export class RunSummary {
       case 'warning':
         this.warnings.push(e);
         return;
+      // A failed try is retried from the start: the answer is the last try's alone.
+      case 'attempt':
+        this.text.length = 0;
+        return;
       default:
         return;
     }

@@ -71,6 +71,10 @@ export const SessionEvent = z.object({
     blocked: z.array(z.string()),
     open: z.array(z.string()),
   }),
+  resumed: z
+    .boolean()
+    .describe('true when the session was loaded (--resume, --continue) rather than created'),
+  replayed: z.number().int().describe('how many history events the agent replayed while loading it'),
 });
 
 // A non-text content block of a message or thought chunk, named so text mode can list it.
@@ -258,6 +262,32 @@ export const ValidationEvent = z
   })
   .meta({ title: 'validation', description: 'one answer checked against --output-schema' });
 
+export const AttemptEvent = z
+  .object({
+    type: z.literal('attempt'),
+    attempt: z.number().int().describe('the try that failed: 1 for the first'),
+    error: z.object({
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+    }),
+    retryInMs: z.number().int().describe('the wait before the next try, with a fresh agent'),
+  })
+  .meta({
+    title: 'attempt',
+    description: 'a try that failed before any tool started and is retried (--retries)',
+  });
+
+export const HistoryEvent = z
+  .object({
+    type: z.literal('history'),
+    update: z.unknown().describe('the session/update payload as the agent replayed it'),
+  })
+  .meta({
+    title: 'history',
+    description:
+      "a session/update the agent replayed while resuming (--resume, --continue); never part of this run's answer",
+  });
+
 // The session event's title and description are kept here, apart from its fields, which other features extend.
 const SessionEventDoc = SessionEvent.meta({
   title: 'session',
@@ -278,6 +308,8 @@ export const Event = z
     WarningEvent,
     ExtensionEvent,
     ValidationEvent,
+    HistoryEvent,
+    AttemptEvent,
     ResultEvent,
   ])
   .meta({

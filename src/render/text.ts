@@ -69,6 +69,12 @@ export class TextRenderer implements Renderer {
           ),
         );
         if (e.fence.name !== 'none') this.line(this.c.dim(fenceLine(e.fence)));
+        if (e.resumed)
+          this.line(
+            this.c.dim(
+              `resumed: ${e.replayed} earlier update${e.replayed === 1 ? '' : 's'} replayed (not shown; stream-json has them as history events)`,
+            ),
+          );
         return;
       case 'permission': {
         const d = 'optionId' in e.decision ? e.decision.optionId : 'cancelled';
@@ -99,6 +105,13 @@ export class TextRenderer implements Renderer {
         return;
       case 'extension':
         this.extension(e.method, e.params);
+        return;
+      case 'attempt':
+        this.line(
+          this.c.yellow(
+            `attempt ${e.attempt} failed: ${e.error.message}; trying again with a fresh agent in ${e.retryInMs / 1000}s (--retries)`,
+          ),
+        );
         return;
       case 'validation': {
         const verdict = e.valid ? this.c.green('matches') : this.c.red('does not match');

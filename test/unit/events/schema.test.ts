@@ -52,7 +52,16 @@ const samples: EventType[] = [
     cwd: '/workspace',
     agent: { name: null, version: null },
     fence: { name: 'read-only', blocked: ['edit', 'execute', 'fetch'], open: ['read', 'search'] },
+    resumed: false,
+    replayed: 0,
   },
+  {
+    type: 'attempt',
+    attempt: 1,
+    error: { code: 'agent_exited', message: 'cursor-agent exited with code 1 during prompt' },
+    retryInMs: 1000,
+  },
+  { type: 'history', update: { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'hi' } } },
   {
     type: 'permission',
     toolCallId: 'tool_ba1e',
@@ -152,7 +161,7 @@ describe('jsonSchemas', () => {
     };
     const variants = (event.oneOf ?? event.anyOf) as unknown[];
     expect(Array.isArray(variants)).toBe(true);
-    expect(variants).toHaveLength(13);
+    expect(variants).toHaveLength(15);
     expect(json.type).toBe('object');
     expect(Object.keys(json.properties as object)).toEqual(
       expect.arrayContaining(['type', 'stopReason', 'text', 'tools', 'permissions', 'todos']),

@@ -1,0 +1,77 @@
+// A short conversation with the agent outside a run (doctor --handshake, sessions): spawn it, initialize,
+// let the caller send its requests, then end it with everything it started, on every path.
+import { checkInitialize } from '../acp/answers.js';
+import { linkAgent } from './link.js';
+import { AgentProcess } from './process.js';
+import { RhoError } from '../errors.js';
+import { fmtMs } from '../stop.js';
+
+export interface BriefInput {
+  agentPath: string;
+  label: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stepTimeoutMs: number;
+  version: string;
+  /** Aborted by a signal: the reason is the RhoError to report. */
+  signal: AbortSignal;
+}
+
+/** One request, bounded by --step-timeout and by the abort signal. */
+export type Step = <T>(method: string, params: unknown) => Promise<T>;
+
+// Runs body with a step function and the initialize answer (already checked to be ACP v1). Requests the
+// agent sends meanwhile get -32601; the agent is ended when body settles, however it does.
+export async function withAgent<T>(
+  i: BriefInput,
+  body: (step: Step, init: Record<string, unknown>, timeInit: number) => Promise<T>,
+  now: () => number = () => performance.now(),
+): Promise<T> {
+  let agent: AgentProcess | undefined;
+  const killOnExit = (): void => agent?.killNow();
+  process.once('exit', killOnExit);
+  let phase = 'initialize';
+  try {
+    agent = new AgentProcess(i.agentPath, ['--trust', 'acp'], i.cwd, i.env);
+    const conn = linkAgent(agent, {
+      label: i.label,
+      phase: () => phase,
+      wire: undefined,
+      onRequest: (msg) => conn.respondError(msg.id, -32601, `rho-cursor: no ${msg.method} here`),
+      onNotification: () => {},
+      onInvalid: () => {},
+      onText: () => {},
+      onActivity: () => {},
+      flush: () => true,
+      drainTarget: () => process.stdout,
+    });
+    const aborted = new Promise<never>((_, reject) => {
+      if (i.signal.aborted) reject(i.signal.reason);
+      i.signal.addEventListener('abort', () => reject(i.signal.reason), { once: true });
+    });
+    aborted.catch(() => {});
+    const step: Step = <R>(method: string, params: unknown): Promise<R> => {
+      phase = method;
+      const error = (): Error =>
+        new RhoError(
+          'step_timeout',
+          `${method} got no answer within ${fmtMs(i.stepTimeoutMs)} (--step-timeout)`,
+        );
+      return Promise.race([conn.request<R>(method, params, { ms: i.stepTimeoutMs, error }), aborted]);
+    };
+    const t = now();
+    const init = checkInitialize(
+      await step<unknown>('initialize', {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: { name: 'rho-cursor', version: i.version },
+      }),
+    );
+    const result = await body(step, init, Math.round(now() - t));
+    conn.close(new RhoError('cancelled', 'done'));
+    return result;
+  } finally {
+    await agent?.terminate();
+    process.removeListener('exit', killOnExit);
+  }
+}

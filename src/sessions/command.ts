@@ -1,0 +1,80 @@
+// `rho-cursor sessions`: the workspace's sessions as the agent lists them (session/list {cwd}), newest
+// first, for --resume; the agent is started, asked, and ended.
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { withAgent } from '../agent/brief.js';
+import { resolveAgent } from '../agent/resolve.js';
+import { RhoError, toRhoError } from '../errors.js';
+import { durationOption } from '../options.js';
+import { newestFirst, readSessionPage, sessionCaps, type SessionInfo } from '../session.js';
+
+export interface SessionsRawOptions {
+  cwd?: string;
+  outputFormat: string;
+  agent?: string;
+  stepTimeout: string;
+}
+
+const MAX_PAGES = 50;
+
+// Pure: the text listing, one session a line: id, when, title.
+export function sessionsText(sessions: readonly SessionInfo[], cwd: string): string {
+  if (sessions.length === 0) return `no sessions for ${cwd}\n`;
+  return sessions
+    .map((s) => [s.sessionId, s.updatedAt ?? '-', s.title ?? ''].join('  ').trimEnd() + '\n')
+    .join('');
+}
+
+export async function sessionsCommand(o: SessionsRawOptions, version: string): Promise<number> {
+  const cwd = resolve(o.cwd ?? process.cwd());
+  let isDir = false;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    // not there
+  }
+  if (!isDir) throw new RhoError('usage', `option '--cwd' must name a directory (got '${o.cwd ?? cwd}')`);
+  const stepTimeoutMs = durationOption('--step-timeout', o.stepTimeout);
+  const command = o.agent ?? process.env.RHO_CURSOR_AGENT ?? 'cursor-agent';
+  const agentPath = resolveAgent(command, process.env, process.cwd());
+  const abort = new AbortController();
+  const onSignal = (s: NodeJS.Signals): void =>
+    abort.abort(
+      new RhoError('cancelled', `cancelled by ${s}`, {
+        exitCode: s === 'SIGINT' ? 130 : s === 'SIGHUP' ? 129 : 143,
+      }),
+    );
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const s of signals) process.once(s, onSignal);
+  try {
+    const sessions = await withAgent(
+      { agentPath, label: command, cwd, env: process.env, stepTimeoutMs, version, signal: abort.signal },
+      async (step, init) => {
+        if (!sessionCaps(init).list)
+          throw new RhoError(
+            'capability_missing',
+            'the agent cannot list sessions (no agentCapabilities.sessionCapabilities.list)',
+          );
+        const all: SessionInfo[] = [];
+        let cursor: string | null = null;
+        for (let page = 0; page < MAX_PAGES; page++) {
+          const params: Record<string, unknown> = { cwd };
+          if (cursor !== null) params.cursor = cursor;
+          const r = readSessionPage(await step('session/list', params));
+          all.push(...r.sessions);
+          cursor = r.nextCursor;
+          if (cursor === null) break;
+        }
+        return newestFirst(all.filter((s) => s.cwd === null || s.cwd === cwd));
+      },
+    );
+    process.stdout.write(
+      o.outputFormat === 'json' ? JSON.stringify({ cwd, sessions }) + '\n' : sessionsText(sessions, cwd),
+    );
+    return 0;
+  } catch (e) {
+    throw toRhoError(e);
+  } finally {
+    for (const s of signals) process.removeListener(s, onSignal);
+  }
+}

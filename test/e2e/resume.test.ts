@@ -1,0 +1,221 @@
+// --resume and --continue: session/load instead of session/new, the replayed history kept apart from the
+// answer, and the agents that cannot load or list sessions.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
+import { finish, startCli, tempDir } from '../helpers/cli.js';
+import { waitForGone } from '../helpers/processes.js';
+
+const SJ = ['--output-format', 'stream-json'];
+const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
+const OLD = 'sess-old-0001';
+
+const update = (sessionId: string, u: object): object => ({
+  jsonrpc: '2.0',
+  method: 'session/update',
+  params: { sessionId, update: u },
+});
+const chunk = (sessionId: string, kind: string, text: string): object =>
+  update(sessionId, { sessionUpdate: kind, content: { type: 'text', text } });
+
+const CAPS = { loadSession: true, sessionCapabilities: { list: {} } };
+const initialize = (agentCapabilities: object) => ({
+  result: { protocolVersion: 1, agentCapabilities, authMethods: [] },
+});
+
+async function resumeRun(args: string[], script: object, caps: object = CAPS) {
+  const dir = tempDir();
+  const recvLog = join(dir, 'recv');
+  const r = await finish(
+    startCli(args, {
+      agent: await agentPath,
+      cliConfig: { approvalMode: 'allowlist' },
+      env: { RHO_SCRIPT: JSON.stringify({ initialize: initialize(caps), recvLog, ...script }) },
+    }),
+    args.includes('stream-json'),
+  );
+  const received = readFileSync(recvLog, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { method?: string; params?: Record<string, unknown> });
+  return { r, received, methods: received.map((m) => m.method).filter(Boolean) };
+}
+
+// An old conversation as Cursor replays it: the user's words, the agent's reply, a tool.
+const HISTORY = [
+  chunk(OLD, 'user_message_chunk', 'what is 2+2?'),
+  chunk(OLD, 'agent_message_chunk', 'OLD ANSWER'),
+  update(OLD, {
+    sessionUpdate: 'tool_call',
+    toolCallId: 'old_tool',
+    title: 'ls',
+    kind: 'execute',
+    status: 'completed',
+  }),
+];
+const NEW = { before: [chunk(OLD, 'agent_message_chunk', 'new answer')] };
+
+describe('--resume', () => {
+  it('loads the session; the replayed history is history events, never the answer', async () => {
+    const { r, received, methods } = await resumeRun(['run', ...SJ, '--resume', OLD, 'and 3+3?'], {
+      ...NEW,
+      history: HISTORY.slice(0, 2),
+      historyAfter: HISTORY.slice(2),
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(methods).toEqual(['initialize', 'session/load', 'session/prompt']);
+    const load = received.find((m) => m.method === 'session/load')!;
+    expect(load.params).toMatchObject({ sessionId: OLD, mcpServers: [] });
+    expect(received.find((m) => m.method === 'session/prompt')!.params).toMatchObject({ sessionId: OLD });
+    const types = r.events.map((e) => e.type);
+    // Cursor replays some history after the load's answer: it is still history, and comes before `session`.
+    expect(types.filter((t) => t === 'history')).toHaveLength(3);
+    expect(types.lastIndexOf('history')).toBeLessThan(types.indexOf('session'));
+    expect(r.events.find((e) => e.type === 'session')).toMatchObject({
+      sessionId: OLD,
+      resumed: true,
+      replayed: 3,
+    });
+    expect(r.events.filter((e) => e.type === 'message')).toEqual([{ type: 'message', text: 'new answer' }]);
+    expect(r.events.some((e) => e.type === 'tool')).toBe(false);
+    expect(r.events.at(-1)).toMatchObject({ type: 'result', sessionId: OLD, exitCode: 0 });
+  });
+
+  it('text mode: stdout is the new answer alone, stderr says what was replayed', async () => {
+    const { r } = await resumeRun(['run', '--resume', OLD, 'and 3+3?'], { ...NEW, history: HISTORY });
+    expect(r.exitCode, r.stderr).toBe(0);
+    // (execa strips the final newline rho-cursor writes)
+    expect(r.stdout).toBe('new answer');
+    expect(r.stderr).toMatch(/resumed: 3 earlier updates replayed/);
+    expect(r.stderr).not.toContain('OLD ANSWER');
+  });
+
+  it('json: text and tools are this turn only', async () => {
+    const { r } = await resumeRun(['run', '--output-format', 'json', '--resume', OLD, 'go'], {
+      ...NEW,
+      history: HISTORY,
+    });
+    const out = JSON.parse(r.stdout) as { text: string; tools: unknown[] };
+    expect(out.text).toBe('new answer');
+    expect(out.tools).toEqual([]);
+  });
+
+  it('an agent without loadSession is exit 2 and no session is made', async () => {
+    const { r, methods } = await resumeRun(['run', ...SJ, '--resume', OLD, 'go'], NEW, {
+      loadSession: false,
+    });
+    expect(r.exitCode).toBe(2);
+    expect(r.events.at(-1)).toMatchObject({ error: { code: 'capability_missing' } });
+    expect(r.stderr).toMatch(/cannot load a session/);
+    expect(methods).toEqual(['initialize']);
+  });
+
+  it('a session the agent cannot load is exit 1 with what it said', async () => {
+    const { r } = await resumeRun(['run', ...SJ, '--resume', 'nope', 'go'], {
+      loadError: { code: -32602, message: 'Invalid params', data: 'session nope not found' },
+    });
+    expect(r.exitCode).toBe(1);
+    expect(r.events.at(-1)).toMatchObject({ error: { code: 'rpc_error' } });
+    expect(r.stderr).toMatch(/session\/load nope failed: Invalid params: session nope not found/);
+  });
+
+  it('--resume with --continue, or an empty id, is a usage error', async () => {
+    for (const args of [
+      ['--resume', OLD, '--continue'],
+      ['--resume', ''],
+    ]) {
+      const r = await finish(startCli(['run', ...SJ, ...args, 'go'], { agent: await agentPath }), true);
+      expect(r.exitCode).toBe(2);
+      expect(r.events).toEqual([
+        expect.objectContaining({ type: 'result', error: expect.objectContaining({ code: 'usage' }) }),
+      ]);
+    }
+  });
+});
+
+describe('--continue', () => {
+  const sessions = [
+    { sessionId: 's-mid', cwd: null, title: 'mid', updatedAt: '2026-11-02T10:00:00Z' },
+    { sessionId: 's-old', cwd: null, title: 'old', updatedAt: '2026-10-01T10:00:00Z' },
+    { sessionId: 's-new', cwd: null, title: 'new', updatedAt: '2026-12-01T09:00:00Z' },
+    { sessionId: 's-undated', cwd: null, title: 'undated' },
+  ];
+
+  it('loads the newest session of the workspace, reading every page of session/list', async () => {
+    const { r, received, methods } = await resumeRun(['run', ...SJ, '--continue', 'go'], {
+      ...NEW,
+      sessions,
+      pageSize: 1,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(methods.filter((m) => m === 'session/list')).toHaveLength(4);
+    expect(received.find((m) => m.method === 'session/list')!.params).toMatchObject({
+      cwd: expect.any(String),
+    });
+    expect(received.find((m) => m.method === 'session/load')!.params).toMatchObject({ sessionId: 's-new' });
+    expect(r.events.at(-1)).toMatchObject({ sessionId: 's-new' });
+  });
+
+  it('with no session to continue: a new session and a no-session-to-continue warning', async () => {
+    const { r, methods } = await resumeRun(['run', ...SJ, '--continue', 'go'], { sessions: [] });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(methods).toEqual(['initialize', 'session/list', 'session/new', 'session/prompt']);
+    expect(r.events.filter((e) => e.type === 'warning').map((e) => e.code)).toContain(
+      'no-session-to-continue',
+    );
+    expect(r.events.find((e) => e.type === 'session')).toMatchObject({ resumed: false, replayed: 0 });
+  });
+
+  it('an agent that cannot list sessions is exit 2', async () => {
+    const { r, methods } = await resumeRun(['run', ...SJ, '--continue', 'go'], {}, { loadSession: true });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/cannot list sessions/);
+    expect(methods).toEqual(['initialize']);
+  });
+});
+
+describe('rho-cursor sessions', () => {
+  const sessions = [
+    { sessionId: 's-a', title: 'older', updatedAt: '2026-11-01T00:00:00Z' },
+    { sessionId: 's-b', title: 'newer', updatedAt: '2026-12-01T00:00:00Z' },
+    { sessionId: 's-c', title: 'elsewhere', updatedAt: '2026-12-02T00:00:00Z', cwd: '/somewhere/else' },
+  ];
+
+  async function sessionsRun(args: string[], script: object, caps: object = CAPS) {
+    const dir = tempDir();
+    const pidFile = join(dir, 'pid');
+    const r = await finish(
+      startCli(['sessions', ...args], {
+        agent: await agentPath,
+        env: { RHO_SCRIPT: JSON.stringify({ initialize: initialize(caps), pidFile, ...script }) },
+      }),
+      false,
+    );
+    return { r, pid: Number(readFileSync(pidFile, 'utf8')) };
+  }
+
+  it('lists the workspace sessions newest first, every page, and ends the agent', async () => {
+    const { r, pid } = await sessionsRun([], { sessions, pageSize: 2 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')).toEqual([
+      's-b  2026-12-01T00:00:00Z  newer',
+      's-a  2026-11-01T00:00:00Z  older',
+    ]);
+    expect(await waitForGone(pid)).toBe(true);
+  });
+
+  it('--output-format json', async () => {
+    const { r } = await sessionsRun(['--output-format', 'json'], { sessions });
+    const out = JSON.parse(r.stdout) as { sessions: Array<{ sessionId: string }> };
+    expect(out.sessions.map((s) => s.sessionId)).toEqual(['s-b', 's-a']);
+  });
+
+  it('an agent that cannot list sessions is exit 2 with one line', async () => {
+    const { r } = await sessionsRun([], { sessions }, { loadSession: true });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      'rho-cursor: the agent cannot list sessions (no agentCapabilities.sessionCapabilities.list)',
+    );
+  });
+});

@@ -1,0 +1,102 @@
+// --retries: a failure before any tool started is tried again with a fresh agent; nothing else is.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
+import { finish, startCli, tempDir } from '../helpers/cli.js';
+import { waitForGone } from '../helpers/processes.js';
+
+const SJ = ['--output-format', 'stream-json'];
+const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
+const answer = {
+  jsonrpc: '2.0',
+  method: 'session/update',
+  params: {
+    sessionId: 'fixture-session-0001',
+    update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'the answer' } },
+  },
+};
+
+async function retryRun(args: string[], script: object) {
+  const dir = tempDir();
+  const counterFile = join(dir, 'count');
+  const pidFile = join(dir, 'pid');
+  const r = await finish(
+    startCli(['run', ...args, 'go'], {
+      agent: await agentPath,
+      cliConfig: { approvalMode: 'allowlist' },
+      env: { RHO_SCRIPT: JSON.stringify({ counterFile, pidFile, before: [answer], ...script }) },
+    }),
+    args.includes('stream-json'),
+  );
+  const tries = Number(readFileSync(counterFile, 'utf8'));
+  return { r, tries, lastPid: Number(readFileSync(pidFile, 'utf8')) };
+}
+
+describe('--retries', () => {
+  it.each([
+    ['the agent dies mid-turn', 'exit', 'agent_exited'],
+    ['session/prompt answers an error', 'error', 'rpc_error'],
+    ['the reply is an API error as text', 'apiError', 'reply_error'],
+  ])('%s: tried again with a fresh agent, an attempt event between', async (_what, failWith, code) => {
+    const { r, tries, lastPid } = await retryRun([...SJ, '--retries', '2'], { failTimes: 1, failWith });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(tries).toBe(2);
+    const attempts = r.events.filter((e) => e.type === 'attempt');
+    expect(attempts).toEqual([
+      { type: 'attempt', attempt: 1, error: expect.objectContaining({ code }) as unknown, retryInMs: 1000 },
+    ]);
+    // One session per try; the result is the last try's.
+    expect(r.events.filter((e) => e.type === 'session')).toHaveLength(2);
+    expect(r.events.at(-1)).toMatchObject({ type: 'result', stopReason: 'end_turn', exitCode: 0 });
+    expect(await waitForGone(lastPid)).toBe(true);
+  });
+
+  it('gives up after --retries more tries, with the last failure', async () => {
+    const { r, tries } = await retryRun([...SJ, '--retries', '1'], { failTimes: 5, failWith: 'error' });
+    expect(r.exitCode).toBe(1);
+    expect(tries).toBe(2);
+    expect(r.events.filter((e) => e.type === 'attempt')).toHaveLength(1);
+    expect(r.events.at(-1)).toMatchObject({ error: { code: 'rpc_error' } });
+  });
+
+  it('is off by default', async () => {
+    const { r, tries } = await retryRun(SJ, { failTimes: 1, failWith: 'exit' });
+    expect(r.exitCode).toBe(1);
+    expect(tries).toBe(1);
+  });
+
+  it('never retries once a tool started: it may have changed something', async () => {
+    const { r, tries } = await retryRun([...SJ, '--retries', '3'], {
+      failTimes: 1,
+      failWith: 'toolThenExit',
+    });
+    expect(r.exitCode).toBe(1);
+    expect(tries).toBe(1);
+    expect(r.events.some((e) => e.type === 'attempt')).toBe(false);
+  });
+
+  it("json: the text is the last try's alone; text mode says it retried", async () => {
+    const json = await retryRun(['--output-format', 'json', '--retries', '1'], {
+      failTimes: 1,
+      failWith: 'exit',
+    });
+    expect(json.r.exitCode, json.r.stderr).toBe(0);
+    expect((JSON.parse(json.r.stdout) as { text: string }).text).toBe('the answer');
+    const text = await retryRun(['--retries', '1'], { failTimes: 1, failWith: 'error' });
+    expect(text.r.exitCode).toBe(0);
+    expect(text.r.stderr).toMatch(
+      /attempt 1 failed: .*model backend unreachable.*trying again with a fresh agent in 1s/,
+    );
+    expect(text.r.stdout).toBe('the answer');
+  });
+
+  it('a bad --retries is a usage error', async () => {
+    const r = await finish(
+      startCli(['run', ...SJ, '--retries', 'x', 'go'], { agent: await agentPath }),
+      true,
+    );
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/'--retries' takes a whole number/);
+  });
+});
