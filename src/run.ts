@@ -61,7 +61,7 @@ interface RunState {
   /** Small facts about the run for what is reported after the turn (summary, -o, --strict). */
   readonly facts: RunFacts;
   schema?: OutputSchema;
-  /** The value validated against --output-schema. */
+  /** The value validated against --output-schema; undefined until one matched (a valid value may be null). */
   structured: unknown;
   phase: Phase;
   /** True while what the agent sends belongs to this run's output; false once the turn's answer came. */
@@ -151,7 +151,7 @@ function newState(opts: RunOptions, io: RunIO): RunState {
     ctx: { tools, lastTodos: '', title: null, mode: null },
     timings: { initializeMs: null, sessionNewMs: null, promptMs: null },
     facts: new RunFacts(keepAnswer),
-    structured: null,
+    structured: undefined,
     phase: 'config',
     accepting: true,
     warnings: [],
