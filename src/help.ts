@@ -21,7 +21,10 @@ export const EXAMPLES = [
   ['rho-cursor run -- explain what --version does', 'words after -- are never options'],
   ['rho-cursor run --plan "how would you split src/run.ts?" > plan.md', 'a plan, not executed'],
   ['rho-cursor run --output-format stream-json --permissions reject "fix the test"', 'NDJSON events'],
-  ['rho-cursor run --fence no-shell --attach shot.png "why is the button cut off?"', 'edits yes, shell never'],
+  [
+    'rho-cursor run --fence no-shell --attach shot.png "why is the button cut off?"',
+    'edits yes, shell never',
+  ],
   ['rho-cursor run --output-schema verdict.json "is this diff safe?" | jq .safe', 'a validated JSON answer'],
   ['rho-cursor run --continue "and now the tests"', "the workspace's newest session"],
 ] as const;

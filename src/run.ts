@@ -80,7 +80,7 @@ interface RunState {
   schema?: OutputSchema;
   /** What the agent takes in a prompt, from its initialize answer. */
   promptCaps: PromptCaps;
-  /** The value validated against --output-schema. */
+  /** The value validated against --output-schema; undefined until one matched (a valid value may be null). */
   structured: unknown;
   phase: Phase;
   /** True while what the agent sends belongs to this run's output; false once the turn's answer came. */
@@ -187,7 +187,7 @@ function newState(opts: RunOptions, io: RunIO): RunState {
     ctx: { tools, lastTodos: '', title: null, mode: null },
     timings: { initializeMs: null, sessionNewMs: null, promptMs: null },
     facts: new RunFacts(keepAnswer),
-    structured: null,
+    structured: undefined,
     promptCaps: { image: false, embeddedContext: false },
     replaying: false,
     replayed: 0,

@@ -13,6 +13,7 @@ import { summaryMarkdown } from './summary.js';
 export interface Delivered {
   result: ResultEvent;
   facts: RunFacts;
+  /** The value that matched --output-schema; undefined when none did (null is a value). */
   structured: unknown;
 }
 
@@ -54,16 +55,13 @@ export async function deliverReports(
   const safe = (text: string): string =>
     secret && secret.length >= 8 ? redact(text, secretForms(secret)) : text;
   const tasks: Array<[string, () => Promise<void>]> = [];
-  // -o: only when a turn ended; otherwise the file is left as it was.
+  const matched = opts.outputSchema !== undefined && d.structured !== undefined;
+  // -o: whenever a turn ended, also when the run failed after it (the structured value where one matched,
+  // else the last turn's answer); otherwise the file is left as it was.
   if (opts.outputLastMessage && d.result.stopReason !== null) {
-    const text = opts.outputSchema
-      ? d.structured == null
-        ? undefined
-        : JSON.stringify(d.structured, null, 2) + '\n'
-      : d.facts.answer;
+    const text = matched ? JSON.stringify(d.structured, null, 2) + '\n' : d.facts.answer;
     const path = opts.outputLastMessage;
-    if (text !== undefined)
-      tasks.push([`the last message to ${path}`, () => writeAtomically(path, safe(text))]);
+    tasks.push([`the last message to ${path}`, () => writeAtomically(path, safe(text))]);
   }
   if (opts.summaryFile) {
     const path = opts.summaryFile;
@@ -77,7 +75,7 @@ export async function deliverReports(
       'stop-reason': d.result.stopReason ?? '',
       'session-id': d.result.sessionId ?? '',
     };
-    if (opts.outputSchema) values.structured = d.structured == null ? '' : JSON.stringify(d.structured);
+    if (opts.outputSchema) values.structured = matched ? JSON.stringify(d.structured) : '';
     tasks.push([`the step outputs to ${ghOutput}`, () => appendFile(ghOutput, safe(outputLines(values)))]);
   }
   // Every report is tried, whichever failed before it; the error names each one that failed.

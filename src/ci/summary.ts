@@ -13,8 +13,20 @@ export interface SummaryInput {
   fence: string;
 }
 
-// Makes text safe inside one Markdown table cell.
-const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').slice(0, 200);
+// Text on one line, at most max characters, an ellipsis saying where it was cut.
+const oneLine = (s: string, max: number): string => {
+  const flat = s.replace(/\r?\n/g, ' ');
+  if (flat.length <= max) return flat;
+  // Not between the halves of a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(flat[max - 2] ?? '') ? max - 2 : max - 1;
+  return flat.slice(0, end) + '…';
+};
+
+// Makes text safe inside one Markdown table cell, shortened.
+const cell = (s: string): string => oneLine(s, 200).replace(/\|/g, '\\|');
+
+// A whole message (an error, a warning) as one Markdown line: never cut at a cell's length.
+const MESSAGE_MAX = 4000;
 
 // Cuts text to at most max UTF-8 bytes without splitting a character.
 export function cutBytes(text: string, max: number): { text: string; cut: boolean } {
@@ -41,7 +53,8 @@ export function summaryMarkdown({ result, facts, fence }: SummaryInput): string 
     `| ${result.stopReason ?? 'none'} | ${result.exitCode} | ${(result.durationMs / 1000).toFixed(1)} s | ${cell(result.model ?? 'default')} | ${fence} |`,
     '',
   ];
-  if (result.error) lines.push(`**Error** (\`${result.error.code}\`): ${cell(result.error.message)}`, '');
+  if (result.error)
+    lines.push(`**Error** (\`${result.error.code}\`): ${oneLine(result.error.message, MESSAGE_MAX)}`, '');
   const answer = cutBytes(facts.answer, ANSWER_MAX_BYTES);
   if (answer.text.trim() !== '') {
     const f = fenceFor(answer.text);
@@ -71,7 +84,7 @@ export function summaryMarkdown({ result, facts, fence }: SummaryInput): string 
   if (facts.warnings.length > 0) {
     lines.push('#### Warnings', '');
     for (const w of facts.warnings.slice(0, TABLE_MAX_ROWS))
-      lines.push(`- \`${w.code}\`: ${cell(w.message)}`);
+      lines.push(`- \`${w.code}\`: ${oneLine(w.message, MESSAGE_MAX)}`);
     lines.push('');
   }
   const md = lines.join('\n') + '\n';

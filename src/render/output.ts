@@ -52,6 +52,8 @@ export class Output {
   private readonly err: Writer & { end(): void };
   private closed = false;
   private nonJson = 0;
+  /** The last answer checked against --output-schema matched it (its value may be null). */
+  private matched = false;
   /** Set once stdout failed; further writes are pointless but the run still reads the agent to the end. */
   failure: OutputFailure | undefined;
 
@@ -95,6 +97,7 @@ export class Output {
     if (this.closed) return;
     if (this.spinner && e.type !== 'extension') this.stopSpinner();
     this.o.onEvent?.(e);
+    if (e.type === 'validation') this.matched = e.valid;
     if (e.type === 'warning' && this.o.github) this.err.write(warningAnnotation(e.code, e.message));
     this.summary?.add(e);
     if (this.renderer) this.renderer.emit(e);
@@ -137,8 +140,8 @@ export class Output {
     if (this.failure === undefined) {
       this.renderer!.emit(result);
       this.renderer!.finish(this.jsonOutput(result));
-      // Text mode with --output-schema: stdout is the validated value alone, one line of JSON.
-      if (this.o.format === 'text' && this.o.answerToStderr && result.structured != null)
+      // Text mode with --output-schema: stdout is the validated value alone (null too), one line of JSON.
+      if (this.o.format === 'text' && this.o.answerToStderr && this.matched)
         this.out.write(JSON.stringify(result.structured) + '\n');
     }
     this.out.end();

@@ -232,9 +232,10 @@ export class TextRenderer implements Renderer {
     }
   }
 
-  // On a shared terminal, ends the answer's open line with a newline on stderr, so stdout stays the answer alone.
+  // Where the answer and the other lines meet (a shared terminal, or the answer itself sent to stderr by
+  // --output-schema), ends the answer's open line with a newline on stderr, so stdout stays the answer alone.
   private breakSharedLine(): void {
-    if (this.outMidLine && this.out.isTTY && this.err.isTTY) {
+    if (this.outMidLine && (this.out === this.err || (this.out.isTTY && this.err.isTTY))) {
       this.errRaw('\n');
       this.outMidLine = false;
     }

@@ -11,19 +11,34 @@ const tryParse = (text: string): Extracted => {
   }
 };
 
-// The last ```json (or bare ```) fenced block's body.
+// The last ```json (or bare ```) fenced block's body. Fences are paired line by line, as Markdown pairs
+// them: a block in another language is skipped whole, so its closing fence never opens a block of its own.
 function lastFencedBlock(answer: string): string | undefined {
-  const re = /```(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)\r?\n[ \t]*```/g;
   let last: string | undefined;
-  for (let m = re.exec(answer); m; m = re.exec(answer)) last = m[1];
+  let open: { fence: string; json: boolean; body: string[] } | undefined;
+  for (const line of answer.split(/\r?\n/)) {
+    if (open) {
+      const close = /^[ \t]*(`{3,})[ \t]*$/.exec(line);
+      if (close && close[1]!.length >= open.fence.length) {
+        if (open.json) last = open.body.join('\n');
+        open = undefined;
+      } else open.body.push(line);
+      continue;
+    }
+    // An opening fence starts its line; a ```json one may also end a line of prose ("Result: ```json").
+    const m = /^[ \t]*(`{3,})[ \t]*([^`\s]*)[^`]*$/.exec(line) ?? /\s(`{3,})(json)[ \t]*$/i.exec(line);
+    if (m) open = { fence: m[1]!, json: m[2] === '' || m[2]!.toLowerCase() === 'json', body: [] };
+  }
   return last;
 }
 
-// The end index (exclusive) of the balanced object or array starting at `start`, or -1.
-function balancedEnd(text: string, start: number): number {
-  const stack: string[] = [];
+// The end index (exclusive) of the balanced object or array starting at `start`, or -1. A bracket nested
+// in it is skipped in one step, by the end already found for it (ends[], filled from the right), so the
+// search over every start stays linear however many brackets the answer holds.
+function balancedEnd(text: string, start: number, ends: Int32Array): number {
+  const close = text[start] === '{' ? '}' : ']';
   let inString = false;
-  for (let i = start; i < text.length; i++) {
+  for (let i = start + 1; i < text.length; i++) {
     const c = text[i]!;
     if (inString) {
       if (c === '\\') i++;
@@ -31,26 +46,28 @@ function balancedEnd(text: string, start: number): number {
       continue;
     }
     if (c === '"') inString = true;
-    else if (c === '{' || c === '[') stack.push(c === '{' ? '}' : ']');
-    else if (c === '}' || c === ']') {
-      if (stack.pop() !== c) return -1;
-      if (stack.length === 0) return i + 1;
-    }
+    else if (c === '{' || c === '[') {
+      const end = ends[i]!;
+      if (end === -1) return -1;
+      i = end - 1;
+    } else if (c === '}' || c === ']') return c === close ? i + 1 : -1;
   }
   return -1;
 }
 
 // The last balanced JSON object or array that parses: the candidate that ends latest wins.
-function lastBalanced(answer: string): unknown {
+function lastBalanced(answer: string): { found: true; value: unknown } | { found: false } {
+  const ends = new Int32Array(answer.length).fill(-1);
   let best: { end: number; value: unknown } | undefined;
   for (let i = answer.length - 1; i >= 0; i--) {
     const c = answer[i];
     if (c !== '{' && c !== '[') continue;
-    const end = balancedEnd(answer, i);
+    const end = balancedEnd(answer, i, ends);
+    ends[i] = end;
     if (end === -1 || (best && end < best.end)) continue;
     const parsed = tryParse(answer.slice(i, end));
     // Among candidates ending at the same place, the outermost (earliest start) is the value.
-    if (parsed.ok && (!best || end >= best.end)) best = { end, value: parsed.value };
+    if (parsed.ok) best = { end, value: parsed.value };
   }
   return best ? { found: true, value: best.value } : { found: false };
 }
@@ -65,7 +82,7 @@ export function extractJson(answer: string): Extracted {
     const parsed = tryParse(block.trim());
     if (parsed.ok) return parsed;
   }
-  const balanced = lastBalanced(answer) as { found: boolean; value?: unknown };
+  const balanced = lastBalanced(answer);
   if (balanced.found) return { ok: true, value: balanced.value };
   return { ok: false, reason: 'the answer holds no JSON value' };
 }

@@ -1,0 +1,673 @@
+// What a run hands to scripts and CI, end to end against fake agents: --output-schema (extraction, retries
+// in the same session, exit 6), -o, the Markdown summary, GitHub's annotations and step outputs, --strict
+// and --max-tool-calls. Every stream-json line must pass the JSON Schema `rho-cursor schema` prints.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { execa } from 'execa';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
+import { runCli, tempDir, type CliOptions, type CliRun } from '../helpers/cli.js';
+
+const SJ = ['--output-format', 'stream-json'];
+/** Cursor's allowlist mode: one short config warning (read and edit never ask) instead of the long one. */
+const QUIET_CONFIG = { version: 1, approvalMode: 'allowlist' };
+const SCHEMA = {
+  type: 'object',
+  properties: { n: { type: 'number' }, tags: { type: 'array', items: { type: 'string' } } },
+  required: ['n'],
+};
+
+let answers: string;
+let scripted: string;
+let validateEvent: ValidateFunction;
+
+beforeAll(async () => {
+  const [a, s, printed] = await Promise.all([
+    makeAgentDir(join(FIXTURES, 'answers.mjs')),
+    makeAgentDir(join(FIXTURES, 'scripted.mjs')),
+    execa(BIN, ['schema']),
+  ]);
+  answers = join(a, 'cursor-agent');
+  scripted = join(s, 'cursor-agent');
+  validateEvent = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(printed.stdout));
+});
+
+interface Fake {
+  /** Answer texts, one per prompt turn (RHO_ANSWERS). */
+  answers?: string[];
+  tools?: number;
+  ask?: boolean;
+  /** The turn waits until it is cancelled (RHO_HANG). */
+  hang?: boolean;
+}
+
+interface Run extends CliRun {
+  /** The prompt texts the agent received, in order. */
+  prompts: string[];
+  dir: string;
+}
+
+// One run of the built CLI against the answers fixture; `dir` is a scratch directory for the files a test reads.
+async function run(args: string[], fake: Fake = {}, o: CliOptions & { dir?: string } = {}): Promise<Run> {
+  const dir = o.dir ?? tempDir('rho-reports-');
+  const promptsLog = join(dir, 'prompts.log');
+  const r = await runCli(['run', ...args], {
+    agent: answers,
+    cliConfig: QUIET_CONFIG,
+    ...o,
+    env: {
+      RHO_ANSWERS: JSON.stringify(fake.answers ?? ['ok']),
+      RHO_TOOLS: String(fake.tools ?? 0),
+      RHO_ASK: fake.ask ? '1' : undefined,
+      RHO_HANG: fake.hang ? '1' : undefined,
+      RHO_PROMPTS_LOG: promptsLog,
+      GITHUB_ACTIONS: undefined,
+      GITHUB_STEP_SUMMARY: undefined,
+      GITHUB_OUTPUT: undefined,
+      ...o.env,
+    },
+  });
+  const prompts = existsSync(promptsLog)
+    ? readFileSync(promptsLog, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as string)
+    : [];
+  if (args.includes('stream-json')) checkStream(r);
+  return { ...r, prompts, dir };
+}
+
+// Every line passes the published JSON Schema; one `result`, last, with the process's exit code.
+function checkStream(r: CliRun): void {
+  for (const e of r.events) {
+    const ok = validateEvent(e);
+    expect(
+      ok,
+      `${JSON.stringify(e).slice(0, 300)}\n${JSON.stringify(validateEvent.errors?.slice(0, 3))}`,
+    ).toBe(true);
+  }
+  expect(r.events.filter((e) => e.type === 'result')).toHaveLength(1);
+  expect(r.events.at(-1)).toMatchObject({ type: 'result', exitCode: r.exitCode });
+}
+
+const result = (r: CliRun): Record<string, unknown> => r.events.at(-1)!;
+const ofType = (r: CliRun, type: string): Array<Record<string, unknown>> =>
+  r.events.filter((e) => e.type === type);
+const noStack = (stderr: string): void => expect(stderr).not.toMatch(/\n\s+at .*:\d+:\d+|\bat async\b/);
+const lines = (text: string): string[] => text.split('\n').filter((l) => l !== '');
+/** stderr without the config warnings every run under `reject` carries (read and edit never ask). */
+const errorLines = (stderr: string): string[] =>
+  lines(stderr).filter((l) => !l.startsWith('rho-cursor: warning:'));
+
+// Writes a file in dir and returns its path.
+function file(dir: string, name: string, content: string | object): string {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+// Reads $GITHUB_OUTPUT as the runner does: name=value lines and name<<DELIM ... DELIM blocks.
+function githubOutputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const rows = text.split('\n');
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    if (row === '') continue;
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(row);
+    if (heredoc) {
+      const end = rows.indexOf(heredoc[2]!, i + 1);
+      expect(end, `no closing delimiter for ${heredoc[1]}`).toBeGreaterThan(i);
+      out[heredoc[1]!] = rows.slice(i + 1, end).join('\n');
+      i = end;
+    } else {
+      const eq = row.indexOf('=');
+      expect(eq, `not an output line: ${row}`).toBeGreaterThan(0);
+      out[row.slice(0, eq)] = row.slice(eq + 1);
+    }
+  }
+  return out;
+}
+
+// The rows of a --wire-log file.
+const wireRows = (path: string): Array<{ dir: string; msg: Record<string, unknown> }> =>
+  lines(readFileSync(path, 'utf8')).map(
+    (l) => JSON.parse(l) as { dir: string; msg: Record<string, unknown> },
+  );
+
+describe.concurrent('--output-schema', () => {
+  it('takes a whole answer that is JSON: exit 0, one valid validation event, result.structured', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', SCHEMA);
+    const r = await run(
+      [...SJ, '--output-schema', schema, 'count'],
+      { answers: ['{"n": 1, "tags": ["a"]}'] },
+      { dir },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(ofType(r, 'validation')).toEqual([{ type: 'validation', attempt: 1, valid: true, errors: [] }]);
+    expect(r.events.findIndex((e) => e.type === 'validation')).toBe(r.events.length - 2);
+    expect(result(r)).toMatchObject({ stopReason: 'end_turn', structured: { n: 1, tags: ['a'] } });
+    expect(result(r).error).toBeUndefined();
+    // The prompt asked for a value matching the schema, and carried the schema itself.
+    expect(r.prompts).toHaveLength(1);
+    expect(r.prompts[0]).toMatch(/^count\n/);
+    expect(r.prompts[0]).toContain(JSON.stringify(SCHEMA));
+    expect(errorLines(r.stderr)).toEqual([]);
+  });
+
+  it('text mode: the value alone as one JSON line on stdout, the answer text on stderr', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', SCHEMA);
+    const answer = 'Sure, here it is.\n```json\n{ "n": 2,\n  "tags": [] }\n```';
+    const r = await run(['--output-schema', schema, 'count'], { answers: [answer] }, { dir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    // (execa drops the final newline.)
+    expect(r.stdout).toBe('{"n":2,"tags":[]}');
+    expect(r.stderr).toContain(answer + '\n');
+    // A stderr line never continues the answer's unfinished line: the verdict is a line of its own.
+    expect(r.stderr.split('\n')).toContain('schema answer 1 matches --output-schema');
+    expect(r.stderr.trim().split('\n').at(-1)).toBe('stopReason: end_turn');
+  });
+
+  it('takes the last fenced json block, not a block in another language nor JSON after it', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', SCHEMA);
+    const answer = [
+      'I ran:',
+      '```bash',
+      'npm test',
+      '```',
+      'The count:',
+      '```json',
+      '{"n": 2, "tags": ["x"]}',
+      '```',
+      'Footnote: {"n": 9}',
+    ].join('\n');
+    const r = await run([...SJ, '--output-schema', schema, '--schema-retries', '0', 'count'], {
+      answers: [answer],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(result(r).structured).toEqual({ n: 2, tags: ['x'] });
+  });
+
+  it('falls back to the last balanced object in prose, braces inside strings included', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', SCHEMA);
+    const answer = 'First {draft} then [1, 2]. Final: {"n": 3, "tags": ["a } b", "[c"]} as asked.';
+    const r = await run([...SJ, '--output-schema', schema, '--schema-retries', '0', 'count'], {
+      answers: [answer],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(result(r).structured).toEqual({ n: 3, tags: ['a } b', '[c'] });
+  });
+
+  it('asks again in the same session with the validation errors, and takes the corrected answer', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', SCHEMA);
+    const wire = join(dir, 'wire.jsonl');
+    const r = await run(
+      [...SJ, '--output-schema', schema, '--wire-log', wire, 'count'],
+      { answers: ['{"n": "three"}', 'Fixed: {"n": 3}'] },
+      { dir },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(ofType(r, 'validation')).toEqual([
+      { type: 'validation', attempt: 1, valid: false, errors: ['/n must be number'] },
+      { type: 'validation', attempt: 2, valid: true, errors: [] },
+    ]);
+    expect(result(r)).toMatchObject({ exitCode: 0, structured: { n: 3 } });
+    expect(r.prompts).toHaveLength(2);
+    expect(r.prompts[1]).toContain('/n must be number');
+    expect(r.prompts[1]).not.toContain('count');
+    // Both prompts went to the one session the run created.
+    const sent = wireRows(wire).filter((row) => row.dir === 'c2a');
+    expect(sent.filter((row) => row.msg.method === 'session/new')).toHaveLength(1);
+    const prompts = sent.filter((row) => row.msg.method === 'session/prompt');
+    expect(prompts.map((p) => (p.msg.params as { sessionId: string }).sessionId)).toEqual([
+      'fixture-session-0001',
+      'fixture-session-0001',
+    ]);
+  });
+
+  it('exits 6 (schema_mismatch) with the last errors once --schema-retries is spent', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', SCHEMA);
+    const r = await run([...SJ, '--output-schema', schema, '--schema-retries', '1', 'count'], {
+      answers: ['no JSON at all', '{"n": "x"}', '{"n": 1}'],
+    });
+    expect(r.exitCode).toBe(6);
+    expect(r.prompts).toHaveLength(2);
+    expect(ofType(r, 'validation').map((v) => v.valid)).toEqual([false, false]);
+    expect(result(r)).toMatchObject({
+      stopReason: 'end_turn',
+      exitCode: 6,
+      structured: null,
+      error: { code: 'schema_mismatch', message: expect.stringContaining('/n must be number') },
+    });
+    expect(errorLines(r.stderr)).toEqual([
+      expect.stringMatching(/^rho-cursor: the answer did not match .*schema\.json/),
+    ]);
+  });
+
+  it('--schema-retries 0: one prompt, one check, exit 6', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', SCHEMA);
+    const r = await run([...SJ, '--output-schema', schema, '--schema-retries', '0', 'count'], {
+      answers: ['{"tags": []}', '{"n": 1}'],
+    });
+    expect(r.exitCode).toBe(6);
+    expect(r.prompts).toHaveLength(1);
+    expect(ofType(r, 'validation')).toEqual([
+      { type: 'validation', attempt: 1, valid: false, errors: ["(root) must have required property 'n'"] },
+    ]);
+    expect(result(r)).toMatchObject({ error: { code: 'schema_mismatch' } });
+  });
+
+  it('json output carries structured with the text', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', SCHEMA);
+    const r = await run(['--output-format', 'json', '--output-schema', schema, 'count'], {
+      answers: ['{"n": 4}'],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(lines(r.stdout)).toHaveLength(1);
+    const o = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(o).toMatchObject({ type: 'result', exitCode: 0, structured: { n: 4 }, text: '{"n": 4}' });
+  });
+
+  it('a draft-07 schema is validated as draft-07', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      definitions: { pos: { type: 'integer', minimum: 1 } },
+      type: 'object',
+      properties: { n: { $ref: '#/definitions/pos' } },
+      required: ['n'],
+    });
+    const r = await run([...SJ, '--output-schema', schema, '--schema-retries', '0', 'count'], {
+      answers: ['{"n": 0}'],
+    });
+    expect(r.exitCode).toBe(6);
+    expect(ofType(r, 'validation')[0]!.errors).toEqual(['/n must be >= 1']);
+  });
+
+  it('a valid null is still the value: "null" on stdout and in -o', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', { type: 'null' });
+    const last = join(dir, 'last.json');
+    const r = await run(['--output-schema', schema, '-o', last, 'nothing'], { answers: ['null'] }, { dir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('null');
+    expect(readFileSync(last, 'utf8')).toBe('null\n');
+  });
+
+  it.each([
+    ['missing', null, /cannot read .*schema\.json/],
+    ['not JSON', '{"type": "object",', /schema\.json is not valid JSON/],
+    ['not a JSON Schema', '{"type": "nope"}', /schema\.json is not a valid JSON Schema/],
+    ['not an object', '[1, 2]', /schema\.json must hold a JSON Schema object/],
+  ])('a schema file %s is exit 2 with one line, before anything is spawned', async (_, content, message) => {
+    const dir = tempDir('rho-reports-');
+    const schema = join(dir, 'schema.json');
+    if (content !== null) writeFileSync(schema, content);
+    const pidFile = join(dir, 'agent.pid');
+    const text = await run(
+      ['--output-schema', schema, 'count'],
+      {},
+      {
+        agent: scripted,
+        env: { RHO_SCRIPT: JSON.stringify({ pidFile }) },
+      },
+    );
+    expect(text.exitCode).toBe(2);
+    expect(text.stdout).toBe('');
+    expect(lines(text.stderr)).toEqual([expect.stringMatching(/^rho-cursor: option '--output-schema'/)]);
+    expect(text.stderr).toMatch(message);
+    noStack(text.stderr);
+    expect(existsSync(pidFile)).toBe(false);
+  });
+
+  it('in stream-json, a bad schema file is the one result event, error usage, and one stderr line', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', '{"type": 5}');
+    const sj = await run([...SJ, '--output-schema', schema, 'count']);
+    expect(sj.exitCode).toBe(2);
+    expect(sj.events).toHaveLength(1);
+    expect(result(sj)).toMatchObject({
+      stopReason: null,
+      structured: null,
+      error: { code: 'usage', message: expect.stringContaining('is not a valid JSON Schema') },
+    });
+    expect(lines(sj.stderr)).toHaveLength(1);
+    noStack(sj.stderr);
+  });
+});
+
+describe.concurrent('-o, --output-last-message', () => {
+  it('holds the answer text, written whole', async () => {
+    const dir = tempDir('rho-reports-');
+    const last = join(dir, 'last.txt');
+    file(dir, 'last.txt', 'an older answer');
+    const r = await run(['-o', last, 'hello'], { answers: ['Hello,\nworld'] }, { dir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(last, 'utf8')).toBe('Hello,\nworld');
+    expect(r.stdout).toBe('Hello,\nworld');
+  });
+
+  it('holds the structured value as JSON with --output-schema', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', SCHEMA);
+    const last = join(dir, 'last.json');
+    const r = await run(['--output-last-message', last, '--output-schema', schema, 'count'], {
+      answers: ['Done: ```json\n{"n": 5}\n```'],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(last, 'utf8'))).toEqual({ n: 5 });
+  });
+
+  it('is written when the turn ended but the run failed: schema mismatch, --strict, --max-tool-calls', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', SCHEMA);
+    const [mismatch, strict, bounded] = [join(dir, 'a.txt'), join(dir, 'b.txt'), join(dir, 'c.txt')];
+    const [r1, r2, r3] = await Promise.all([
+      run([...SJ, '-o', mismatch, '--output-schema', schema, '--schema-retries', '1', 'count'], {
+        answers: ['none', 'still none'],
+      }),
+      run([...SJ, '-o', strict, '--strict', 'go'], { answers: ['I tried.'], ask: true }),
+      run([...SJ, '-o', bounded, '--max-tool-calls', '1', 'go'], { tools: 3, hang: true }),
+    ]);
+    expect([r1.exitCode, r2.exitCode, r3.exitCode]).toEqual([6, 7, 4]);
+    // The last message of the last turn: the one that failed the check.
+    expect(readFileSync(mismatch, 'utf8')).toBe('still none');
+    expect(readFileSync(strict, 'utf8')).toBe('I tried.');
+    // A cancelled turn ended too: its answer, empty here, is the final one.
+    expect(result(r3).stopReason).toBe('cancelled');
+    expect(readFileSync(bounded, 'utf8')).toBe('');
+  });
+
+  it('is left untouched when no turn ended', async () => {
+    const dir = tempDir('rho-reports-');
+    const last = file(dir, 'last.txt', 'keep me');
+    const crashed = await run(
+      [...SJ, '-o', last, 'go'],
+      {},
+      {
+        agent: scripted,
+        env: { RHO_SCRIPT: JSON.stringify({ crash: 'boom' }) },
+      },
+    );
+    expect(crashed.exitCode).toBe(1);
+    expect(result(crashed)).toMatchObject({ stopReason: null, error: { code: 'agent_exited' } });
+    const badSchema = await run(['-o', last, '--output-schema', join(dir, 'missing.json'), 'go']);
+    expect(badSchema.exitCode).toBe(2);
+    expect(readFileSync(last, 'utf8')).toBe('keep me');
+  });
+
+  it('an unwritable path is exit 1, write_failed, one stderr line', async () => {
+    const dir = tempDir('rho-reports-');
+    const last = join(dir, 'no-such-dir', 'last.txt');
+    const sj = await run([...SJ, '-o', last, 'go'], { answers: ['fine'] });
+    expect(sj.exitCode).toBe(1);
+    expect(result(sj)).toMatchObject({
+      stopReason: 'end_turn',
+      exitCode: 1,
+      error: { code: 'write_failed', message: expect.stringContaining(last) },
+    });
+    expect(errorLines(sj.stderr)).toEqual([
+      expect.stringMatching(/^rho-cursor: cannot write the last message to /),
+    ]);
+    noStack(sj.stderr);
+    const text = await run(['-o', last, 'go'], { answers: ['fine'] });
+    expect(text.exitCode).toBe(1);
+    expect(text.stdout).toBe('fine');
+    expect(lines(text.stderr).filter((l) => l.includes('cannot write'))).toHaveLength(1);
+    noStack(text.stderr);
+  });
+});
+
+describe.concurrent('the CI summary', () => {
+  it('--summary-file appends the outcome, the answer, the tools, the permissions and the warnings', async () => {
+    const dir = tempDir('rho-reports-');
+    const summary = file(dir, 'summary.md', '# Earlier step\n');
+    // The user's default config: Cursor asks nothing, so the run warns that reject fences nothing.
+    const r = await run(
+      ['--summary-file', summary, '--permissions', 'reject', 'go'],
+      { answers: ['All | done'], tools: 2, ask: true },
+      { dir, cliConfig: { version: 1 } },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const md = readFileSync(summary, 'utf8');
+    // Appended after what the file held.
+    expect(md.startsWith('# Earlier step\n### rho-cursor: succeeded\n')).toBe(true);
+    expect(md).toContain('| stopReason | exit code | duration | model | fence |');
+    expect(md).toMatch(/\| end_turn \| 0 \| \d+\.\d s \| fixture-model \| none \|/);
+    expect(md).toContain('#### Answer\n\n```\nAll | done\n```\n');
+    expect(md).toContain('#### Tools (3)');
+    expect(md).toContain('| execute | ls 0 | completed |');
+    expect(md).toContain('| execute | ls 1 | completed |');
+    expect(md).toContain('| execute | `rm -rf /` | rejected |');
+    expect(md).toContain('#### Permission decisions');
+    expect(md).toContain('| execute | `rm -rf /` | reject-once | --permissions reject |');
+    expect(md).toContain('#### Warnings');
+    // A warning is listed whole, not cut at a table cell's length.
+    const warning = lines(r.stderr).find((l) => l.startsWith('warning: approvalMode is unrestricted'))!;
+    expect(md).toContain(`- \`policy-fences-nothing\`: ${warning.slice('warning: '.length)}\n`);
+  });
+
+  it('a failed run says so, with the error', async () => {
+    const dir = tempDir('rho-reports-');
+    const summary = join(dir, 'summary.md');
+    const schema = file(dir, 'schema.json', SCHEMA);
+    const r = await run(
+      ['--summary-file', summary, '--output-schema', schema, '--schema-retries', '0', 'go'],
+      {
+        answers: ['nothing'],
+      },
+    );
+    expect(r.exitCode).toBe(6);
+    const md = readFileSync(summary, 'utf8');
+    expect(md).toMatch(/^### rho-cursor: failed\n/);
+    expect(md).toMatch(/\| end_turn \| 6 \|/);
+    expect(md).toContain('**Error** (`schema_mismatch`): the answer did not match');
+  });
+
+  it('cuts an answer over 64 KiB and says so', async () => {
+    const dir = tempDir('rho-reports-');
+    const summary = join(dir, 'summary.md');
+    const answer = 'é'.repeat(20 * 1024) + 'x'.repeat(40 * 1024) + 'THE-END';
+    const r = await run(['--summary-file', summary, 'go'], { answers: [answer] });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const md = readFileSync(summary, 'utf8');
+    expect(md).toContain('_The answer was cut at 64 KiB._');
+    expect(md).not.toContain('THE-END');
+    const block = /#### Answer\n\n```\n([\s\S]*?)\n```\n/.exec(md)![1]!;
+    expect(Buffer.byteLength(block)).toBeLessThanOrEqual(64 * 1024);
+    expect(Buffer.byteLength(block)).toBeGreaterThan(63 * 1024);
+    expect(block).not.toContain('\uFFFD');
+  });
+
+  it('under GitHub Actions goes to $GITHUB_STEP_SUMMARY, unless --no-summary', async () => {
+    const dir = tempDir('rho-reports-');
+    const [step, off, chosen] = [join(dir, 'step.md'), join(dir, 'off.md'), join(dir, 'chosen.md')];
+    const gh = (path: string): CliOptions => ({ env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: path } });
+    const [on, noSummary, explicit, outside] = await Promise.all([
+      run(['go'], { answers: ['on'] }, gh(step)),
+      run(['--no-summary', 'go'], { answers: ['off'] }, gh(off)),
+      run(['--summary-file', chosen, 'go'], { answers: ['chosen'] }, gh(join(dir, 'unused.md'))),
+      run(['go'], { answers: ['outside'] }, { env: { GITHUB_STEP_SUMMARY: join(dir, 'outside.md') } }),
+    ]);
+    for (const r of [on, noSummary, explicit, outside]) expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(step, 'utf8')).toContain('```\non\n```');
+    expect(existsSync(off)).toBe(false);
+    expect(readFileSync(chosen, 'utf8')).toContain('```\nchosen\n```');
+    expect(existsSync(join(dir, 'unused.md'))).toBe(false);
+    expect(existsSync(join(dir, 'outside.md'))).toBe(false);
+  });
+});
+
+describe.concurrent('GitHub Actions', () => {
+  it('writes each warning as a ::warning annotation and a failure as ::error on stderr', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', SCHEMA);
+    const args = [...SJ, '--output-schema', schema, '--schema-retries', '0', 'go'];
+    const o = (env: Record<string, string>): CliOptions => ({ cliConfig: { version: 1 }, env });
+    const [gh, plain] = await Promise.all([
+      run(args, { answers: ['no value'] }, o({ GITHUB_ACTIONS: 'true' })),
+      run(args, { answers: ['no value'] }, o({})),
+    ]);
+    expect(gh.exitCode).toBe(6);
+    const warning = ofType(gh, 'warning')[0]!;
+    expect(warning.code).toBe('policy-fences-nothing');
+    expect(lines(gh.stderr)).toContain(
+      `::warning title=rho-cursor policy-fences-nothing::${String(warning.message)}`,
+    );
+    const error = (result(gh).error as { message: string }).message;
+    expect(lines(gh.stderr)).toContain(`::error title=rho-cursor::${error}`);
+    expect(lines(gh.stderr).at(-1)).toBe(`::error title=rho-cursor::${error}`);
+    expect(plain.stderr).not.toContain('::');
+  });
+
+  it('fills $GITHUB_OUTPUT with exit-code, stop-reason, session-id and structured, after what was there', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', SCHEMA);
+    const [withSchema, without, mismatch] = [join(dir, 'a'), join(dir, 'b'), join(dir, 'c')];
+    writeFileSync(withSchema, 'earlier=1\n');
+    const env = (path: string): CliOptions => ({ env: { GITHUB_ACTIONS: 'true', GITHUB_OUTPUT: path } });
+    const [r1, r2, r3] = await Promise.all([
+      run(
+        ['--output-schema', schema, 'go'],
+        { answers: ['{"n": 1, "tags": ["multi\\nline"]}'] },
+        env(withSchema),
+      ),
+      run(['go'], { answers: ['plain'] }, env(without)),
+      run(['--output-schema', schema, '--schema-retries', '0', 'go'], { answers: ['no'] }, env(mismatch)),
+    ]);
+    expect([r1.exitCode, r2.exitCode, r3.exitCode]).toEqual([0, 0, 6]);
+    const o1 = githubOutputs(readFileSync(withSchema, 'utf8'));
+    expect(o1).toMatchObject({
+      earlier: '1',
+      'exit-code': '0',
+      'stop-reason': 'end_turn',
+      'session-id': 'fixture-session-0001',
+    });
+    expect(JSON.parse(o1.structured!)).toEqual({ n: 1, tags: ['multi\nline'] });
+    expect(githubOutputs(readFileSync(without, 'utf8'))).toEqual({
+      'exit-code': '0',
+      'stop-reason': 'end_turn',
+      'session-id': 'fixture-session-0001',
+    });
+    expect(githubOutputs(readFileSync(mismatch, 'utf8'))).toMatchObject({ 'exit-code': '6', structured: '' });
+  });
+
+  it('a multi-line value uses the delimiter syntax, so it cannot forge another output', async () => {
+    const dir = tempDir('rho-reports-');
+    const output = join(dir, 'output');
+    const sessionId = 'sess-1\nexit-code=0';
+    const r = await run(
+      [...SJ, '--strict', 'go'],
+      {},
+      {
+        agent: scripted,
+        env: {
+          GITHUB_ACTIONS: 'true',
+          GITHUB_OUTPUT: output,
+          RHO_SCRIPT: JSON.stringify({
+            session: { sessionId },
+            before: [
+              {
+                jsonrpc: '2.0',
+                method: 'session/update',
+                params: {
+                  sessionId,
+                  update: {
+                    sessionUpdate: 'agent_message_chunk',
+                    content: { type: 'text', text: 'Error: ApiError: 500' },
+                  },
+                },
+              },
+            ],
+          }),
+        },
+      },
+    );
+    expect(r.exitCode).toBe(1);
+    const text = readFileSync(output, 'utf8');
+    expect(text).toMatch(/^session-id<<(rho_[0-9a-f]{16})\nsess-1\nexit-code=0\n\1\n/m);
+    expect(githubOutputs(text)).toEqual({
+      'exit-code': '1',
+      'stop-reason': 'end_turn',
+      'session-id': sessionId,
+    });
+  });
+});
+
+describe.concurrent('--strict', () => {
+  it('a rejected permission is exit 7 (denied) once the turn is over; without --strict, exit 0', async () => {
+    const fake = { answers: ['I could not run it.'], ask: true };
+    const [strict, lax] = await Promise.all([run([...SJ, '--strict', 'go'], fake), run([...SJ, 'go'], fake)]);
+    for (const r of [strict, lax]) {
+      expect(ofType(r, 'permission')).toEqual([
+        expect.objectContaining({
+          toolCallId: 'tool_sh',
+          decision: { optionId: 'reject-once', kind: 'reject_once' },
+        }),
+      ]);
+      expect(ofType(r, 'tool').at(-1)).toMatchObject({ toolCallId: 'tool_sh', status: 'rejected' });
+      expect(ofType(r, 'message').map((m) => m.text)).toEqual(['I could not run it.']);
+    }
+    expect(strict.exitCode).toBe(7);
+    expect(result(strict)).toMatchObject({ stopReason: 'end_turn', exitCode: 7, error: { code: 'denied' } });
+    expect(errorLines(strict.stderr)).toEqual([expect.stringMatching(/^rho-cursor: .*--strict/)]);
+    expect(lax.exitCode, lax.stderr).toBe(0);
+    expect(result(lax).error).toBeUndefined();
+  });
+
+  it('an allowed permission is no failure under --strict', async () => {
+    const r = await run([...SJ, '--strict', '--allow', 'execute', 'go'], { answers: ['ran'], ask: true });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(ofType(r, 'permission')[0]).toMatchObject({ decision: { kind: 'allow_once' } });
+  });
+});
+
+describe.concurrent('--max-tool-calls', () => {
+  it('the n+1th tool call cancels the turn: session/cancel, exit 4 (max_tool_calls), result last', async () => {
+    const dir = tempDir('rho-reports-');
+    const wire = join(dir, 'wire.jsonl');
+    const r = await run(
+      [...SJ, '--max-tool-calls', '2', '--wire-log', wire, 'go'],
+      { tools: 5, hang: true },
+      { dir },
+    );
+    expect(r.exitCode).toBe(4);
+    // The fixture answers `cancelled` only once it received session/cancel.
+    expect(result(r)).toMatchObject({
+      stopReason: 'cancelled',
+      exitCode: 4,
+      error: { code: 'max_tool_calls', message: expect.stringContaining('more than 2 tool calls') },
+    });
+    const started = new Set(ofType(r, 'tool').map((t) => t.toolCallId));
+    expect(started.size).toBeGreaterThanOrEqual(3);
+    const rows = wireRows(wire);
+    const third = rows.findIndex(
+      (row) => row.dir === 'a2c' && JSON.stringify(row.msg).includes('"toolCallId":"tool_0_2"'),
+    );
+    const cancel = rows.findIndex((row) => row.dir === 'c2a' && row.msg.method === 'session/cancel');
+    expect(third).toBeGreaterThan(0);
+    expect(cancel).toBeGreaterThan(third);
+    expect(rows[cancel]!.msg.params).toEqual({ sessionId: 'fixture-session-0001' });
+    expect(errorLines(r.stderr)).toEqual([expect.stringMatching(/^rho-cursor: .*--max-tool-calls/)]);
+  });
+
+  it('n tool calls are within the bound', async () => {
+    const r = await run([...SJ, '--max-tool-calls', '2', 'go'], { answers: ['two'], tools: 2 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(result(r)).toMatchObject({ stopReason: 'end_turn' });
+  });
+
+  it('--max-tool-calls 0 cancels at the first tool call', async () => {
+    const r = await run(['--max-tool-calls', '0', 'go'], { tools: 1, hang: true });
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toMatch(/more than 0 tool calls/);
+  });
+});

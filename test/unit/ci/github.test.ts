@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { errorAnnotation, outputLines, warningAnnotation } from '../../../src/ci/github.js';
+
+// Reads $GITHUB_OUTPUT as the runner does: name=value lines and name<<DELIM ... DELIM blocks.
+function parse(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const rows = text.split('\n');
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    if (row === '') continue;
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(row);
+    if (heredoc) {
+      const end = rows.indexOf(heredoc[2]!, i + 1);
+      out[heredoc[1]!] = rows.slice(i + 1, end).join('\n');
+      i = end;
+    } else out[row.slice(0, row.indexOf('='))] = row.slice(row.indexOf('=') + 1);
+  }
+  return out;
+}
+
+describe('workflow annotations', () => {
+  it('a warning names rho-cursor and the code in its title', () => {
+    expect(warningAnnotation('stdin-ignored', 'standard input is not read')).toBe(
+      '::warning title=rho-cursor stdin-ignored::standard input is not read\n',
+    );
+  });
+
+  it('an error is one line, its title rho-cursor', () => {
+    expect(errorAnnotation('the answer did not match s.json: /n must be number')).toBe(
+      '::error title=rho-cursor::the answer did not match s.json: /n must be number\n',
+    );
+  });
+
+  it('escapes %, CR and LF in the message, so a message is one annotation and one line', () => {
+    expect(errorAnnotation('50% done\r\nthen\nmore')).toBe(
+      '::error title=rho-cursor::50%25 done%0D%0Athen%0Amore\n',
+    );
+    const w = warningAnnotation('x', 'a\n::error::forged');
+    expect(w.split('\n')).toEqual(['::warning title=rho-cursor x::a%0A::error::forged', '']);
+  });
+
+  it('escapes : and , in the title property too', () => {
+    expect(warningAnnotation('a:b,c', 'm')).toBe('::warning title=rho-cursor a%3Ab%2Cc::m\n');
+  });
+});
+
+describe('step outputs', () => {
+  it('writes single-line values as name=value', () => {
+    expect(outputLines({ 'exit-code': '0', 'stop-reason': 'end_turn', 'session-id': '' })).toBe(
+      'exit-code=0\nstop-reason=end_turn\nsession-id=\n',
+    );
+  });
+
+  it('writes a multi-line value with the delimiter syntax', () => {
+    const text = outputLines({ structured: '{\n  "n": 1\n}', 'exit-code': '0' }, () => 'EOF_1');
+    expect(text).toBe('structured<<EOF_1\n{\n  "n": 1\n}\nEOF_1\nexit-code=0\n');
+    expect(parse(text)).toEqual({ structured: '{\n  "n": 1\n}', 'exit-code': '0' });
+  });
+
+  it('a CR alone is multi-line too', () => {
+    expect(outputLines({ a: 'x\ry' }, () => 'D')).toBe('a<<D\nx\ry\nD\n');
+  });
+
+  it('picks another delimiter while the value holds it', () => {
+    const tries = ['EOF', 'EOF', 'rho_2'];
+    const text = outputLines({ a: 'line\nEOF\nexit-code=0' }, () => tries.shift()!);
+    expect(text).toBe('a<<rho_2\nline\nEOF\nexit-code=0\nrho_2\n');
+    expect(parse(text)).toEqual({ a: 'line\nEOF\nexit-code=0' });
+  });
+
+  it('random delimiters by default, different each time', () => {
+    const a = outputLines({ v: '1\n2' });
+    const b = outputLines({ v: '1\n2' });
+    expect(a).toMatch(/^v<<(rho_[0-9a-f]{16})\n1\n2\n\1\n$/);
+    expect(a).not.toBe(b);
+  });
+});

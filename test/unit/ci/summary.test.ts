@@ -1,0 +1,192 @@
+import { describe, expect, it } from 'vitest';
+import { ANSWER_MAX_BYTES, cutBytes, SUMMARY_MAX_BYTES, summaryMarkdown } from '../../../src/ci/summary.js';
+import { RunFacts } from '../../../src/events/facts.js';
+import type { Event, ResultEvent } from '../../../src/events/types.js';
+
+const result = (over: Partial<ResultEvent> = {}): ResultEvent => ({
+  type: 'result',
+  stopReason: 'end_turn',
+  exitCode: 0,
+  sessionId: 's1',
+  model: 'composer-2.5[fast=true]',
+  mode: 'agent',
+  title: null,
+  durationMs: 1234,
+  timings: { initializeMs: 1, sessionNewMs: 2, promptMs: 3 },
+  usage: null,
+  structured: null,
+  ...over,
+});
+
+const facts = (events: Event[]): RunFacts => {
+  const f = new RunFacts(true);
+  for (const e of events) f.add(e);
+  return f;
+};
+
+const tool = (toolCallId: string, title: string, status: 'completed' | 'rejected' = 'completed'): Event => ({
+  type: 'tool',
+  toolCallId,
+  kind: 'execute',
+  title,
+  status,
+  input: {},
+  output: null,
+  locations: [],
+});
+
+describe('cutBytes', () => {
+  it('leaves text within the limit alone', () => {
+    expect(cutBytes('héllo', 6)).toEqual({ text: 'héllo', cut: false });
+  });
+
+  it('cuts at the byte limit, never inside a character', () => {
+    expect(cutBytes('abcdef', 4)).toEqual({ text: 'abcd', cut: true });
+    expect(cutBytes('aéé', 4)).toEqual({ text: 'aé', cut: true });
+    expect(cutBytes('a😀b', 3)).toEqual({ text: 'a', cut: true });
+  });
+});
+
+describe('summaryMarkdown', () => {
+  it('a success: the outcome table, the answer, the tools, the decisions and the warnings', () => {
+    const md = summaryMarkdown({
+      result: result(),
+      fence: 'no-shell',
+      facts: facts([
+        { type: 'message', text: 'All done.\n' },
+        tool('t1', 'ls | wc'),
+        tool('t2', 'rm -rf /', 'rejected'),
+        {
+          type: 'permission',
+          toolCallId: 't2',
+          title: 'rm -rf /',
+          kind: 'execute',
+          options: [],
+          decision: { optionId: 'reject-once', kind: 'reject_once' },
+          reason: '--fence no-shell',
+          agentReason: null,
+          decidedBy: 'policy',
+        },
+        { type: 'warning', code: 'stdin-ignored', message: 'standard input is not read' },
+      ]),
+    });
+    expect(md).toBe(
+      [
+        '### rho-cursor: succeeded',
+        '',
+        '| stopReason | exit code | duration | model | fence |',
+        '| --- | --- | --- | --- | --- |',
+        '| end_turn | 0 | 1.2 s | composer-2.5[fast=true] | no-shell |',
+        '',
+        '#### Answer',
+        '',
+        '```',
+        'All done.',
+        '```',
+        '',
+        '#### Tools (2)',
+        '',
+        '| kind | title | status |',
+        '| --- | --- | --- |',
+        '| execute | ls \\| wc | completed |',
+        '| execute | rm -rf / | rejected |',
+        '',
+        '#### Permission decisions',
+        '',
+        '| kind | title | decision | reason |',
+        '| --- | --- | --- | --- |',
+        '| execute | rm -rf / | reject-once | --fence no-shell |',
+        '',
+        '#### Warnings',
+        '',
+        '- `stdin-ignored`: standard input is not read',
+        '',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('a failure: no stopReason, the error, no empty sections', () => {
+    const md = summaryMarkdown({
+      result: result({
+        stopReason: null,
+        exitCode: 127,
+        model: null,
+        error: { code: 'agent_not_found', message: 'cursor-agent is not on PATH' },
+      }),
+      fence: 'none',
+      facts: facts([]),
+    });
+    expect(md).toContain('### rho-cursor: failed\n');
+    expect(md).toContain('| none | 127 | 1.2 s | default | none |');
+    expect(md).toContain('**Error** (`agent_not_found`): cursor-agent is not on PATH\n');
+    expect(md).not.toMatch(/#### (Answer|Tools|Permission|Warnings)/);
+  });
+
+  it('an answer holding a fence gets a longer one', () => {
+    const md = summaryMarkdown({
+      result: result(),
+      fence: 'none',
+      facts: facts([{ type: 'message', text: 'Run:\n```sh\nls\n```' }]),
+    });
+    expect(md).toContain('````\nRun:\n```sh\nls\n```\n````\n');
+  });
+
+  it('cuts an answer over 64 KiB and says so', () => {
+    const md = summaryMarkdown({
+      result: result(),
+      fence: 'none',
+      facts: facts([{ type: 'message', text: 'x'.repeat(ANSWER_MAX_BYTES) + 'TAIL' }]),
+    });
+    expect(md).toContain('x'.repeat(ANSWER_MAX_BYTES) + '\n```\n\n_The answer was cut at 64 KiB._\n');
+    expect(md).not.toContain('TAIL');
+  });
+
+  it('an answer of exactly 64 KiB is whole', () => {
+    const md = summaryMarkdown({
+      result: result(),
+      fence: 'none',
+      facts: facts([{ type: 'message', text: 'x'.repeat(ANSWER_MAX_BYTES) }]),
+    });
+    expect(md).not.toContain('was cut');
+  });
+
+  it('keeps a table cell on one line and short, and a warning whole', () => {
+    const long = 'w'.repeat(300);
+    const md = summaryMarkdown({
+      result: result(),
+      fence: 'none',
+      facts: facts([
+        tool('t', `a\nb|${'t'.repeat(300)}`),
+        { type: 'warning', code: 'c', message: `m\n${long}` },
+      ]),
+    });
+    const row = md.split('\n').find((l) => l.startsWith('| execute | a b'))!;
+    expect(row).toBe(`| execute | a b\\|${'t'.repeat(195)}… | completed |`);
+    expect(md).toContain(`- \`c\`: m ${long}\n`);
+  });
+
+  it('lists at most 500 tools and says how many more', () => {
+    const md = summaryMarkdown({
+      result: result(),
+      fence: 'none',
+      facts: facts(Array.from({ length: 502 }, (_, i) => tool(`t${i}`, `tool ${i}`))),
+    });
+    expect(md).toContain('#### Tools (502)');
+    expect(md).toContain('| execute | tool 499 | completed |');
+    expect(md).not.toContain('| execute | tool 500 |');
+    expect(md).toContain('_2 more tools not listed._');
+  });
+
+  it('stays under 1 MiB, and says when it was cut', () => {
+    const warnings: Event[] = Array.from({ length: 500 }, (_, i) => ({
+      type: 'warning',
+      code: `w${i}`,
+      message: '€'.repeat(3000),
+    }));
+    const md = summaryMarkdown({ result: result(), fence: 'none', facts: facts(warnings) });
+    expect(Buffer.byteLength(md)).toBeLessThanOrEqual(SUMMARY_MAX_BYTES);
+    expect(md.endsWith('\n\n_The summary was cut at 1 MiB._\n')).toBe(true);
+    expect(md).not.toContain('\uFFFD');
+  });
+});

@@ -1,0 +1,198 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { extractJson } from '../../../src/structured/extract.js';
+
+const value = (answer: string): unknown => {
+  const r = extractJson(answer);
+  expect(r.ok, JSON.stringify(r)).toBe(true);
+  return (r as { value: unknown }).value;
+};
+
+// The balanced-bracket search as first written: from every bracket, a fresh scan with a stack. Quadratic,
+// but plainly right: the linear search must agree with it everywhere.
+function naiveLastBalanced(text: string): { found: boolean; value?: unknown } {
+  const end = (start: number): number => {
+    const stack: string[] = [];
+    let inString = false;
+    for (let i = start; i < text.length; i++) {
+      const c = text[i]!;
+      if (inString) {
+        if (c === '\\') i++;
+        else if (c === '"') inString = false;
+        continue;
+      }
+      if (c === '"') inString = true;
+      else if (c === '{' || c === '[') stack.push(c === '{' ? '}' : ']');
+      else if (c === '}' || c === ']') {
+        if (stack.pop() !== c) return -1;
+        if (stack.length === 0) return i + 1;
+      }
+    }
+    return -1;
+  };
+  let best: { end: number; value: unknown } | undefined;
+  for (let i = text.length - 1; i >= 0; i--) {
+    if (text[i] !== '{' && text[i] !== '[') continue;
+    const e = end(i);
+    if (e === -1 || (best && e < best.end)) continue;
+    try {
+      best = { end: e, value: JSON.parse(text.slice(i, e)) as unknown };
+    } catch {
+      // not JSON: not a candidate
+    }
+  }
+  return best ? { found: true, value: best.value } : { found: false };
+}
+
+describe('extractJson: the whole answer', () => {
+  it.each([
+    ['{"a": 1}', { a: 1 }],
+    ['  [1, 2]\n', [1, 2]],
+    ['42', 42],
+    ['"text"', 'text'],
+    ['null', null],
+    ['false', false],
+  ])('%j parses whole', (answer, expected) => {
+    expect(value(answer)).toEqual(expected);
+  });
+
+  it('an empty or blank answer has no value', () => {
+    expect(extractJson('')).toEqual({ ok: false, reason: 'the answer is empty' });
+    expect(extractJson(' \n\t')).toEqual({ ok: false, reason: 'the answer is empty' });
+  });
+
+  it('prose without JSON has no value', () => {
+    expect(extractJson('I could not do it {sorry}.')).toEqual({
+      ok: false,
+      reason: 'the answer holds no JSON value',
+    });
+  });
+});
+
+describe('extractJson: the last fenced json block', () => {
+  it('takes the last json block of several', () => {
+    expect(value('a\n```json\n{"n": 1}\n```\nb\n```json\n{"n": 2}\n```\nc')).toEqual({ n: 2 });
+  });
+
+  it('prefers the fenced block to JSON in the prose after it', () => {
+    expect(value('```json\n{"n": 1}\n```\nSee [2] and {"n": 3}.')).toEqual({ n: 1 });
+  });
+
+  it('takes a bare fence, and JSON spelled in capitals', () => {
+    expect(value('x\n```\n[1]\n```\nthen [9]')).toEqual([1]);
+    expect(value('x\n```JSON\n[1]\n```\nthen [9]')).toEqual([1]);
+  });
+
+  it('skips a block in another language whole: its closing fence opens nothing', () => {
+    const answer = ['```bash', 'npm test', '```', '{"n": 9}', '```json', '{"n": 2}', '```', 'see [1]'].join(
+      '\n',
+    );
+    expect(value(answer)).toEqual({ n: 2 });
+    const ts = ['```ts', 'const x = [1];', '```', 'Result:', '```json', '[2]', '```', 'Note {"n": 9}'].join(
+      '\n',
+    );
+    expect(value(ts)).toEqual([2]);
+  });
+
+  it('pairs a longer fence with its own length, so ``` inside it is body', () => {
+    const answer = ['````json', '{"code": "```"}', '````', 'and {"n": 9}'].join('\n');
+    expect(value(answer)).toEqual({ code: '```' });
+  });
+
+  it('a shorter fence inside a longer one is body, not a block of its own', () => {
+    const answer = [
+      '````markdown',
+      '```',
+      'x',
+      '```',
+      '{"n": 1}',
+      '```',
+      '````',
+      'The real one: {"n": 2}',
+    ].join('\n');
+    expect(value(answer)).toEqual({ n: 2 });
+  });
+
+  it('takes a ```json fence that ends a line of prose', () => {
+    expect(value('Result: ```json\n{"n": 5}\n```\n[9]')).toEqual({ n: 5 });
+  });
+
+  it('reads CRLF line ends', () => {
+    expect(value('x\r\n```json\r\n{"n": 1}\r\n```\r\n[9]')).toEqual({ n: 1 });
+  });
+
+  it('falls back to the balanced search when the last block does not parse or never closes', () => {
+    expect(value('```json\n{"n": 1,}\n```\nfixed: {"n": 2}')).toEqual({ n: 2 });
+    expect(value('```json\n{"n": 1}\n')).toEqual({ n: 1 });
+  });
+});
+
+describe('extractJson: the last balanced object or array', () => {
+  it('takes the one that ends last', () => {
+    expect(value('first {"n": 1} then {"n": 2}.')).toEqual({ n: 2 });
+    expect(value('first {"n": 1} then [3, 4] done')).toEqual([3, 4]);
+  });
+
+  it('takes the outermost of those ending at the same place', () => {
+    expect(value('Answer: {"a": {"b": [1]}}')).toEqual({ a: { b: [1] } });
+  });
+
+  it('reads brackets and escaped quotes inside strings as text', () => {
+    expect(value('x {"s": "} ] \\" {", "t": "["} y')).toEqual({ s: '} ] " {', t: '[' });
+  });
+
+  it('skips balanced text that is not JSON, and mismatched brackets', () => {
+    expect(value('{"n": 1} and then {not json} and (} ] {)')).toEqual({ n: 1 });
+    expect(value('{"n": [1}] then [2]')).toEqual([2]);
+  });
+
+  it('stays linear: 200 000 unclosed braces take well under a second', () => {
+    const t = performance.now();
+    expect(extractJson('{'.repeat(200_000) + ' [1] ' + '{'.repeat(200_000))).toEqual({
+      ok: true,
+      value: [1],
+    });
+    expect(performance.now() - t).toBeLessThan(1000);
+  });
+
+  it('finds what the plain quadratic search finds, on any text', () => {
+    const text = fc
+      .array(fc.constantFrom('{', '}', '[', ']', '"', '\\', ':', ',', '1', 'a', ' ', '"a"', '{}', '[]'), {
+        maxLength: 40,
+      })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text, (t) => {
+        // A text that parses whole, or holds a fence, is decided before the balanced search.
+        fc.pre(t.trim() !== '' && !extractJsonWhole(t));
+        const expected = naiveLastBalanced(t);
+        const got = extractJson(t);
+        expect(got.ok).toBe(expected.found);
+        if (got.ok) expect(got.value).toEqual(expected.value);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('finds any JSON value written after prose', () => {
+    const prose = fc.string({ unit: fc.constantFrom('a', ' ', '.', '\n', '"', ':') });
+    const obj = fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.array(fc.jsonValue()));
+    fc.assert(
+      fc.property(prose, obj, prose, (before, v, after) => {
+        const answer = `${before} ${JSON.stringify(v)} ${after.replace(/"/g, '')}`;
+        expect(value(answer)).toEqual(JSON.parse(JSON.stringify(v)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+// Does the whole text parse as JSON (then the balanced search is never reached)?
+function extractJsonWhole(t: string): boolean {
+  try {
+    JSON.parse(t.trim());
+    return true;
+  } catch {
+    return false;
+  }
+}
