@@ -30,8 +30,9 @@ export function textChunkEvent(
   const mid = line.indexOf(MIDDLE, PREFIX.length);
   if (mid === -1) return undefined;
   const chunkSession = line.slice(PREFIX.length, mid);
-  if (sessionId ? chunkSession !== sessionId : chunkSession.includes('"') || chunkSession.includes('\\'))
-    return undefined;
+  // The id is read raw, so it must be its own text: an escape or a control character (not valid JSON) is
+  // left to the general path, which decodes it or reports the line.
+  if (!isPlainBody(chunkSession) || (sessionId && chunkSession !== sessionId)) return undefined;
   const kindAt = mid + MIDDLE.length;
   const type = line.startsWith(MESSAGE, kindAt)
     ? 'message'
@@ -39,6 +40,8 @@ export function textChunkEvent(
       ? 'thought'
       : undefined;
   if (!type) return undefined;
+  // The text's opening quote ends MESSAGE and its closing one starts SUFFIX: they must be two quotes.
+  if (line.length < kindAt + MESSAGE.length + SUFFIX.length) return undefined;
   const inner = line.slice(kindAt + MESSAGE.length, line.length - SUFFIX.length);
   // A short plain body is the text itself: JSON.parse would intern it, and a long turn's unique chunks
   // would fill V8's string table. A longer one is parsed, so it never pins the whole read chunk.

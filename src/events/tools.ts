@@ -69,6 +69,11 @@ export function normalizeTodos(value: unknown): Todo[] {
   }));
 }
 
+// An ACP location, {path, line?}: an entry without a string path (or with a line that is no number) is not
+// one, and would break the event's published schema.
+const isLocation = (l: unknown): l is ToolEvent['locations'][number] =>
+  isRecord(l) && typeof l.path === 'string' && (l.line === undefined || typeof l.line === 'number');
+
 interface Extra {
   rawOutput: unknown;
   content: unknown;
@@ -131,7 +136,7 @@ export class ToolStore {
     if (typeof u.kind === 'string') tool.kind = u.kind;
     if (typeof u.title === 'string') tool.title = u.title;
     if (isRecord(u.rawInput)) Object.assign(tool.input, u.rawInput);
-    if (Array.isArray(u.locations)) tool.locations = u.locations.filter(isRecord) as ToolEvent['locations'];
+    if (Array.isArray(u.locations)) tool.locations = u.locations.filter(isLocation);
     if (typeof u.status === 'string') extra.reported = u.status;
     if (u.rawOutput !== undefined) extra.rawOutput = u.rawOutput;
     if (u.content !== undefined && u.content !== null) extra.content = u.content;

@@ -3,10 +3,28 @@
 
 const MASK = '[redacted]';
 
+// JSON's two-character escapes; any other unit can only be escaped as \uXXXX.
+const SHORT_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '/': '\\/',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+};
+
+// \u escapes spell UTF-16 units: a character outside the BMP is two of them (a surrogate pair).
+const hex = (unit: string): string => unit.charCodeAt(0).toString(16).padStart(4, '0');
+
 // The forms of the secret that can appear in text we write.
 export function secretForms(secret: string): string[] {
   const escaped = JSON.stringify(secret).slice(1, -1);
-  const unicode = [...secret].map((c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')).join('');
+  const unicode = secret
+    .split('')
+    .map((u) => '\\u' + hex(u))
+    .join('');
   return [...new Set([secret, escaped, unicode, unicode.toUpperCase().replaceAll('\\U', '\\u')])].filter(
     (f) => f.length > 0,
   );
@@ -16,20 +34,31 @@ export function secretForms(secret: string): string[] {
 export function redact(text: string, forms: readonly string[]): string {
   let out = text;
   for (const f of forms) if (out.includes(f)) out = out.split(f).join(MASK);
-  // A JSON line may spell any character of the secret as \uXXXX: compare its decoded form too.
-  if (out.includes('\\u') && forms.length > 0) out = redactMixedEscapes(out, forms[0]!);
+  // A JSON line may spell any character of the secret escaped, each its own way: compare its decoded form too.
+  if (out.includes('\\') && forms.length > 0) out = redactMixedEscapes(out, forms[0]!);
   return out;
 }
 
-// Finds the secret written with some of its characters \u-escaped and some not, and masks it.
+// Finds the secret written with each of its characters as itself, \u-escaped or short-escaped (\" \/ \n...),
+// and masks it.
 function redactMixedEscapes(text: string, secret: string): string {
-  const pattern = [...secret]
-    .map((c) => {
-      const hex = c.charCodeAt(0).toString(16).padStart(4, '0');
-      return `(?:${escapeRegExp(c)}|\\\\u${hex.replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`)})`;
+  if (mixed?.secret !== secret) mixed = { secret, re: mixedPattern(secret) };
+  return text.replace(mixed.re, MASK);
+}
+
+// Built once per secret: every write with a backslash in it is checked.
+let mixed: { secret: string; re: RegExp } | undefined;
+
+function mixedPattern(secret: string): RegExp {
+  const pattern = secret
+    .split('')
+    .map((u) => {
+      const short = SHORT_ESCAPES[u];
+      const code = `\\\\u${hex(u).replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`)}`;
+      return `(?:${escapeRegExp(u)}|${code}${short ? `|${escapeRegExp(short)}` : ''})`;
     })
     .join('');
-  return text.replace(new RegExp(pattern, 'g'), MASK);
+  return new RegExp(pattern, 'g');
 }
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
