@@ -87,11 +87,20 @@ const ContentRef = z
   })
   .meta({ title: 'content', description: 'a non-text content block; its data is not copied' });
 
+/** What a known update carried beyond what its event names: kept, so nothing the agent sent is lost. */
+const Extra = z
+  .record(z.string(), z.unknown())
+  .optional()
+  .describe(
+    'fields of the session/update (and its params, e.g. _meta) this event does not name, as the agent sent them; absent when none',
+  );
+
 export const MessageEvent = z
   .object({
     type: z.literal('message'),
     text: z.string().describe("a chunk of the agent's reply (an embedded resource's text included)"),
     content: ContentRef.optional(),
+    extra: Extra,
   })
   .meta({ title: 'message', description: "a chunk of the agent's reply" });
 export const ThoughtEvent = z
@@ -99,6 +108,7 @@ export const ThoughtEvent = z
     type: z.literal('thought'),
     text: z.string(),
     content: ContentRef.optional(),
+    extra: Extra,
   })
   .meta({ title: 'thought', description: "a chunk of the agent's reasoning" });
 
@@ -119,6 +129,7 @@ export const ToolEvent = z
       .string()
       .optional()
       .describe('what the agent said the status was, where rho-cursor corrected it'),
+    extra: Extra,
   })
   .meta({ title: 'tool', description: 'the whole merged state of one tool call so far' });
 
@@ -181,11 +192,12 @@ export const TodosEvent = z
     source: z
       .enum(['cursor/update_todos', 'tool', 'plan'])
       .describe("plan: an ACP plan update, whose entries' ids are their positions"),
+    extra: Extra,
   })
   .meta({ title: 'todos', description: "the agent's todo list, whole, each time it changes" });
 
 export const ModeEvent = z
-  .object({ type: z.literal('mode'), mode: z.string() })
+  .object({ type: z.literal('mode'), mode: z.string(), extra: Extra })
   .meta({ title: 'mode', description: 'the session mode changed (current_mode_update)' });
 
 export const WarningEvent = z
@@ -195,6 +207,7 @@ export const WarningEvent = z
     message: z.string(),
     /** The whole line, for a line from the agent that is not JSON-RPC. */
     line: z.string().optional().describe('the whole line, for a line from the agent that is not JSON-RPC'),
+    extra: Extra,
   })
   .meta({ title: 'warning', description: 'something the user should know; the run goes on' });
 

@@ -25,8 +25,61 @@ export function extension(method: string, params: unknown): ExtensionEvent {
   return { type: 'extension', method, params: params ?? null };
 }
 
+// The fields each known update kind's event names (ACP v1); anything else the agent sent is kept as `extra`.
+const NAMED: Record<string, readonly string[]> = {
+  agent_message_chunk: ['content'],
+  agent_thought_chunk: ['content'],
+  tool_call: ['toolCallId', 'title', 'kind', 'status', 'content', 'locations', 'rawInput', 'rawOutput'],
+  tool_call_update: [
+    'toolCallId',
+    'title',
+    'kind',
+    'status',
+    'content',
+    'locations',
+    'rawInput',
+    'rawOutput',
+  ],
+  plan: ['entries'],
+  current_mode_update: ['currentModeId', 'modeId'],
+  notice: ['severity', 'level', 'title', 'description'],
+};
+
+// Pure: what an update (and its params) carried beyond the fields its event names; undefined when nothing.
+export function extraFields(
+  params: Record<string, unknown>,
+  update: Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  const kind = update.sessionUpdate;
+  const named = typeof kind === 'string' && Object.hasOwn(NAMED, kind) ? NAMED[kind]! : [];
+  let extra: Record<string, unknown> | undefined;
+  for (const k of Object.keys(update)) {
+    if (k === 'sessionUpdate' || named.includes(k)) continue;
+    (extra ??= {})[k] = update[k];
+  }
+  for (const k of Object.keys(params)) {
+    if (k === 'sessionId' || k === 'update') continue;
+    (extra ??= {})[`params.${k}`] = params[k];
+  }
+  return extra;
+}
+
 // Converts a session/update's params into events (usually one); unknown kinds pass through as `extension`.
+// A known kind's fields the event does not name ride along as `extra` on its first event.
 export function eventsFromUpdate(params: unknown, ctx: UpdateContext): Event[] {
+  const events = eventsOf(params, ctx);
+  if (!isRecord(params) || !isRecord(params.update)) return events;
+  const first = events[0];
+  const kind = params.update.sessionUpdate;
+  const named = typeof kind === 'string' && Object.hasOwn(NAMED, kind);
+  if (!named || first === undefined || events.some((e) => e.type === 'extension')) return events;
+  const extra = extraFields(params, params.update);
+  // A copy: a tool event is the store's live state, and its extras belong to this update alone.
+  if (extra) events[0] = { ...first, extra } as Event;
+  return events;
+}
+
+function eventsOf(params: unknown, ctx: UpdateContext): Event[] {
   const raw = (): Event[] => [extension('session/update', params)];
   if (!isRecord(params) || !isRecord(params.update)) return raw();
   const update = params.update;

@@ -502,6 +502,52 @@ describe('normalising: every update becomes events, and nothing is thrown', () =
     );
   });
 
+  it('keeps the fields a known update kind does not name, as extra on its event', () => {
+    // Well-formed updates of each known kind an event names, plus fields ACP does not define there.
+    const known = fc.constantFrom(
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } },
+      { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'hm' } },
+      { sessionUpdate: 'tool_call', toolCallId: 't1', title: 'ls', kind: 'execute', status: 'pending' },
+      { sessionUpdate: 'current_mode_update', currentModeId: 'plan' },
+      { sessionUpdate: 'plan', entries: [{ content: 'x', status: 'pending' }] },
+      { sessionUpdate: 'notice', severity: 'error', title: 'boom' },
+    );
+    const reserved = new Set([
+      'sessionUpdate',
+      'content',
+      'toolCallId',
+      'title',
+      'kind',
+      'status',
+      'locations',
+      'rawInput',
+      'rawOutput',
+      'currentModeId',
+      'modeId',
+      'entries',
+      'severity',
+      'level',
+      'description',
+      '__proto__',
+      'constructor',
+    ]);
+    const extras = fc.dictionary(
+      fc.string({ minLength: 1 }).filter((k) => !reserved.has(k)),
+      fc.jsonValue({ maxDepth: 2 }),
+      { minKeys: 1 },
+    );
+    fc.assert(
+      fc.property(known, extras, (update, extra) => {
+        const events = eventsFromUpdate(
+          { sessionId: SESSION, update: { ...update, ...extra } },
+          newContext(SESSION),
+        );
+        expect((events[0] as { extra?: unknown }).extra).toEqual(extra);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('keeps params whole when they are not an update at all', () => {
     fc.assert(
       fc.property(

@@ -276,3 +276,48 @@ describe('eventsFromUpdate', () => {
     },
   );
 });
+
+describe('fields a known update kind does not name', () => {
+  it.each([
+    [
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' }, messageId: 'm1' },
+      'message',
+    ],
+    [
+      { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'hm' }, _meta: { a: 1 } },
+      'thought',
+    ],
+    [{ sessionUpdate: 'current_mode_update', currentModeId: 'plan', reason: 'asked' }, 'mode'],
+    [{ sessionUpdate: 'plan', entries: [{ content: 'x', status: 'pending' }], version: 3 }, 'todos'],
+    [{ sessionUpdate: 'notice', severity: 'warning', title: 't', code: 'E42' }, 'warning'],
+    [{ sessionUpdate: 'tool_call', toolCallId: 't1', title: 'ls', kind: 'execute', durationMs: 5 }, 'tool'],
+  ])('%j keeps them as extra on its %s event', (update, type) => {
+    const { sessionUpdate, ...rest } = update as Record<string, unknown>;
+    void sessionUpdate;
+    const named = ['content', 'currentModeId', 'entries', 'severity', 'title', 'toolCallId', 'kind'];
+    const expected = Object.fromEntries(Object.entries(rest).filter(([k]) => !named.includes(k)));
+    const [first] = eventsFromUpdate({ ...params(update), _meta: { trace: 'x' } }, newContext());
+    expect(first!.type).toBe(type);
+    expect((first as { extra?: unknown }).extra).toEqual({ ...expected, 'params._meta': { trace: 'x' } });
+  });
+
+  it('none when there are none, and a tool keeps its extras to the one event they came with', () => {
+    const ctx = newContext();
+    const [first] = eventsFromUpdate(
+      params({ sessionUpdate: 'tool_call', toolCallId: 't1', title: 'ls', x: 1 }),
+      ctx,
+    );
+    expect((first as { extra?: unknown }).extra).toEqual({ x: 1 });
+    const [next] = eventsFromUpdate(
+      params({ sessionUpdate: 'tool_call_update', toolCallId: 't1', status: 'completed' }),
+      ctx,
+    );
+    expect(next).not.toHaveProperty('extra');
+    expect(
+      eventsFromUpdate(
+        params({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'a' } }),
+        ctx,
+      ),
+    ).toEqual([{ type: 'message', text: 'a' }]);
+  });
+});
