@@ -20,6 +20,7 @@ import {
   type RawRunOptions,
   type RunOptions,
 } from './options.js';
+import { errorAnnotation } from './ci/github.js';
 import { readAttachments } from './prompt/files.js';
 import type { SessionsRawOptions } from './sessions/command.js';
 import { stdoutBeforeRun } from './render/early.js';
@@ -246,9 +247,12 @@ function program(version: string, setCode: (n: number) => void): Command {
 
 // Reports a run that failed before it started: one stderr line per error, and `result` on stdout where owed.
 function reportEarly(f: EarlyFailure, t0: number): number {
+  const github = process.env.GITHUB_ACTIONS === 'true';
   for (const e of f.errors) {
     const hint = e.hint ? ` (${e.hint})` : e.code === 'usage' ? ' (see --help)' : '';
     process.stderr.write(`rho-cursor: ${e.message}${hint}\n`);
+    // Under GitHub Actions a failure is also an annotation on the job's page, as a run's own errors are.
+    if (github) process.stderr.write(errorAnnotation(e.message + hint));
   }
   const first = f.errors[0]!;
   process.stdout.write(stdoutBeforeRun(f.format, first, Math.round(performance.now() - t0)));

@@ -262,3 +262,11 @@ describe('other commands', () => {
     expect(alive(start.pid)).toBe(false);
   });
 });
+
+describe('usage errors under GitHub Actions', () => {
+  it('are also an ::error annotation', async () => {
+    const r = await runCli(['run', '--timeout', 'abc', 'go'], { env: { GITHUB_ACTIONS: 'true' } });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/^::error title=rho-cursor::option '--timeout' takes a duration/m);
+  });
+});
