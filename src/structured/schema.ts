@@ -75,10 +75,18 @@ export function schemaInstruction(schema: OutputSchema): string {
 }
 
 // The follow-up prompt after a mismatch.
+/** How many validation errors a follow-up prompt lists. */
+export const RETRY_ERRORS_SHOWN = 20;
+
 export function retryPrompt(errors: string[]): string {
+  // A large invalid array can give thousands of errors: the first ones say enough to correct it.
+  const shown = errors
+    .slice(0, RETRY_ERRORS_SHOWN)
+    .map((e) => `- ${e.length > 300 ? e.slice(0, 299) + '…' : e}`);
+  if (errors.length > RETRY_ERRORS_SHOWN) shown.push(`- and ${errors.length - RETRY_ERRORS_SHOWN} more`);
   return [
     'Your answer did not end with a JSON value matching the schema:',
-    ...errors.map((e) => `- ${e}`),
+    ...shown,
     '',
     'Answer again: end with one ```json block holding a value that matches the schema, and nothing after it.',
   ].join('\n');
