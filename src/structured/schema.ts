@@ -35,6 +35,12 @@ export async function loadOutputSchema(path: string): Promise<OutputSchema> {
   const $schema =
     typeof schema === 'object' && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined;
   const draft07 = typeof $schema === 'string' && /draft-07/.test($schema);
+  // Other drafts would fail deep in ajv with "no schema with key or ref": say which ones are taken.
+  if (typeof $schema === 'string' && !draft07 && !/\/2020-12\//.test($schema))
+    throw new RhoError(
+      'usage',
+      `option '--output-schema': ${path} declares $schema ${$schema}; rho-cursor takes draft 2020-12 or draft-07 (or no $schema, read as 2020-12)`,
+    );
   // ajv's default export differs between its CommonJS and ESM shapes; take whichever is the class.
   const mod = draft07 ? await import('ajv') : await import('ajv/dist/2020.js');
   const Ajv = ((mod as { default?: unknown }).default ?? mod) as new (o: object) => {

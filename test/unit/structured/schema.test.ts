@@ -1,5 +1,8 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RETRY_ERRORS_SHOWN, retryPrompt } from '../../../src/structured/schema.js';
+import { loadOutputSchema, RETRY_ERRORS_SHOWN, retryPrompt } from '../../../src/structured/schema.js';
 
 describe('retryPrompt', () => {
   it('lists the errors and asks again', () => {
@@ -17,5 +20,25 @@ describe('retryPrompt', () => {
     expect(p.split('\n').filter((l) => l.startsWith('- /items/'))).toHaveLength(RETRY_ERRORS_SHOWN);
     expect(p).toContain(`- and ${500 - RETRY_ERRORS_SHOWN} more`);
     expect(p.length).toBeLessThan(3000);
+  });
+});
+
+describe('loadOutputSchema', () => {
+  const file = (schema: object): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'rho-schema-'));
+    writeFileSync(join(dir, 's.json'), JSON.stringify(schema));
+    return join(dir, 's.json');
+  };
+
+  it.each([
+    ['https://json-schema.org/draft/2020-12/schema', true],
+    ['http://json-schema.org/draft-07/schema#', true],
+    [undefined, true],
+    ['https://json-schema.org/draft/2019-09/schema', false],
+    ['http://json-schema.org/draft-04/schema#', false],
+  ])('$schema %s taken: %s', async ($schema, taken) => {
+    const p = loadOutputSchema(file({ ...($schema ? { $schema } : {}), type: 'object' }));
+    if (taken) expect((await p).validate({})).toEqual([]);
+    else await expect(p).rejects.toThrow(/takes draft 2020-12 or draft-07/);
   });
 });
