@@ -2,21 +2,13 @@
 // The caller gives it a fenced environment, so Cursor cannot rewrite the user's cli-config.json while we look.
 import { isAuthError } from '../acp/answers.js';
 import { isRecord, str } from '../acp/messages.js';
-import { withAgent } from '../agent/brief.js';
+import { withAgent, type BriefInput } from '../agent/brief.js';
 import { RhoError, toRhoError } from '../errors.js';
 import type { HandshakeReport } from './report.js';
 
-export interface HandshakeInput {
-  agentPath: string;
-  label: string;
-  cwd: string;
-  /** The agent's environment, CURSOR_CONFIG_DIR pointing at a private dir. */
-  env: NodeJS.ProcessEnv;
-  stepTimeoutMs: number;
-  version: string;
+/** The agent's environment has CURSOR_CONFIG_DIR pointing at a private dir; `now` times the steps. */
+export interface HandshakeInput extends BriefInput {
   now(): number;
-  /** Aborted by a signal: the reason is the RhoError to report. */
-  signal: AbortSignal;
 }
 
 // Runs the two steps and reports them; the error, if any, is what a run would have failed with.

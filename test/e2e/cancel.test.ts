@@ -2,21 +2,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
-import { finish, startCli } from '../helpers/cli.js';
+import { finish, startCli, waitForStdout } from '../helpers/cli.js';
 import { receivedMethods } from '../helpers/replay-log.js';
 
 const SJ = ['--output-format', 'stream-json'];
-
-// Resolves once stdout has shown the text.
-function waitFor(child: ReturnType<typeof startCli>['child'], text: string): Promise<void> {
-  return new Promise((resolve) => {
-    let seen = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      seen += d.toString();
-      if (seen.includes(text)) resolve();
-    });
-  });
-}
 
 describe('cancel', () => {
   it.each([
@@ -26,7 +15,7 @@ describe('cancel', () => {
     '%s mid-turn sends session/cancel and exits %i with stopReason cancelled',
     async (signal, code) => {
       const s = startCli(['run', ...SJ, 'write an essay'], { recording: 'cancel.jsonl' });
-      await waitFor(s.child, '"type":"message"');
+      await waitForStdout(s.child, '"type":"message"');
       s.child.kill(signal);
       const r = await finish(s, true);
       expect(r.exitCode).toBe(code);
@@ -57,7 +46,7 @@ describe('cancel', () => {
   it('a second SIGINT ends at once when the agent ignores the cancel', async () => {
     const agent = join(await makeAgentDir(join(FIXTURES, 'hang-turn.mjs')), 'cursor-agent');
     const s = startCli(['run', ...SJ, 'go'], { agent });
-    await waitFor(s.child, 'working on it');
+    await waitForStdout(s.child, 'working on it');
     const t0 = Date.now();
     s.child.kill('SIGINT');
     await new Promise((r) => setTimeout(r, 100));
@@ -72,7 +61,7 @@ describe('cancel', () => {
   it('a single SIGINT gives up after a grace when the agent ignores the cancel', async () => {
     const agent = join(await makeAgentDir(join(FIXTURES, 'hang-turn.mjs')), 'cursor-agent');
     const s = startCli(['run', ...SJ, 'go'], { agent });
-    await waitFor(s.child, 'working on it');
+    await waitForStdout(s.child, 'working on it');
     s.child.kill('SIGINT');
     const r = await finish(s, true);
     expect(r.exitCode).toBe(130);

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
-import { finish, startCli, tempDir, type CliOptions } from '../helpers/cli.js';
+import { finish, startCli, tempDir, type CliOptions, waitForStdout } from '../helpers/cli.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const USER_CONFIG =
@@ -55,17 +55,6 @@ function start(
     agent,
     ...o,
     env: { CURSOR_CONFIG_DIR: u.dir, FAKE_RECORD: u.record, ...env },
-  });
-}
-
-// Resolves once stdout has shown the text.
-function waitFor(child: ReturnType<typeof startCli>['child'], text: string): Promise<void> {
-  return new Promise((resolve) => {
-    let seen = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      seen += d.toString();
-      if (seen.includes(text)) resolve();
-    });
   });
 }
 
@@ -189,7 +178,7 @@ describe('nothing of the user lost, however the run ends', () => {
   ] as const)('%s mid-turn: exit %i', async (signal, code) => {
     const u = userSetup();
     const s = start(['run', ...SJ, '--fence', 'read-only', 'go'], u, { FAKE_END: 'hang' });
-    await waitFor(s.child, 'working');
+    await waitForStdout(s.child, 'working');
     s.child.kill(signal);
     const r = await finish(s, true);
     expect(r.exitCode).toBe(code);
@@ -201,7 +190,7 @@ describe('a run killed outright', () => {
   it('SIGKILL leaves the dir, and the next fenced run carries it back and removes it', async () => {
     const u = userSetup();
     const s = start(['run', ...SJ, '--fence', 'read-only', 'go'], u, { FAKE_END: 'hang' });
-    await waitFor(s.child, 'working');
+    await waitForStdout(s.child, 'working');
     s.child.kill('SIGKILL');
     await s.child;
     const first = rowsOf(u.record).find((r) => r.event === 'start')!;

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
-import { finish, parseNdjson, startCli, tempDir } from '../helpers/cli.js';
+import { finish, parseNdjson, startCli, tempDir, waitForStdout } from '../helpers/cli.js';
 import { isRunning, waitForGone } from '../helpers/processes.js';
 
 const SJ = ['--output-format', 'stream-json'];
@@ -48,17 +48,6 @@ async function start(args: string[], script: Script, env: Record<string, string>
   });
 }
 
-// Resolves once stdout has shown the text.
-function waitFor(child: ReturnType<typeof startCli>['child'], text: string): Promise<void> {
-  return new Promise((resolve) => {
-    let seen = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      seen += d.toString();
-      if (seen.includes(text)) resolve();
-    });
-  });
-}
-
 const readPid = (file: string): number => Number(readFileSync(file, 'utf8'));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -88,7 +77,7 @@ describe('signals end the agent and still write the result', () => {
   ] as const)('%s: exit %i, result last, no process left (setsid escapee included)', async (signal, code) => {
     const dir = tempDir();
     const s = await start(['run', ...SJ, 'go'], hostile(dir));
-    await waitFor(s.child, 'working');
+    await waitForStdout(s.child, 'working');
     s.child.kill(signal);
     const r = await finish(s, true);
     expect(r.exitCode).toBe(code);
@@ -99,7 +88,7 @@ describe('signals end the agent and still write the result', () => {
   it('a signal during teardown does not orphan an agent that ignores SIGTERM', async () => {
     const dir = tempDir();
     const s = await start(['run', ...SJ, '--timeout', '500ms', 'go'], hostile(dir));
-    await waitFor(s.child, 'working');
+    await waitForStdout(s.child, 'working');
     // --timeout fires at 0.5 s, the cancel grace runs to ~2.5 s, then SIGTERM -> SIGKILL: signal in between.
     await sleep(1500);
     s.child.kill('SIGINT');

@@ -103,5 +103,16 @@ export async function runCli(args: string[], o: CliOptions = {}): Promise<CliRun
   return finish(startCli(args, o), args.includes('stream-json'));
 }
 
+// Resolves once the run's stdout has shown the text (a readiness marker, never a fixed sleep).
+export function waitForStdout(child: ResultPromise, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      seen += d.toString();
+      if (seen.includes(text)) resolve();
+    });
+  });
+}
+
 // Is a process still alive? Zombies count as gone (see processes.ts).
 export { isRunning as alive } from './processes.js';
