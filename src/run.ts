@@ -683,7 +683,9 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
     result = resultEvent(s, error);
   } else if (failed) out.line(`rho-cursor: ${failed.message}`);
   let exitCode = result.exitCode as ExitCode;
-  await out.close(result);
+  // --timeout and --idle-timeout bound the run: a reader that takes nothing does not hold it past them.
+  const timedOut = cancel.cause === 'timeout' || cancel.cause === 'idle';
+  await out.close(result, timedOut ? KILL_GRACE_MS : undefined);
   // stdout failed while the result itself was written (json writes everything at the end).
   if (!error && out.failure?.kind === 'write_failed') {
     error = new RhoError('write_failed', out.failure.message);

@@ -2,7 +2,7 @@
 // with everything it started (its group, its descendants, and anything carrying the run's mark).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { agentProcesses, isGone, readProc, type Proc } from './tree.js';
+import { agentProcesses, isGone, listProcs, readProc, type Proc } from './tree.js';
 import { stderrMessage } from './stderr.js';
 
 export interface ExitInfo {
@@ -123,7 +123,18 @@ export class AgentProcess {
 
   // Is anything of the agent's left alive? Zombies count as gone (where PID 1 reaps no orphans they stay).
   alive(): boolean {
-    return this.exitInfo === undefined || this.survey().length > 0;
+    return this.exitInfo === undefined || this.survey().length > 0 || this.groupAlive();
+  }
+
+  // Is a live process left in the agent's group? One whose parent exited and that shed the run's mark is
+  // no descendant and carries no mark: only the group still names it, and only the group signal reaches it.
+  private groupAlive(): boolean {
+    const pgid = this.child.pid;
+    if (pgid === undefined) return false;
+    const procs = listProcs();
+    // Without /proc, ask the kernel (a zombie left in the group then counts until it is reaped).
+    if (procs.length === 0) return this.signalGroup(0);
+    return procs.some((p) => p.pgid === pgid && !isGone(p));
   }
 
   // The kill ladder: SIGTERM to the group and every descendant, then SIGKILL once the grace runs out
@@ -141,7 +152,9 @@ export class AgentProcess {
     await Promise.race([this.exited, sleep(graceMs), abort]);
     while (!this.escalated && Date.now() < deadline) {
       if (!this.alive()) return;
-      await Promise.race([sleep(20), abort]);
+      // A timer that holds the event loop: with the agent gone, it may be all that is left to wait on, and
+      // an empty loop would end rho-cursor with exit code 0 in the middle of its teardown.
+      await Promise.race([tick(20), abort]);
     }
     this.killNow();
     await this.exited;
@@ -159,3 +172,4 @@ export class AgentProcess {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
+const tick = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

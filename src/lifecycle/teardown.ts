@@ -13,6 +13,8 @@ export interface TeardownStep {
 export class Teardown {
   private readonly steps: TeardownStep[] = [];
   private draining: Promise<void> | undefined;
+  /** The step drain() is waiting on, off the stack but not yet released: the exit hook must still see it. */
+  private running: TeardownStep | undefined;
 
   // Registers a release; steps run last-registered first. Returns a function that runs this step now, once.
   defer(step: TeardownStep): () => Promise<void> {
@@ -43,10 +45,13 @@ export class Teardown {
     this.draining ??= (async () => {
       while (this.steps.length > 0) {
         const step = this.steps.pop()!;
+        this.running = step;
         try {
           await step.run();
         } catch (err) {
           onError(step.name, err);
+        } finally {
+          this.running = undefined;
         }
       }
     })();
@@ -55,7 +60,9 @@ export class Teardown {
 
   // The exit hook's path: only what can be done synchronously, for every step not yet released.
   drainSync(): void {
-    for (const step of [...this.steps].reverse()) {
+    const pending = [...this.steps].reverse();
+    if (this.running) pending.unshift(this.running);
+    for (const step of pending) {
       try {
         step.runSync?.();
       } catch {

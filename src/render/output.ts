@@ -6,6 +6,7 @@ import type { Event, JsonOutput, ResultEvent } from '../events/types.js';
 import { warningAnnotation } from '../ci/github.js';
 import { Redactor } from '../lifecycle/secrets.js';
 import type { Format } from '../options.js';
+import { fmtMs } from '../stop.js';
 import { makeRenderer, startSpinner, type Spinner, type Style } from './index.js';
 import { NON_JSON_SHOWN, type Renderer, type Writer } from './writer.js';
 
@@ -132,8 +133,10 @@ export class Output {
     return this.o.stdout.writableNeedDrain ? this.o.stdout : this.o.stderr;
   }
 
-  // The last event: writes the result (and the json object), then closes.
-  async close(result: ResultEvent): Promise<void> {
+  // The last event: writes the result (and the json object), then closes. With `giveUpMs` (a run that timed
+  // out), a reader that has not taken everything within that time no longer holds the run: the rest is
+  // dropped, so the agent is still ended and the run still exits.
+  async close(result: ResultEvent, giveUpMs?: number): Promise<void> {
     if (this.closed) return;
     this.stopSpinner();
     await this.open();
@@ -151,14 +154,25 @@ export class Output {
     const stdout = this.o.stdout;
     // A write to a file fails synchronously: the stream is errored now, its 'error' event comes a tick later.
     if (stdout.errored) this.stdoutFailed(stdout.errored as NodeJS.ErrnoException);
-    else if (!stdout.destroyed && stdout.writable)
-      await new Promise<void>((resolve) =>
+    else if (!stdout.destroyed && stdout.writable) {
+      let timer: NodeJS.Timeout | undefined;
+      const drained = await new Promise<boolean>((resolve) => {
         stdout.write('', (e) => {
           // The callback can learn of the failure before the 'error' event does.
           if (e) this.stdoutFailed(e);
-          resolve();
-        }),
-      );
+          resolve(true);
+        });
+        if (giveUpMs !== undefined) timer = setTimeout(() => resolve(false), giveUpMs);
+      });
+      clearTimeout(timer);
+      if (!drained) {
+        this.err.write(
+          `rho-cursor: warning: stdout did not take the output within ${fmtMs(giveUpMs!)} of the timeout: the rest is dropped\n`,
+        );
+        // Ended, so nothing waits on it any more (what it holds is dropped when the process exits).
+        stdout.end();
+      }
+    }
   }
 
   private stdoutFailed(e: NodeJS.ErrnoException): void {
