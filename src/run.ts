@@ -216,8 +216,11 @@ function onEvent(s: RunState, e: Parameters<Output['emit']>[0]): void {
 
 // A signal before the end cancels (or, when fatal, ends) the run; during teardown it ends the agent now.
 function onSignal(s: RunState, signal: StopSignal): void {
-  if (s.phase === 'teardown') s.agent?.killNow();
-  else s.cancel.stop(signal);
+  // In teardown a signal ends what is left at once: the agent, and a wait for a stdout nobody reads.
+  if (s.phase === 'teardown') {
+    s.agent?.killNow();
+    s.out.giveUp();
+  } else s.cancel.stop(signal);
 }
 
 // Asks the agent to end its turn: session/cancel, and `cancelled` for every request still waiting on us.

@@ -55,6 +55,8 @@ export class Output {
   private nonJson = 0;
   /** The last answer checked against --output-schema matched it (its value may be null). */
   private matched = false;
+  /** While close() waits for stdout to take the output: stops that wait. */
+  private abandon: (() => void) | undefined;
   /** Set once stdout failed; further writes are pointless but the run still reads the agent to the end. */
   failure: OutputFailure | undefined;
 
@@ -156,7 +158,13 @@ export class Output {
     if (stdout.errored) this.stdoutFailed(stdout.errored as NodeJS.ErrnoException);
     else if (!stdout.destroyed && stdout.writable) {
       let timer: NodeJS.Timeout | undefined;
+      let why = `within ${fmtMs(giveUpMs ?? 0)} of the timeout`;
       const drained = await new Promise<boolean>((resolve) => {
+        // A signal while we wait (the person presses Ctrl-C again) stops waiting at once.
+        this.abandon = () => {
+          why = 'before a second signal';
+          resolve(false);
+        };
         stdout.write('', (e) => {
           // The callback can learn of the failure before the 'error' event does.
           if (e) this.stdoutFailed(e);
@@ -165,14 +173,18 @@ export class Output {
         if (giveUpMs !== undefined) timer = setTimeout(() => resolve(false), giveUpMs);
       });
       clearTimeout(timer);
+      this.abandon = undefined;
       if (!drained) {
-        this.err.write(
-          `rho-cursor: warning: stdout did not take the output within ${fmtMs(giveUpMs!)} of the timeout: the rest is dropped\n`,
-        );
+        this.err.write(`rho-cursor: warning: stdout did not take the output ${why}: the rest is dropped\n`);
         // Ended, so nothing waits on it any more (what it holds is dropped when the process exits).
         stdout.end();
       }
     }
+  }
+
+  // Stops waiting for a stdout reader that does not read (a signal during teardown).
+  giveUp(): void {
+    this.abandon?.();
   }
 
   private stdoutFailed(e: NodeJS.ErrnoException): void {

@@ -243,6 +243,37 @@ describe('write failures', () => {
   });
 });
 
+describe('a stdout nobody reads', () => {
+  it('a second signal stops waiting for it: the run ends, the agent too', async () => {
+    const dir = tempDir();
+    const child = spawn(BIN, ['run', ...SJ, '--agent', await agentPath, 'go'], {
+      env: {
+        ...process.env,
+        CURSOR_CONFIG_DIR: dir,
+        RHO_SCRIPT: JSON.stringify({ ...hostile(dir), dripMs: 1 }),
+      },
+      // stdout is a pipe this test never reads: it fills, and rho-cursor's output waits on it.
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    while (!existsSync(join(dir, 'escapee.pid'))) await sleep(20);
+    await sleep(500);
+    child.kill('SIGINT');
+    // The cancel grace (2 s) passes, the agent is ended, and the result waits on the full pipe.
+    await sleep(3500);
+    const t0 = Date.now();
+    child.kill('SIGINT');
+    const code = await exited;
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(code).toBe(130);
+    expect(stderr).toMatch(/stdout did not take the output before a second signal/);
+    child.stdout.destroy();
+    await expectNoneLeft(dir);
+  });
+});
+
 describe('the key is never written', () => {
   // A key with characters JSON escapes, so its escaped copy must be caught too.
   const KEY = 'sk-te"st\\key/0123456789';
