@@ -105,6 +105,8 @@ interface RunState {
   promptSentAt: number;
   replyHead: string;
   exitCode?: ExitCode;
+  /** The tool store's call count when the last event was taken (a change means a new call). */
+  toolCalls: number;
   /** The try under way (--retries): 1, then one more for each fresh agent. */
   attempt: number;
   /** How the agent is started: resolved once, for every try. */
@@ -202,13 +204,18 @@ function newState(opts: RunOptions, io: RunIO): RunState {
     promptSentAt: 0,
     replyHead: '',
     attempt: 1,
+    toolCalls: 0,
   };
   return s;
 }
 
 // Every event the run writes passes here: the small facts, and the --max-tool-calls bound.
 function onEvent(s: RunState, e: Parameters<Output['emit']>[0]): void {
-  const newTool = s.facts.add(e);
+  // A tool event that came with a new call in the store is a new tool call (a cheap count, no id set).
+  const calls = s.tools.calls;
+  const newTool = e.type === 'tool' && calls !== s.toolCalls;
+  s.toolCalls = calls;
+  s.facts.add(e, newTool);
   const max = s.opts.maxToolCalls;
   if (newTool && max !== undefined && s.phase === 'prompt' && s.facts.turnToolCalls > max)
     s.cancel.stop('max_tool_calls');

@@ -1,11 +1,12 @@
 // Pure: the Markdown a CI job reads after a run (--summary-file, GitHub's step summary): the outcome,
 // the answer, the tools and their final status, the permission decisions and the warnings, under 1 MiB.
-import type { RunFacts } from '../events/facts.js';
+import { FACTS_KEPT, type RunFacts } from '../events/facts.js';
 import type { ResultEvent } from '../events/types.js';
 
 export const SUMMARY_MAX_BYTES = 1024 * 1024;
 export const ANSWER_MAX_BYTES = 64 * 1024;
-const TABLE_MAX_ROWS = 500;
+// The run keeps this many by name (FACTS_KEPT); the rest are counted.
+const TABLE_MAX_ROWS = FACTS_KEPT;
 
 export interface SummaryInput {
   result: ResultEvent;
@@ -63,11 +64,11 @@ export function summaryMarkdown({ result, facts, fence }: SummaryInput): string 
   }
   const tools = [...facts.tools.values()];
   if (tools.length > 0) {
-    lines.push(`#### Tools (${tools.length})`, '', '| kind | title | status |', '| --- | --- | --- |');
+    lines.push(`#### Tools (${facts.toolCount})`, '', '| kind | title | status |', '| --- | --- | --- |');
     for (const t of tools.slice(0, TABLE_MAX_ROWS))
       lines.push(`| ${cell(t.kind)} | ${cell(t.title)} | ${t.status} |`);
-    if (tools.length > TABLE_MAX_ROWS)
-      lines.push('', `_${tools.length - TABLE_MAX_ROWS} more tools not listed._`);
+    if (facts.toolCount > TABLE_MAX_ROWS)
+      lines.push('', `_${facts.toolCount - TABLE_MAX_ROWS} more tools not listed._`);
     lines.push('');
   }
   if (facts.decisions.length > 0) {
@@ -79,12 +80,16 @@ export function summaryMarkdown({ result, facts, fence }: SummaryInput): string 
     );
     for (const d of facts.decisions.slice(0, TABLE_MAX_ROWS))
       lines.push(`| ${cell(d.kind)} | ${cell(d.title)} | ${cell(d.decision)} | ${cell(d.reason)} |`);
+    if (facts.decisionCount > TABLE_MAX_ROWS)
+      lines.push('', `_${facts.decisionCount - TABLE_MAX_ROWS} more decisions not listed._`);
     lines.push('');
   }
   if (facts.warnings.length > 0) {
     lines.push('#### Warnings', '');
     for (const w of facts.warnings.slice(0, TABLE_MAX_ROWS))
       lines.push(`- \`${w.code}\`: ${oneLine(w.message, MESSAGE_MAX)}`);
+    if (facts.warningCount > TABLE_MAX_ROWS)
+      lines.push('', `_${facts.warningCount - TABLE_MAX_ROWS} more warnings not listed._`);
     lines.push('');
   }
   const md = lines.join('\n') + '\n';

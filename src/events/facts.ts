@@ -15,16 +15,26 @@ export interface DecisionFact {
   reason: string;
 }
 
+/** How many tools, decisions and warnings are kept by name for the summary's tables; the rest are counted. */
+export const FACTS_KEPT = 500;
+
 export class RunFacts {
-  /** Final status of each tool, by toolCallId (a few dozen bytes each). */
+  /** The first FACTS_KEPT tools of the run, by toolCallId, with their latest status (for the summary). */
   readonly tools = new Map<string, ToolFact>();
+  /** Every distinct tool call of the run. */
+  toolCount = 0;
+  /** The first FACTS_KEPT permission decisions and warnings; the counts are of all of them. */
   readonly decisions: DecisionFact[] = [];
+  decisionCount = 0;
   readonly warnings: { code: string; message: string }[] = [];
+  warningCount = 0;
   /** How many distinct tool calls the current turn started. */
   turnToolCalls = 0;
   /** The current turn's answer, kept only when something needs it (-o, the summary, --output-schema). */
   answer = '';
   rejections = 0;
+  /** Rejected updates of tools beyond the kept ones (a fence's rule, a rejected permission); > 0 is what counts. */
+  private rejectedBeyond = 0;
 
   constructor(private readonly keepAnswer: boolean) {}
 
@@ -34,47 +44,56 @@ export class RunFacts {
     this.turnToolCalls = 0;
   }
 
-  // Takes one event; returns true when it started a new tool call.
-  add(e: Event): boolean {
+  // Takes one event; `newTool` says a tool event started a new call (the tool store knows). Memory stays
+  // flat however many tools a turn makes: beyond the first FACTS_KEPT tools only counts are kept.
+  add(e: Event, newTool = false): void {
     switch (e.type) {
       case 'message':
         if (this.keepAnswer) this.answer += e.text;
-        return false;
-      case 'tool': {
-        const known = this.tools.get(e.toolCallId);
-        if (known) {
-          known.status = e.status;
-          known.title = e.title || known.title;
-          known.kind = e.kind;
-          return false;
-        }
-        this.tools.set(e.toolCallId, { kind: e.kind, title: e.title, status: e.status });
-        this.turnToolCalls++;
-        return true;
-      }
+        return;
+      case 'tool':
+        return this.tool(e.toolCallId, e.kind, e.title, e.status, newTool);
       case 'permission': {
         const d = e.decision;
         const rejected = !('optionId' in d) || d.kind.startsWith('reject');
         if (rejected) this.rejections++;
-        this.decisions.push({
-          kind: e.kind,
-          title: e.title,
-          decision: 'optionId' in d ? d.optionId : 'cancelled',
-          reason: e.reason,
-        });
-        return false;
+        if (this.decisionCount++ < FACTS_KEPT)
+          this.decisions.push({
+            kind: e.kind,
+            title: e.title,
+            decision: 'optionId' in d ? d.optionId : 'cancelled',
+            reason: e.reason,
+          });
+        return;
       }
       case 'warning':
-        this.warnings.push({ code: e.code, message: e.message });
-        return false;
+        if (this.warningCount++ < FACTS_KEPT) this.warnings.push({ code: e.code, message: e.message });
+        return;
       default:
-        return false;
+        return;
     }
+  }
+
+  private tool(id: string, kind: string, title: string, status: string, newTool: boolean): void {
+    if (newTool) {
+      this.toolCount++;
+      this.turnToolCalls++;
+    }
+    const kept = this.tools.get(id);
+    if (kept) {
+      kept.status = status;
+      kept.title = title || kept.title;
+      kept.kind = kind;
+      return;
+    }
+    if (newTool && this.tools.size < FACTS_KEPT) this.tools.set(id, { kind, title, status });
+    // A tool beyond the kept ones is only counted; a rejection is what --strict needs of it.
+    else if (status === 'rejected') this.rejectedBeyond++;
   }
 
   // Was anything refused this run: a permission rejected, or a tool blocked?
   denied(): boolean {
-    if (this.rejections > 0) return true;
+    if (this.rejections > 0 || this.rejectedBeyond > 0) return true;
     for (const t of this.tools.values()) if (t.status === 'rejected') return true;
     return false;
   }

@@ -158,6 +158,11 @@ export class ToolStore {
     return tool;
   }
 
+  /** How many tool calls the store has started (a new toolCallId each). */
+  get calls(): number {
+    return this.counts.calls;
+  }
+
   get(toolCallId: string): ToolEvent | undefined {
     return this.tools.get(toolCallId);
   }

@@ -5,6 +5,7 @@ import type { Event, JsonOutput, QuestionEvent, Todo, ToolEvent } from '../event
 import { fenceLine } from '../fence/summary.js';
 import { toolSummary } from './summary.js';
 import { NON_JSON_SHOWN, type Renderer, type Writer } from './writer.js';
+import { RecentIds } from '../events/recent.js';
 
 const PRINTED_KEPT = 16;
 const TERMINAL = new Set(['completed', 'failed', 'rejected', 'cancelled']);
@@ -22,7 +23,7 @@ export class TextRenderer implements Renderer {
   private inThought = false;
   private nonJson = 0;
   private todos: Map<string, string> | undefined;
-  private readonly printed = new Set<string>();
+  private readonly printed = new RecentIds(PRINTED_KEPT);
   private readonly tools = new Map<string, ToolEvent>();
 
   constructor(
@@ -222,7 +223,6 @@ export class TextRenderer implements Renderer {
   // (if ever) right after: a long turn's thousands of tools are not held to the end (issue 10).
   private remember(toolCallId: string): void {
     this.printed.add(toolCallId);
-    if (this.printed.size > PRINTED_KEPT) this.printed.delete(this.printed.values().next().value as string);
   }
 
   private endThought(): void {

@@ -20,7 +20,13 @@ const result = (over: Partial<ResultEvent> = {}): ResultEvent => ({
 
 const facts = (events: Event[]): RunFacts => {
   const f = new RunFacts(true);
-  for (const e of events) f.add(e);
+  // The run says a tool event is a new call when the tool store made a new entry: the first of its id.
+  const seen = new Set<string>();
+  for (const e of events) {
+    const isNew = e.type === 'tool' && !seen.has(e.toolCallId);
+    if (e.type === 'tool') seen.add(e.toolCallId);
+    f.add(e, isNew);
+  }
   return f;
 };
 
