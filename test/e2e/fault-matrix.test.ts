@@ -10,22 +10,15 @@ import { describe, it, type ExpectStatic } from 'vitest';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { tempDir } from '../helpers/cli.js';
 import { waitForGone } from '../helpers/processes.js';
+import { chunk, FIXTURE_SESSION } from '../helpers/lines.js';
 
-const SESSION = 'fixture-session-0001';
+const SESSION = FIXTURE_SESSION;
 const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
 const full = existsSync('/dev/full');
 
 type Script = Record<string, unknown>;
 type Format = 'stream-json' | 'json' | 'text';
 
-const chunk = (text: string): object => ({
-  jsonrpc: '2.0',
-  method: 'session/update',
-  params: {
-    sessionId: SESSION,
-    update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } },
-  },
-});
 const request = (id: number | string, method: string, params: unknown = {}): object => ({
   jsonrpc: '2.0',
   id,

@@ -8,19 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, parseNdjson, startCli, tempDir, waitForStdout } from '../helpers/cli.js';
 import { isRunning, waitForGone } from '../helpers/processes.js';
+import { chunk, FIXTURE_SESSION } from '../helpers/lines.js';
 
 const SJ = ['--output-format', 'stream-json'];
-const SESSION = 'fixture-session-0001';
+const SESSION = FIXTURE_SESSION;
 const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
 
-const chunk = (text: string): object => ({
-  jsonrpc: '2.0',
-  method: 'session/update',
-  params: {
-    sessionId: SESSION,
-    update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } },
-  },
-});
 const permission = (id: number | null): object => ({
   jsonrpc: '2.0',
   id,
