@@ -1,7 +1,15 @@
 // One run, as a table of contents: config -> spawn -> handshake -> plan mode -> prompt -> result -> teardown.
 // Each step takes the run's state record; every resource is released by one teardown stack that the normal
 // end, every signal and the exit hook drain; the output closes itself at `result`.
-import { authError, checkInitialize, initializeError, isAuthError, readStopReason } from './acp/answers.js';
+import {
+  authError,
+  checkInitialize,
+  initializeError,
+  initializeParams,
+  isAuthError,
+  readStopReason,
+  stepTimeoutError,
+} from './acp/answers.js';
 import { rpcErrorText, RpcRequestError, type Connection } from './acp/connection.js';
 import { linkAgent } from './agent/link.js';
 import { AgentProcess } from './agent/process.js';
@@ -22,21 +30,20 @@ import type { RunOptions } from './options.js';
 import type { Asker } from './policy/ask.js';
 import { Output } from './render/output.js';
 import { AgentRequests } from './requests.js';
-import {
-  newestFirst,
-  readSession,
-  readSessionPage,
-  replyReadsAsError,
-  sessionCaps,
-  type SessionInfo,
-} from './session.js';
+import { readSession, replyReadsAsError, sessionCaps, workspaceSessions } from './session.js';
 import { isRecord } from './acp/messages.js';
-import { fmtMs, type StopSignal } from './stop.js';
+import type { StopSignal } from './stop.js';
 import { errorAnnotation } from './ci/github.js';
 import { WireLog } from './wirelog.js';
 import { extractJson } from './structured/extract.js';
 import { loadOutputSchema, retryPrompt, schemaInstruction, type OutputSchema } from './structured/schema.js';
-import { promptBlocks, promptCaps, type ContentBlock, type PromptCaps } from './prompt/attach.js';
+import {
+  promptBlocks,
+  promptCaps,
+  refuseUntaken,
+  type ContentBlock,
+  type PromptCaps,
+} from './prompt/attach.js';
 import { deliverReports } from './ci/deliver.js';
 
 export interface RunIO {
@@ -121,8 +128,6 @@ const CANCEL_GRACE_MS = 2000;
 /** A loaded session's replay is over once the agent is quiet this long (at most REPLAY_MAX_MS). */
 const REPLAY_QUIET_MS = 150;
 const REPLAY_MAX_MS = 5000;
-/** session/list pages read for --continue, at most. */
-const MAX_LIST_PAGES = 20;
 const KILL_GRACE_MS = 2000;
 /** The longest wait between two tries (--retries). */
 const MAX_RETRY_WAIT_MS = 30_000;
@@ -376,10 +381,7 @@ function step<T>(
 ): Promise<T> {
   s.phase = method;
   const ms = s.opts.stepTimeoutMs;
-  const timeout = {
-    ms,
-    error: () => new RhoError('step_timeout', `${method} got no answer within ${fmtMs(ms)} (--step-timeout)`),
-  };
+  const timeout = { ms, error: () => stepTimeoutError(method, ms) };
   return s.cancel.race(s.conn!.request<T>(method, params, timeout));
 }
 
@@ -388,11 +390,7 @@ async function handshake(s: RunState): Promise<void> {
   const { out, io, opts } = s;
   s.idle?.touch();
   let t = io.now();
-  const init = step<unknown>(s, 'initialize', {
-    protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-    clientInfo: { name: 'rho-cursor', version: io.version },
-  });
+  const init = step<unknown>(s, 'initialize', initializeParams(io.version));
   // It is awaited below; until then a fast failure must not count as an unhandled rejection.
   init.catch(() => {});
   await out.open();
@@ -408,7 +406,7 @@ async function handshake(s: RunState): Promise<void> {
   s.timings.initializeMs = Math.round(io.now() - t);
   // An image for an agent that takes none is refused now, before a session is made (exit 2).
   s.promptCaps = promptCaps(initResult);
-  promptBlocks('', opts.attachments, s.promptCaps);
+  refuseUntaken(opts.attachments, s.promptCaps);
   t = io.now();
   let session: unknown;
   try {
@@ -492,17 +490,8 @@ async function newestSessionId(
       'the agent cannot list sessions (no agentCapabilities.sessionCapabilities.list): --continue needs it; use --resume <sessionId>',
     );
   s.out.spinnerText('finding the newest session');
-  const all: SessionInfo[] = [];
-  let cursor: string | null = null;
-  for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const params: Record<string, unknown> = { cwd: s.opts.cwd };
-    if (cursor !== null) params.cursor = cursor;
-    const r = readSessionPage(await step(s, 'session/list', params));
-    all.push(...r.sessions.filter((x) => x.cwd === null || x.cwd === s.opts.cwd));
-    cursor = r.nextCursor;
-    if (cursor === null) break;
-  }
-  return newestFirst(all)[0]?.sessionId;
+  const sessions = await workspaceSessions((params) => step(s, 'session/list', params), s.opts.cwd);
+  return sessions[0]?.sessionId;
 }
 
 // Resolves once the agent has sent nothing for `ms` (or after `max`): the end of a session's replay.

@@ -69,6 +69,25 @@ export function readSessionPage(result: unknown): { sessions: SessionInfo[]; nex
   };
 }
 
+/** session/list pages read at most: a guard against an agent whose cursor never ends. */
+export const MAX_LIST_PAGES = 50;
+
+// Every page of session/list for the workspace (sessions the agent places elsewhere left out), newest first.
+export async function workspaceSessions(
+  list: (params: Record<string, unknown>) => Promise<unknown>,
+  cwd: string,
+): Promise<SessionInfo[]> {
+  const all: SessionInfo[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const r = readSessionPage(await list(cursor === null ? { cwd } : { cwd, cursor }));
+    all.push(...r.sessions.filter((x) => x.cwd === null || x.cwd === cwd));
+    cursor = r.nextCursor;
+    if (cursor === null) break;
+  }
+  return newestFirst(all);
+}
+
 // Newest first by updatedAt (ISO 8601 compares as text once parsed; unknown times last), else as listed.
 export function newestFirst(sessions: readonly SessionInfo[]): SessionInfo[] {
   const time = (s: SessionInfo): number => {

@@ -1,5 +1,6 @@
 // Pure: the agent's answers that decide whether the run may go on (initialize, an auth error, the stopReason).
 import { RhoError } from '../errors.js';
+import { fmtMs } from '../stop.js';
 import { rpcErrorText, RpcRequestError } from './connection.js';
 import { isRecord, str } from './messages.js';
 
@@ -17,6 +18,20 @@ function said(value: unknown): string {
 }
 
 // initialize must answer an object with protocolVersion 1 (the number): a v1 client must not misread v2.
+// What rho-cursor sends as initialize: ACP v1, and no fs or terminal capability (the agent does its own).
+export function initializeParams(version: string): Record<string, unknown> {
+  return {
+    protocolVersion: 1,
+    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    clientInfo: { name: 'rho-cursor', version },
+  };
+}
+
+// A handshake step that got no answer in time (exit 124).
+export function stepTimeoutError(method: string, ms: number): RhoError {
+  return new RhoError('step_timeout', `${method} got no answer within ${fmtMs(ms)} (--step-timeout)`);
+}
+
 export function checkInitialize(result: unknown): Record<string, unknown> {
   if (!isRecord(result))
     throw new RhoError(

@@ -1,10 +1,9 @@
 // A short conversation with the agent outside a run (doctor --handshake, sessions): spawn it, initialize,
 // let the caller send its requests, then end it with everything it started, on every path.
-import { checkInitialize } from '../acp/answers.js';
+import { checkInitialize, initializeParams, stepTimeoutError } from '../acp/answers.js';
 import { linkAgent } from './link.js';
 import { AgentProcess } from './process.js';
 import { RhoError } from '../errors.js';
-import { fmtMs } from '../stop.js';
 
 export interface BriefInput {
   agentPath: string;
@@ -52,21 +51,11 @@ export async function withAgent<T>(
     aborted.catch(() => {});
     const step: Step = <R>(method: string, params: unknown): Promise<R> => {
       phase = method;
-      const error = (): Error =>
-        new RhoError(
-          'step_timeout',
-          `${method} got no answer within ${fmtMs(i.stepTimeoutMs)} (--step-timeout)`,
-        );
+      const error = (): Error => stepTimeoutError(method, i.stepTimeoutMs);
       return Promise.race([conn.request<R>(method, params, { ms: i.stepTimeoutMs, error }), aborted]);
     };
     const t = now();
-    const init = checkInitialize(
-      await step<unknown>('initialize', {
-        protocolVersion: 1,
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-        clientInfo: { name: 'rho-cursor', version: i.version },
-      }),
-    );
+    const init = checkInitialize(await step<unknown>('initialize', initializeParams(i.version)));
     const result = await body(step, init, Math.round(now() - t));
     conn.close(new RhoError('cancelled', 'done'));
     return result;

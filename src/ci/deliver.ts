@@ -36,7 +36,8 @@ export async function writeAtomically(path: string, text: string): Promise<void>
   }
   const tmp = join(dirname(target), `.${basename(target)}.rho-${process.pid}.tmp`);
   try {
-    await writeFile(tmp, text, mode === undefined ? {} : { mode });
+    await writeFile(tmp, text);
+    // Set outright, since writeFile's mode passes through the umask.
     if (mode !== undefined) await chmod(tmp, mode);
     await rename(tmp, target);
   } catch (e) {

@@ -1,6 +1,7 @@
 // Pure: the Markdown a CI job reads after a run (--summary-file, GitHub's step summary): the outcome,
 // the answer, the tools and their final status, the permission decisions and the warnings, under 1 MiB.
 import { FACTS_KEPT, type RunFacts } from '../events/facts.js';
+import { fenceFor } from '../markdown.js';
 import type { ResultEvent } from '../events/types.js';
 
 export const SUMMARY_MAX_BYTES = 1024 * 1024;
@@ -35,13 +36,6 @@ export function cutBytes(text: string, max: number): { text: string; cut: boolea
   let t = Buffer.from(text).subarray(0, max).toString('utf8');
   if (t.endsWith('\uFFFD')) t = t.slice(0, -1);
   return { text: t, cut: true };
-}
-
-// A fence for the answer block that the answer itself cannot close.
-function fenceFor(text: string): string {
-  let fence = '```';
-  while (text.includes(fence)) fence += '`';
-  return fence;
 }
 
 export function summaryMarkdown({ result, facts, fence }: SummaryInput): string {

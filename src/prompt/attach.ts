@@ -1,7 +1,9 @@
 // Pure: --attach. What a file is (an image told by its content, or UTF-8 text), and the prompt's content
 // blocks: the text, each text file inline as a fenced block headed by its path (or as an embedded resource
 // where the agent takes them), each image as an ACP image block.
+import { pathToFileURL } from 'node:url';
 import { RhoError } from '../errors.js';
+import { fenceFor } from '../markdown.js';
 
 /** The largest file --attach takes. */
 export const ATTACH_MAX_BYTES = 10 * 1024 * 1024;
@@ -60,19 +62,7 @@ export function classifyAttachment(shown: string, absolute: string, bytes: Uint8
       'usage',
       `option '--attach' takes text files and PNG, JPEG, GIF or WebP images: '${shown}' is binary`,
     );
-  return { kind: 'text', path: shown, uri: fileUri(absolute), text };
-}
-
-// A file:// URI for an absolute POSIX path, each segment percent-encoded.
-export function fileUri(absolute: string): string {
-  return 'file://' + absolute.split('/').map(encodeURIComponent).join('/');
-}
-
-// A fence longer than any run of backticks in the text, so the file cannot close it early.
-export function fenceFor(text: string): string {
-  let longest = 0;
-  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
-  return '`'.repeat(Math.max(3, longest + 1));
+  return { kind: 'text', path: shown, uri: pathToFileURL(absolute).href, text };
 }
 
 // The text file as the prompt shows it: its path, then its content in a fenced block.
@@ -91,12 +81,7 @@ export function promptBlocks(
   attachments: readonly Attachment[],
   caps: PromptCaps,
 ): ContentBlock[] {
-  const images = attachments.filter((a) => a.kind === 'image');
-  if (images.length > 0 && !caps.image)
-    throw new RhoError(
-      'capability_missing',
-      `the agent does not take images in a prompt (no promptCapabilities.image in its initialize answer): cannot attach ${images.map((a) => `'${a.path}'`).join(', ')}`,
-    );
+  refuseUntaken(attachments, caps);
   const texts = attachments.filter((a) => a.kind === 'text');
   const inline = caps.embeddedContext ? [] : texts.map(inlineFile);
   const blocks: ContentBlock[] = [{ type: 'text', text: [text, ...inline].join('\n\n') }];
@@ -106,6 +91,16 @@ export function promptBlocks(
       blocks.push({ type: 'resource', resource: { uri: a.uri, mimeType: 'text/plain', text: a.text } });
   }
   return blocks;
+}
+
+// An image for an agent that takes none is a capability_missing error (exit 2), never dropped silently.
+export function refuseUntaken(attachments: readonly Attachment[], caps: PromptCaps): void {
+  const images = attachments.filter((a) => a.kind === 'image');
+  if (images.length > 0 && !caps.image)
+    throw new RhoError(
+      'capability_missing',
+      `the agent does not take images in a prompt (no promptCapabilities.image in its initialize answer): cannot attach ${images.map((a) => `'${a.path}'`).join(', ')}`,
+    );
 }
 
 // Pure: the prompt capabilities an initialize answer advertises (absent means no).

@@ -6,7 +6,7 @@ import { withAgent } from '../agent/brief.js';
 import { resolveAgent } from '../agent/resolve.js';
 import { RhoError, toRhoError } from '../errors.js';
 import { durationOption } from '../options.js';
-import { newestFirst, readSessionPage, sessionCaps, type SessionInfo } from '../session.js';
+import { sessionCaps, workspaceSessions, type SessionInfo } from '../session.js';
 
 export interface SessionsRawOptions {
   cwd?: string;
@@ -14,8 +14,6 @@ export interface SessionsRawOptions {
   agent?: string;
   stepTimeout: string;
 }
-
-const MAX_PAGES = 50;
 
 // Pure: the text listing, one session a line: id, when, title.
 export function sessionsText(sessions: readonly SessionInfo[], cwd: string): string {
@@ -55,17 +53,7 @@ export async function sessionsCommand(o: SessionsRawOptions, version: string): P
             'capability_missing',
             'the agent cannot list sessions (no agentCapabilities.sessionCapabilities.list)',
           );
-        const all: SessionInfo[] = [];
-        let cursor: string | null = null;
-        for (let page = 0; page < MAX_PAGES; page++) {
-          const params: Record<string, unknown> = { cwd };
-          if (cursor !== null) params.cursor = cursor;
-          const r = readSessionPage(await step('session/list', params));
-          all.push(...r.sessions);
-          cursor = r.nextCursor;
-          if (cursor === null) break;
-        }
-        return newestFirst(all.filter((s) => s.cwd === null || s.cwd === cwd));
+        return workspaceSessions((params) => step('session/list', params), cwd);
       },
     );
     process.stdout.write(

@@ -2,14 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   asText,
   classifyAttachment,
-  fenceFor,
-  fileUri,
   inlineFile,
   promptBlocks,
   promptCaps,
   sniffImage,
   type Attachment,
 } from '../../../src/prompt/attach.js';
+import { fenceFor } from '../../../src/markdown.js';
 
 const bytes = (...xs: number[]): Uint8Array => Uint8Array.from(xs);
 const PNG = bytes(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13);
@@ -59,7 +58,9 @@ describe('classifyAttachment', () => {
   });
 
   it('percent-encodes the resource URI', () => {
-    expect(fileUri('/w/my notes#1.md')).toBe('file:///w/my%20notes%231.md');
+    expect(classifyAttachment('my notes#1.md', '/w/my notes#1.md', Buffer.from('x'))).toMatchObject({
+      uri: 'file:///w/my%20notes%231.md',
+    });
   });
 });
 
