@@ -1,7 +1,6 @@
 // The agent child: spawned without a shell in its own process group, stderr always drained, and ended
 // with everything it started (its group, its descendants, and anything carrying the run's mark).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { agentProcesses, isGone, listProcs, readProc, type Proc } from './tree.js';
 import { stderrMessage } from './stderr.js';
 
@@ -24,9 +23,13 @@ export class AgentProcess {
   private tail = '';
   private escalate: (() => void) | undefined;
   private escalated = false;
+  /** The agent's start time in clock ticks, once seen. */
+  private since: number | undefined;
 
   constructor(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
-    const id = `${process.pid}-${randomBytes(6).toString('hex')}`;
+    // Unique among this machine's runs (a live pid, and the time within it); no secret, so node:crypto,
+    // several ms of start-up, is not loaded for it.
+    const id = `${process.pid}-${process.hrtime.bigint().toString(36)}`;
     this.mark = `${RUN_MARK_VAR}=${id}`;
     // detached puts the agent in a new process group whose id is its pid, so the whole tree can be signalled.
     this.child = spawn(command, args, {
@@ -85,10 +88,13 @@ export class AgentProcess {
 
   // The agent's processes now, plus any seen before that still live (same pid and start time), so a
   // parent's exit cannot hide its children from us.
-  private survey(): Proc[] {
+  private survey(procs: Proc[] = listProcs()): Proc[] {
     const pid = this.child.pid;
     if (pid === undefined) return [];
-    const live = new Map(agentProcesses(pid, this.mark).map((p) => [p.pid, p]));
+    // The agent's start time, read once while it lives (until then every process's mark is read).
+    this.since ??= procs.find((p) => p.pid === pid)?.start;
+    const found = agentProcesses(pid, this.mark, { procs, since: this.since ?? 0 });
+    const live = new Map(found.map((p) => [p.pid, p]));
     for (const [kpid, k] of this.known) {
       if (live.has(kpid)) continue;
       const again = readProc(kpid);
@@ -123,15 +129,16 @@ export class AgentProcess {
 
   // Is anything of the agent's left alive? Zombies count as gone (where PID 1 reaps no orphans they stay).
   alive(): boolean {
-    return this.exitInfo === undefined || this.survey().length > 0 || this.groupAlive();
+    if (this.exitInfo === undefined) return true;
+    const procs = listProcs();
+    return this.survey(procs).length > 0 || this.groupAlive(procs);
   }
 
   // Is a live process left in the agent's group? One whose parent exited and that shed the run's mark is
   // no descendant and carries no mark: only the group still names it, and only the group signal reaches it.
-  private groupAlive(): boolean {
+  private groupAlive(procs: Proc[]): boolean {
     const pgid = this.child.pid;
     if (pgid === undefined) return false;
-    const procs = listProcs();
     // Without /proc, ask the kernel (a zombie left in the group then counts until it is reaped).
     if (procs.length === 0) return this.signalGroup(0);
     return procs.some((p) => p.pgid === pgid && !isGone(p));
@@ -142,6 +149,8 @@ export class AgentProcess {
   async terminate(graceMs = 2000): Promise<void> {
     if (this.child.pid === undefined) return;
     this.child.stdin.end();
+    // The group first, so the agent starts dying while its escapees are looked for.
+    this.signalGroup('SIGTERM');
     this.signalAll('SIGTERM', this.survey());
     const deadline = Date.now() + graceMs;
     const abort = new Promise<void>((resolve) => {

@@ -81,12 +81,21 @@ export function carriesMark(pid: number, mark: string): boolean {
 }
 
 // The live processes that belong to the agent: its descendants, and any process carrying the run's mark.
-export function agentProcesses(root: number, mark: string, self = process.pid): Proc[] {
-  const procs = listProcs();
+// `since` is the agent's own start time: a process started before it cannot carry its mark, so its
+// environment is not read (reading every process's environ was most of a teardown's cost).
+export function agentProcesses(
+  root: number,
+  mark: string,
+  {
+    self = process.pid,
+    since = 0,
+    procs = listProcs(),
+  }: { self?: number; since?: number; procs?: Proc[] } = {},
+): Proc[] {
   const found = new Map<number, Proc>();
   for (const p of descendantsOf(root, procs)) found.set(p.pid, p);
   for (const p of procs) {
-    if (p.pid === self || p.pid === root || found.has(p.pid) || isGone(p)) continue;
+    if (p.pid === self || p.pid === root || found.has(p.pid) || isGone(p) || p.start < since) continue;
     if (carriesMark(p.pid, mark)) found.set(p.pid, p);
   }
   return [...found.values()].filter((p) => !isGone(p));

@@ -1,7 +1,5 @@
 // Pure: what a GitHub Actions job reads: workflow-command annotations on stderr and step outputs in
 // $GITHUB_OUTPUT (multi-line values with the heredoc delimiter syntax).
-import { randomBytes } from 'node:crypto';
-
 // Workflow commands need %, CR and LF escaped in the message, and also : and , in properties.
 const escapeData = (s: string): string => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 const escapeProperty = (s: string): string => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
@@ -17,7 +15,8 @@ export function errorAnnotation(message: string): string {
 // name=value lines, or name<<DELIM ... DELIM for a value with a newline; the delimiter never occurs in it.
 export function outputLines(
   values: Record<string, string>,
-  delimiter = (): string => `rho_${randomBytes(8).toString('hex')}`,
+  // Web Crypto: Node loads it on first use, so runs outside GitHub Actions do not pay for it at start-up.
+  delimiter = (): string => `rho_${Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex')}`,
 ): string {
   let out = '';
   for (const [name, value] of Object.entries(values)) {
