@@ -105,9 +105,11 @@ export class AgentProcess {
     return [...live.values()];
   }
 
-  // Signals the group and every process found outside it.
-  private signalAll(signal: NodeJS.Signals, procs: Proc[]): void {
+  // Signals the group, then every process found outside it: the group first, so the agent is already
+  // dying while /proc is read for its escapees.
+  private signalAll(signal: NodeJS.Signals): void {
     this.signalGroup(signal);
+    const procs = this.survey();
     const groups = new Set<number>();
     for (const p of procs) {
       try {
@@ -149,9 +151,7 @@ export class AgentProcess {
   async terminate(graceMs = 2000): Promise<void> {
     if (this.child.pid === undefined) return;
     this.child.stdin.end();
-    // The group first, so the agent starts dying while its escapees are looked for.
-    this.signalGroup('SIGTERM');
-    this.signalAll('SIGTERM', this.survey());
+    this.signalAll('SIGTERM');
     const deadline = Date.now() + graceMs;
     const abort = new Promise<void>((resolve) => {
       this.escalate = resolve;
@@ -176,7 +176,7 @@ export class AgentProcess {
   killNow(): void {
     this.escalated = true;
     this.escalate?.();
-    if (this.child.pid !== undefined) this.signalAll('SIGKILL', this.survey());
+    if (this.child.pid !== undefined) this.signalAll('SIGKILL');
   }
 }
 
