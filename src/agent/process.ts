@@ -105,11 +105,11 @@ export class AgentProcess {
     return [...live.values()];
   }
 
-  // Signals the group, then every process found outside it: the group first, so the agent is already
-  // dying while /proc is read for its escapees.
+  // Signals the group and every process found outside it. The survey comes first: once the agent dies
+  // the kernel reparents its children, and one that left the group and shed the mark is then lost.
   private signalAll(signal: NodeJS.Signals): void {
-    this.signalGroup(signal);
     const procs = this.survey();
+    this.signalGroup(signal);
     const groups = new Set<number>();
     for (const p of procs) {
       try {
