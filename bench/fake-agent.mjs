@@ -155,6 +155,7 @@ const SESSION = {
 async function handle(msg) {
   const { id, method } = msg;
   if (method === undefined) return; // a response to a request we never send
+  trace(`recv:${method}`, performance.timeOrigin + performance.now());
   if (method === 'initialize') {
     await sleep(INIT_MS);
     return send(line({ id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } }));

@@ -1,43 +1,111 @@
-// Bundles src/ into one ESM file so start-up reads one module, not hundreds.
+// Builds dist/: one CommonJS bundle of src/ (dist/cli.cjs), the large dependencies only some runs need as
+// their own files (dist/vendor/), a V8 code cache for the bundle, and the bytes of --help and schema.
+// CommonJS, not ES modules: Node's ES module loader costs ~12 ms to start, before a line of ours runs.
 import { build } from 'esbuild';
-import { readFile, rm } from 'node:fs/promises';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DIST = join(ROOT, 'dist');
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 
-// Old chunks would pile up under dist/chunks and ship with the package.
-await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
+// What a run loads only when it needs it (ajv for --output-schema, ora on a terminal, zod for `schema`):
+// outside the bundle, so a run that does not need them neither reads nor compiles them. Each is its own
+// CommonJS file, whose exports the bundle sees as Node would (module.exports is the default export).
+const VENDOR = {
+  ajv: ['ajv', 'module.exports = require("ajv");'],
+  'ajv/dist/2020.js': ['ajv-2020', 'module.exports = require("ajv/dist/2020.js");'],
+  // ora is an ES module: its default export is what src/ uses.
+  ora: ['ora', 'module.exports = require("ora").default;'],
+  zod: ['zod', 'module.exports = require("zod");'],
+};
 
-await build({
-  entryPoints: ['src/cli.ts'],
-  outdir: 'dist',
+const common = {
   bundle: true,
-  splitting: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
   sourcemap: false,
-  // Less to parse at every start; identifiers stay readable.
+  // Less to read and parse at every start; identifiers stay readable.
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
-  chunkNames: 'chunks/[name]-[hash]',
-  define: { __RHO_VERSION__: JSON.stringify(pkg.version) },
-  // Bundled CommonJS dependencies call require(); give them one in ESM.
-  banner: {
-    js: "import { createRequire as __rhoCreateRequire } from 'node:module'; const require = __rhoCreateRequire(import.meta.url);",
-  },
   logLevel: 'warning',
+};
+
+// Old files would pile up in dist/ and ship with the package.
+rmSync(DIST, { recursive: true, force: true });
+
+await build({
+  ...common,
+  entryPoints: { cli: join(ROOT, 'src/cli.ts') },
+  outdir: DIST,
+  outExtension: { '.js': '.cjs' },
+  define: { __RHO_VERSION__: JSON.stringify(pkg.version) },
+  plugins: [
+    {
+      // A vendor file or a Node module, imported: a require, lazy where the import is dynamic, so the bundle
+      // never needs the ES module loader (bin/rho-cursor runs it without one).
+      name: 'vendor',
+      setup(b) {
+        b.onResolve({ filter: /.*/ }, (args) => {
+          if (args.namespace === 'lazy') return { path: args.path, external: true };
+          const vendor = VENDOR[args.path];
+          const target = vendor
+            ? `./vendor/${vendor[0]}.cjs`
+            : args.path.startsWith('node:')
+              ? args.path
+              : undefined;
+          if (target === undefined) return undefined;
+          return args.kind === 'dynamic-import'
+            ? { path: target, namespace: 'lazy' }
+            : { path: target, external: true };
+        });
+        b.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({
+          contents: `module.exports = require(${JSON.stringify(args.path)});`,
+          loader: 'js',
+        }));
+      },
+    },
+  ],
 });
+
+for (const [name, contents] of Object.values(VENDOR)) {
+  await build({
+    ...common,
+    stdin: { contents, resolveDir: ROOT },
+    outfile: join(DIST, 'vendor', `${name}.cjs`),
+  });
+}
+
+// The code cache: a run of a shipped recording in each output format, through the shim's own loader, so
+// what a run compiles is cached (V8 takes it only from the same Node build and flags; else it compiles).
+const work = mkdtempSync(join(tmpdir(), 'rho-build-'));
+try {
+  for (const format of ['stream-json', 'text']) {
+    const args = [join(DIST, 'cli.cjs.cache'), join(ROOT, 'recordings', 'tools.jsonl'), work, format];
+    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'code-cache.cjs'), ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, CURSOR_CONFIG_DIR: work, RHO_REPLAY_SPEED: '0' },
+      encoding: 'utf8',
+    });
+    // The run is also a check that the bundle works at all: a build that cannot run one fails here.
+    if (r.status !== 0)
+      throw new Error(`the ${format} run for the code cache failed (${r.status}):\n${r.stderr}`);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
 
 // `--help` (to a pipe) and `schema` print the same bytes every time: write them now, so the shim serves
 // them without loading the bundle (start-up within a few ms of --version). Printed by the bundle itself.
-const { execFileSync } = await import('node:child_process');
-const { writeFile } = await import('node:fs/promises');
-const cli = new URL('../dist/cli.js', import.meta.url).pathname;
+const cli = join(DIST, 'cli.cjs');
 const printed = (args) =>
   execFileSync(process.execPath, [cli, ...args], { env: { ...process.env, COLUMNS: '' }, encoding: 'utf8' });
-await writeFile(new URL('../dist/help.txt', import.meta.url), printed(['--help']));
+writeFileSync(join(DIST, 'help.txt'), printed(['--help']));
 for (const format of ['stream-json', 'json']) {
-  const file = new URL(`../dist/schema.${format}.json`, import.meta.url);
-  await writeFile(file, printed(['schema', '--output-format', format]));
+  writeFileSync(join(DIST, `schema.${format}.json`), printed(['schema', '--output-format', format]));
 }

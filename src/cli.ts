@@ -1,6 +1,11 @@
-// Entry point of the bundle (bin/rho-cursor answers --version before loading it).
-import { main } from './main.js';
+// Entry point of the bundle (dist/cli.cjs). bin/rho-cursor loads it with its V8 code cache and calls start();
+// `node dist/cli.cjs` (the build, tests) starts it directly.
+import { main, type Boot } from './main.js';
 
 declare const __RHO_VERSION__: string;
 
-await main(process.argv.slice(2), __RHO_VERSION__);
+export function start(boot: Boot): void {
+  void main(process.argv.slice(2), __RHO_VERSION__, boot);
+}
+
+if (require.main === module) start({ codeCache: 'none', tuneHeap: true });

@@ -2,12 +2,15 @@
 import { Command, CommanderError, Option } from 'commander';
 import { fstatSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { isatty } from 'node:tty';
 import { resolve } from 'node:path';
 import { RhoError, toRhoError } from './errors.js';
 import { defineRun, usageFromCommander } from './args.js';
 import { programHelpAfter } from './help.js';
 import { onProcessExit, onStopSignals } from './lifecycle/signals.js';
+import { keepYoungGenerationSmall } from './lifecycle/heap.js';
 import type { DoctorRawOptions } from './doctor/command.js';
+import type { CodeCache } from './doctor/report.js';
 import { run } from './run.js';
 import {
   assemblePrompt,
@@ -51,7 +54,8 @@ function processFacts(): Facts {
   return {
     env: process.env,
     cwd: process.cwd(),
-    stdinIsTTY: process.stdin.isTTY === true,
+    // isatty, not process.stdin.isTTY: making process.stdin costs ~3 ms, and most runs never read it.
+    stdinIsTTY: isatty(0),
     stderrIsTTY: process.stderr.isTTY === true,
     stdinHasData: stdinHasData(),
     isDirectory: (p) => {
@@ -112,7 +116,7 @@ async function readPrompt(
   let stdin: string | undefined;
   const t = performance.now();
   if (source.readStdin) {
-    if (process.stdin.isTTY && !opts.quiet) {
+    if (isatty(0) && !opts.quiet) {
       process.stderr.write('rho-cursor: reading the prompt from stdin, Ctrl-D to end\n');
     }
     stdin = await readStdin(opts.timeoutMs);
@@ -163,7 +167,7 @@ async function exit(code: number): Promise<never> {
   process.exit(code);
 }
 
-function program(version: string, setCode: (n: number) => void): Command {
+function program(version: string, boot: Boot, setCode: (n: number) => void): Command {
   const cmd = new Command('rho-cursor')
     .description(
       "Run one prompt through Cursor's agent (cursor-agent acp) and hand back a trustworthy result.",
@@ -191,6 +195,7 @@ function program(version: string, setCode: (n: number) => void): Command {
         onExit: onProcessExit,
         asker,
         version,
+        onAgentStarted: boot.tuneHeap ? keepYoungGenerationSmall : () => {},
       });
       setCode(code);
     });
@@ -240,7 +245,7 @@ function program(version: string, setCode: (n: number) => void): Command {
     .option('--step-timeout <duration>', 'bound on each handshake step', '10s')
     .exitOverride()
     .action(async (o: DoctorRawOptions) =>
-      setCode(await (await import('./doctor/command.js')).doctorCommand(o, version)),
+      setCode(await (await import('./doctor/command.js')).doctorCommand(o, version, boot.codeCache)),
     );
   return cmd;
 }
@@ -261,7 +266,14 @@ function reportEarly(f: EarlyFailure, t0: number): number {
 
 const HELP_OR_VERSION = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
 
-export async function main(argv: string[], version: string): Promise<void> {
+/** How bin/rho-cursor loaded the bundle. */
+export interface Boot {
+  codeCache: CodeCache;
+  /** False only while the build writes the code cache: a V8 flag set at run time would make it unusable. */
+  tuneHeap: boolean;
+}
+
+export async function main(argv: string[], version: string, boot: Boot): Promise<void> {
   const t0 = performance.now();
   // Last resort: a bug must still end in one line and an exit code (the run's exit hook kills the agent).
   process.on('uncaughtException', (e) => {
@@ -272,7 +284,7 @@ export async function main(argv: string[], version: string): Promise<void> {
   process.stderr.on('error', () => {});
   let code = 0;
   try {
-    await program(version, (n) => (code = n)).parseAsync(argv, { from: 'user' });
+    await program(version, boot, (n) => (code = n)).parseAsync(argv, { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) {
       // --help and --version succeed; a bare `rho-cursor` prints the help and is a usage error.

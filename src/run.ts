@@ -58,6 +58,8 @@ export interface RunIO {
   onExit(fn: () => void): () => void;
   asker: Asker | undefined;
   version: string;
+  /** Called after each agent is spawned: start-up is over, what follows is the turn. */
+  onAgentStarted(): void;
 }
 
 export type Phase =
@@ -247,7 +249,7 @@ function cancelTurn(s: RunState): boolean {
 // 1. Config, read before anything is spawned; the warnings say where the policy cannot hold.
 async function readConfig(s: RunState): Promise<void> {
   const { opts, io } = s;
-  s.config = await loadConfig(io.env, io.home, opts.cwd);
+  s.config = loadConfig(io.env, io.home, opts.cwd);
   s.warnings = configWarnings({
     config: s.config.effective,
     // Ask with nobody at the terminal rejects, so the warnings judge it as reject.
@@ -293,6 +295,7 @@ function spawnAgent(s: RunState): void {
   const { path, args, env } = s.launch!;
   const agent = new AgentProcess(path, args, opts.cwd, env);
   s.agent = agent;
+  s.io.onAgentStarted();
   s.releaseAgent = s.teardown.defer({
     name: 'agent',
     run: () => agent.terminate(KILL_GRACE_MS),
@@ -662,6 +665,9 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
   s.phase = 'teardown';
   s.accepting = false;
   s.conn?.close(new RhoError('cancelled', 'the run is over'));
+  // Nothing more is asked of the agent: its kill ladder runs while the result is written, not after it.
+  // Its step stays on the teardown stack, which waits for it (and reports its failure) in turn.
+  s.releaseAgent?.().catch(() => {});
   // A stop (a signal, a timeout, a closed stdout) decides the exit code, even if the agent failed meanwhile.
   let error = cancel.error() ?? thrown;
   error ??= s.sideFailure;

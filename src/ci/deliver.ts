@@ -1,6 +1,6 @@
 // The files a run hands to scripts and CI once its result is known: -o (the final answer, atomically),
 // the Markdown summary (appended), and GitHub's step outputs. The key never reaches any of them.
-import { appendFile, chmod, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import type * as FsPromises from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { RhoError } from '../errors.js';
 import type { RunFacts } from '../events/facts.js';
@@ -9,6 +9,10 @@ import { redact, secretForms } from '../lifecycle/secrets.js';
 import type { RunOptions } from '../options.js';
 import { outputLines } from './github.js';
 import { summaryMarkdown } from './summary.js';
+
+// node:fs/promises, loaded only when a report is written: ~2 ms of start-up that most runs never need.
+const fsp = (): Promise<typeof FsPromises> => import('node:fs/promises');
+const appendFile = async (path: string, text: string): Promise<void> => (await fsp()).appendFile(path, text);
 
 export interface Delivered {
   result: ResultEvent;
@@ -23,6 +27,7 @@ export interface Delivered {
 // appended to, never replaced nor truncated. An existing file's mode is kept; a new one gets 0666 less the
 // umask.
 export async function writeAtomically(path: string, text: string): Promise<void> {
+  const { appendFile, chmod, realpath, rename, rm, stat, writeFile } = await fsp();
   if (/^\/(dev|proc)\//.test(resolve(path))) return appendFile(path, text);
   let target = path;
   let mode: number | undefined;

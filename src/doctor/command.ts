@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { RhoError } from '../errors.js';
 import { durationOption } from '../options.js';
 import { doctor } from './doctor.js';
-import { doctorText } from './report.js';
+import { doctorText, type CodeCache } from './report.js';
 
 // Is this path a directory? (false when it does not exist)
 function isDirectory(path: string): boolean {
@@ -26,7 +26,11 @@ export interface DoctorRawOptions {
 }
 
 // Thin entry into src/doctor/: options in, the report printed, its exit code out.
-export async function doctorCommand(o: DoctorRawOptions, version: string): Promise<number> {
+export async function doctorCommand(
+  o: DoctorRawOptions,
+  version: string,
+  codeCache: CodeCache,
+): Promise<number> {
   const cwd = resolve(o.cwd ?? process.cwd());
   if (!isDirectory(cwd))
     throw new RhoError('usage', `option '--cwd' must name a directory (got '${o.cwd ?? cwd}')`);
@@ -47,6 +51,7 @@ export async function doctorCommand(o: DoctorRawOptions, version: string): Promi
       stepTimeoutMs,
       interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
       version,
+      codeCache,
       now: () => performance.now(),
       signal: abort.signal,
     });

@@ -10,7 +10,7 @@ import { overlayText } from '../fence/overlay.js';
 import { prepareFenceDir, type FenceDir } from '../fence/private-dir.js';
 import { defaultFence, defaultPolicy } from '../options.js';
 import { handshake } from './handshake.js';
-import { tableJson, type DoctorReport, type FileReport } from './report.js';
+import { tableJson, type CodeCache, type DoctorReport, type FileReport } from './report.js';
 import { doctorTable } from './table.js';
 
 export interface DoctorInput {
@@ -24,6 +24,7 @@ export interface DoctorInput {
   stepTimeoutMs: number;
   interactive: boolean;
   version: string;
+  codeCache: CodeCache;
   now(): number;
   signal: AbortSignal;
 }
@@ -58,7 +59,7 @@ function fileReport(f: ConfigFile, project: boolean): FileReport {
 
 // Builds the report; the first failure a run would meet (config, then the agent, then the handshake) sets the exit.
 export async function doctor(i: DoctorInput): Promise<DoctorReport> {
-  const config = await inspectConfig(i.env, i.home, i.cwd);
+  const config = inspectConfig(i.env, i.home, i.cwd);
   const from = i.agent ? '--agent' : i.env.RHO_CURSOR_AGENT ? 'RHO_CURSOR_AGENT' : 'default';
   const command = i.agent ?? (i.env.RHO_CURSOR_AGENT || 'cursor-agent');
   let error: RhoError | undefined = firstProblem(config);
@@ -117,6 +118,7 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
     error: error
       ? { code: error.code, message: error.hint ? `${error.message} (${error.hint})` : error.message }
       : null,
+    rhoCursor: { version: i.version, node: process.versions.node, codeCache: i.codeCache },
     agent,
     configDir: {
       dir: config.configDir,

@@ -4,6 +4,9 @@ import type { Fence, Policy } from '../options.js';
 import { MATRIX_KINDS, type Cell } from '../policy/matrix.js';
 import { cellText, type Kind, type Row } from './table.js';
 
+/** Whether V8 took the build's code cache for the bundle ('none': there was none to give it). */
+export type CodeCache = 'used' | 'rejected' | 'none';
+
 export interface FileReport {
   path: string;
   exists: boolean;
@@ -29,6 +32,8 @@ export interface DoctorReport {
   type: 'doctor';
   exitCode: number;
   error: { code: ErrorCode; message: string } | null;
+  /** rho-cursor itself: its version, Node's, and whether V8 took the build's code cache (start-up time). */
+  rhoCursor: { version: string; node: string; codeCache: CodeCache };
   agent: {
     command: string;
     from: '--agent' | 'RHO_CURSOR_AGENT' | 'default';
@@ -72,6 +77,13 @@ export function doctorText(r: DoctorReport): string {
   const agent = a.path
     ? `${a.command === a.path ? a.path : `${a.command} → ${a.path}`}${a.version ? ` (${a.version})` : ''}${a.problem ? ` · ${a.problem}` : ''}`
     : `${a.command}: ${a.problem ?? 'not found'}`;
+  const rc = r.rhoCursor;
+  const cache = {
+    used: 'code cache used',
+    rejected: 'code cache REJECTED: start-up compiles the bundle (rebuild with this Node: npm run build)',
+    none: 'no code cache: start-up compiles the bundle',
+  }[rc.codeCache];
+  lines.push(`rho-cursor       ${rc.version} on Node ${rc.node} · ${cache}`);
   lines.push(`agent            ${agent}${a.from === 'default' ? '' : ` (from ${a.from})`}`);
   if (a.newerName) lines.push(`                 ${a.newerName}`);
   const d = r.configDir;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, REPO_ROOT } from '../helpers/agent-path.js';
 
-const BUNDLE = join(REPO_ROOT, 'dist', 'cli.js');
+const BUNDLE = join(REPO_ROOT, 'dist', 'cli.cjs');
 
 describe('prebuilt --help and schema', () => {
   it.each([

@@ -29,6 +29,8 @@ export interface CliOptions {
   input?: string;
   cwd?: string;
   watchdogMs?: number;
+  /** Another copy of bin/rho-cursor to run (an install laid out differently); the repository's by default. */
+  bin?: string;
 }
 
 // A fresh temp dir for each run's HOME and Cursor config dir, so no test reads the developer's own config.
@@ -56,7 +58,7 @@ export function startCli(
       ? join(RECORDINGS, o.recording)
       : undefined;
   const agentArgs = o.agent === null ? [] : ['--agent', o.agent ?? REPLAY_SHIM];
-  const child = execa(BIN, [...args, ...agentArgs], {
+  const child = execa(o.bin ?? BIN, [...args, ...agentArgs], {
     reject: false,
     cwd: o.cwd ?? home,
     input: o.input,

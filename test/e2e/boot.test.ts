@@ -1,0 +1,62 @@
+// How bin/rho-cursor starts the bundle: with the V8 code cache the build wrote when this Node takes it, and
+// the same run when it cannot (a cache from another Node or a damaged one, or none at all); a copy that was
+// never built says how to build it.
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/agent-path.js';
+import { runCli } from '../helpers/cli.js';
+
+const SJ = ['--output-format', 'stream-json'];
+const copies: string[] = [];
+
+// A copy of the installed package (bin/, dist/, package.json), to lay out differently; returns its bin.
+function installCopy(withDist = true): { root: string; bin: string } {
+  const root = mkdtempSync(join(tmpdir(), 'rho-install-'));
+  copies.push(root);
+  cpSync(join(REPO_ROOT, 'bin'), join(root, 'bin'), { recursive: true });
+  if (withDist) cpSync(join(REPO_ROOT, 'dist'), join(root, 'dist'), { recursive: true });
+  cpSync(join(REPO_ROOT, 'package.json'), join(root, 'package.json'));
+  return { root, bin: join(root, 'bin', 'rho-cursor') };
+}
+
+async function codeCacheOf(bin?: string): Promise<unknown> {
+  const r = await runCli(['doctor', '--output-format', 'json'], bin ? { bin } : {});
+  return (JSON.parse(r.stdout) as { rhoCursor: { codeCache: string } }).rhoCursor;
+}
+
+afterAll(() => {
+  for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('start-up', () => {
+  it('takes the code cache the build wrote, and doctor says so', async () => {
+    expect(await codeCacheOf()).toEqual({
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/) as unknown,
+      node: process.versions.node,
+      codeCache: 'used',
+    });
+  });
+
+  it.each([
+    ['rejected', 'a damaged cache (or one from another Node)', 'not a code cache'],
+    ['none', 'no cache at all', undefined],
+  ])('runs the same when V8 has %s: %s', async (status, _what, content) => {
+    const { root, bin } = installCopy();
+    const cache = join(root, 'dist', 'cli.cjs.cache');
+    if (content === undefined) rmSync(cache);
+    else writeFileSync(cache, content);
+    expect(await codeCacheOf(bin)).toMatchObject({ codeCache: status });
+    const r = await runCli(['run', ...SJ, 'hello'], { recording: 'tools.jsonl', bin });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.events.at(-1)).toMatchObject({ type: 'result', stopReason: 'end_turn', exitCode: 0 });
+  });
+
+  it('a copy that was never built says how to build it, in one line, exit 1', async () => {
+    const { root, bin } = installCopy(false);
+    const r = await runCli(['run', 'hello'], { recording: 'tools.jsonl', bin });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe(`rho-cursor: not built yet: run \`npm ci && npm run build\` in ${root}`);
+  });
+});
