@@ -27,8 +27,10 @@ export function textChunkEvent(
   sessionId?: string | null,
 ): MessageEvent | ThoughtEvent | undefined {
   if (!line.startsWith(PREFIX) || !line.endsWith(SUFFIX)) return undefined;
-  const mid = line.indexOf(MIDDLE, PREFIX.length);
-  if (mid === -1) return undefined;
+  // The session id ends at the next quote (an escaped one is refused below): the update kind must follow it.
+  // Looking there, not anywhere in the line, keeps a long line of another kind from being scanned whole.
+  const mid = line.indexOf('"', PREFIX.length);
+  if (mid === -1 || !line.startsWith(MIDDLE, mid)) return undefined;
   const chunkSession = line.slice(PREFIX.length, mid);
   // The id is read raw, so it must be its own text: an escape or a control character (not valid JSON) is
   // left to the general path, which decodes it or reports the line.
