@@ -1,7 +1,16 @@
 // The agent child: spawned without a shell in its own process group, stderr always drained, and ended
 // with everything it started (its group, its descendants, and anything carrying the run's mark).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { agentProcesses, isGone, listProcs, readProc, type Proc } from './tree.js';
+import {
+  agentProcesses,
+  forkCount,
+  hasProc,
+  isGone,
+  listProcs,
+  newPidsSince,
+  readProc,
+  type Proc,
+} from './tree.js';
 import { stderrMessage } from './stderr.js';
 
 export interface ExitInfo {
@@ -25,12 +34,15 @@ export class AgentProcess {
   private escalated = false;
   /** The agent's start time in clock ticks, once seen. */
   private since: number | undefined;
+  /** The machine's fork count just before the agent was spawned (see newPidsFrom). */
+  private readonly forksBefore: number | undefined;
 
   constructor(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
     // Unique among this machine's runs (a live pid, and the time within it); no secret, so node:crypto,
     // several ms of start-up, is not loaded for it.
     const id = `${process.pid}-${process.hrtime.bigint().toString(36)}`;
     this.mark = `${RUN_MARK_VAR}=${id}`;
+    this.forksBefore = forkCount();
     // detached puts the agent in a new process group whose id is its pid, so the whole tree can be signalled.
     this.child = spawn(command, args, {
       cwd,
@@ -74,6 +86,12 @@ export class AgentProcess {
     if (this.child.stdin.writable) this.child.stdin.write(line + '\n');
   }
 
+  // The processes that may be the agent's: those started since it, when their pids tell (see newPidsFrom).
+  private listProcs(): Proc[] {
+    const pid = this.child.pid;
+    return listProcs(pid === undefined ? 0 : newPidsSince(pid, this.forksBefore));
+  }
+
   // Signals the whole process group; false when nothing is left in it.
   private signalGroup(signal: NodeJS.Signals | 0): boolean {
     const pid = this.child.pid;
@@ -88,7 +106,7 @@ export class AgentProcess {
 
   // The agent's processes now, plus any seen before that still live (same pid and start time), so a
   // parent's exit cannot hide its children from us.
-  private survey(procs: Proc[] = listProcs()): Proc[] {
+  private survey(procs: Proc[] = this.listProcs()): Proc[] {
     const pid = this.child.pid;
     if (pid === undefined) return [];
     // The agent's start time, read once while it lives (until then every process's mark is read).
@@ -132,7 +150,7 @@ export class AgentProcess {
   // Is anything of the agent's left alive? Zombies count as gone (where PID 1 reaps no orphans they stay).
   alive(): boolean {
     if (this.exitInfo === undefined) return true;
-    const procs = listProcs();
+    const procs = this.listProcs();
     return this.survey(procs).length > 0 || this.groupAlive(procs);
   }
 
@@ -142,7 +160,7 @@ export class AgentProcess {
     const pgid = this.child.pid;
     if (pgid === undefined) return false;
     // Without /proc, ask the kernel (a zombie left in the group then counts until it is reaped).
-    if (procs.length === 0) return this.signalGroup(0);
+    if (procs.length === 0 && !hasProc()) return this.signalGroup(0);
     return procs.some((p) => p.pgid === pgid && !isGone(p));
   }
 

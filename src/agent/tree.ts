@@ -62,8 +62,9 @@ function statText(pid: number | string): string {
   }
 }
 
-// Every process on the machine, read from /proc; empty where there is no /proc.
-export function listProcs(): Proc[] {
+// The processes on the machine with a pid of at least minPid, read from /proc; empty where there is no
+// /proc. minPid (see newPidsFrom) skips the processes that cannot have started after the agent.
+export function listProcs(minPid = 0): Proc[] {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
@@ -73,7 +74,7 @@ export function listProcs(): Proc[] {
   const out: Proc[] = [];
   for (const e of entries) {
     const c = e.charCodeAt(0);
-    if (c < 48 || c > 57) continue;
+    if (c < 48 || c > 57 || (minPid > 0 && Number(e) < minPid)) continue;
     try {
       const p = parseStat(statText(e));
       if (p) out.push(p);
@@ -82,6 +83,56 @@ export function listProcs(): Proc[] {
     }
   }
   return out;
+}
+
+// Is there a /proc to read (Linux)? An empty listing means nothing matched only where there is one.
+let procReadable: boolean | undefined;
+export function hasProc(): boolean {
+  if (procReadable === undefined) {
+    try {
+      readFileSync('/proc/self/stat');
+      procReadable = true;
+    } catch {
+      procReadable = false;
+    }
+  }
+  return procReadable;
+}
+
+// How many processes and threads the machine has started since boot (/proc/stat's `processes`); undefined
+// where it cannot be read.
+export function forkCount(): number | undefined {
+  try {
+    const m = /^processes (\d+)$/m.exec(readFileSync('/proc/stat', 'latin1'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// The highest pid the kernel hands out before it wraps around (/proc/sys/kernel/pid_max).
+function pidMax(): number | undefined {
+  try {
+    const n = Number(readFileSync('/proc/sys/kernel/pid_max', 'latin1').trim());
+    return Number.isInteger(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// Pure: the least pid a process started after `root` can have, or 0 when any pid can. The kernel hands out
+// pids in increasing order and wraps only at pid_max, so fewer than pid_max - root starts (each one a fork
+// counted in /proc/stat, threads included) since just before root's own cannot have wrapped: every process
+// started since has a pid above root's. Reading only those is the difference between a handful of /proc
+// files and every process on the machine.
+export function newPidsFrom(root: number, forksBefore?: number, forksNow?: number, max?: number): number {
+  if (forksBefore === undefined || forksNow === undefined || max === undefined) return 0;
+  return forksNow - forksBefore < max - root ? root : 0;
+}
+
+// newPidsFrom with the machine's own counts now.
+export function newPidsSince(root: number, forksBefore: number | undefined): number {
+  return newPidsFrom(root, forksBefore, forkCount(), pidMax());
 }
 
 // Does the process carry the run's environment mark? Unreadable (another user's, or gone) counts as no.
