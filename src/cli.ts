@@ -8,4 +8,4 @@ export function start(boot: Boot): void {
   void main(process.argv.slice(2), __RHO_VERSION__, boot);
 }
 
-if (require.main === module) start({ codeCache: 'none', tuneHeap: true });
+if (require.main === module) start({ codeCache: 'none', tuneV8: true });

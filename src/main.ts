@@ -8,7 +8,7 @@ import { RhoError, toRhoError } from './errors.js';
 import { defineRun, usageFromCommander } from './args.js';
 import { programHelpAfter } from './help.js';
 import { onProcessExit, onStopSignals } from './lifecycle/signals.js';
-import { keepYoungGenerationSmall } from './lifecycle/heap.js';
+import { tuneForTheTurn } from './lifecycle/v8-tuning.js';
 import type { DoctorRawOptions } from './doctor/command.js';
 import type { CodeCache } from './doctor/report.js';
 import { run } from './run.js';
@@ -195,7 +195,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
         onExit: onProcessExit,
         asker,
         version,
-        onAgentStarted: boot.tuneHeap ? keepYoungGenerationSmall : () => {},
+        onAgentStarted: boot.tuneV8 ? tuneForTheTurn : () => {},
       });
       setCode(code);
     });
@@ -270,7 +270,7 @@ const HELP_OR_VERSION = new Set(['commander.helpDisplayed', 'commander.help', 'c
 export interface Boot {
   codeCache: CodeCache;
   /** False only while the build writes the code cache: a V8 flag set at run time would make it unusable. */
-  tuneHeap: boolean;
+  tuneV8: boolean;
 }
 
 export async function main(argv: string[], version: string, boot: Boot): Promise<void> {
