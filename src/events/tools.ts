@@ -135,7 +135,8 @@ export class ToolStore {
     }
     if (typeof u.kind === 'string') tool.kind = u.kind;
     if (typeof u.title === 'string') tool.title = u.title;
-    if (isRecord(u.rawInput)) Object.assign(tool.input, u.rawInput);
+    // Spread, not Object.assign: an own `__proto__` key from JSON.parse stays a key, never a prototype.
+    if (isRecord(u.rawInput)) tool.input = { ...tool.input, ...u.rawInput };
     if (Array.isArray(u.locations)) tool.locations = u.locations.filter(isLocation);
     if (typeof u.status === 'string') extra.reported = u.status;
     if (u.rawOutput !== undefined) extra.rawOutput = u.rawOutput;

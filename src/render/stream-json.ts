@@ -9,7 +9,11 @@ export class StreamJsonRenderer implements Renderer {
 
   emit(event: Event): void {
     // Text chunks are most of a turn: serialise their two fields directly.
-    if ((event.type === 'message' || event.type === 'thought') && event.content === undefined) {
+    if (
+      (event.type === 'message' || event.type === 'thought') &&
+      event.content === undefined &&
+      event.extra === undefined
+    ) {
       this.batch.push(`{"type":"${event.type}","text":${JSON.stringify(event.text)}}`);
       return;
     }

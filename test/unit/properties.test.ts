@@ -15,6 +15,8 @@ import { ToolStore } from '../../src/events/tools.js';
 import type { Event } from '../../src/events/types.js';
 import { eventsFromUpdate, extension, type UpdateContext } from '../../src/events/updates.js';
 import { Redactor, redact, secretForms } from '../../src/lifecycle/secrets.js';
+import { StreamJsonRenderer } from '../../src/render/stream-json.js';
+import { capture } from './render/capture.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Shared generators
@@ -473,6 +475,52 @@ describe('normalising: every update becomes events, and nothing is thrown', () =
         examples: [[[{ update: { sessionUpdate: 'tool_call', locations: [{}, { path: 5 }] } }], null, true]],
       },
     );
+  });
+
+  it('stream-json writes every event as JSON.stringify does: nothing dropped by its shortcuts', () => {
+    const params = fc.oneof(
+      sessionParams(knownUpdate),
+      sessionParams(updateField.map((f) => ({ ...f, sessionUpdate: 'tool_call' }))),
+      sessionParams(updateField.map((f) => ({ ...f, sessionUpdate: 'tool_call_update' }))),
+    );
+    fc.assert(
+      fc.property(fc.array(params, { minLength: 1, maxLength: 6 }), fc.boolean(), (all, keepFinished) => {
+        const ctx = { ...newContext(SESSION), tools: new ToolStore(keepFinished) };
+        for (const p of all) {
+          for (const e of eventsFromUpdate(p, ctx)) {
+            const out = capture();
+            const r = new StreamJsonRenderer(out);
+            r.emit(e);
+            r.flush();
+            expect(out.text).toBe(JSON.stringify(e) + '\n');
+          }
+        }
+      }),
+      { numRuns: 800 },
+    );
+  });
+
+  it("a tool's input merged by a later update is written whole, an own __proto__ key kept as a key", () => {
+    const ctx = newContext(SESSION);
+    const lines: string[] = [];
+    for (const update of [
+      { sessionUpdate: 'tool_call', toolCallId: 't1', kind: 'edit', rawInput: { path: 'a' } },
+      { sessionUpdate: 'tool_call_update', toolCallId: 't1', status: 'in_progress' },
+      { sessionUpdate: 'tool_call_update', toolCallId: 't1', rawInput: { text: 'b' } },
+      JSON.parse('{"sessionUpdate":"tool_call_update","toolCallId":"t1","rawInput":{"__proto__":{"x":1}}}'),
+    ]) {
+      const out = capture();
+      const r = new StreamJsonRenderer(out);
+      for (const e of eventsFromUpdate({ sessionId: SESSION, update }, ctx)) r.emit(e);
+      r.flush();
+      lines.push(out.text);
+    }
+    expect(lines.map((l) => (JSON.parse(l) as { input: unknown }).input)).toEqual([
+      { path: 'a' },
+      { path: 'a' },
+      { path: 'a', text: 'b' },
+      JSON.parse('{"path":"a","text":"b","__proto__":{"x":1}}'),
+    ]);
   });
 
   // What is promised for every kind rho-cursor does not name. Known kinds are normalised into their own
