@@ -7,6 +7,9 @@ const MIDDLE = '","update":{"sessionUpdate":"agent_';
 const MESSAGE = 'message_chunk","content":{"type":"text","text":"';
 const THOUGHT = 'thought_chunk","content":{"type":"text","text":"';
 const SUFFIX = '"}}}}';
+// Where `agent_` starts in MIDDLE, after the session id; and its `a`.
+const KIND_AT = MIDDLE.indexOf('agent_');
+const A = 0x61;
 // Below this length V8 copies a slice instead of pointing into the line (SlicedString::kMinLength), and
 // JSON.parse would intern the result: short plain texts are taken as they are.
 const SHORT = 13;
@@ -26,6 +29,10 @@ export function textChunkEvent(
   line: string,
   sessionId?: string | null,
 ): MessageEvent | ThoughtEvent | undefined {
+  // Most lines that are not chunks are tool updates of this run's session: one character where a chunk of
+  // this session has the `a` of `agent_` tells them apart, before any longer comparison (they cost ~0.3 µs
+  // a line). Whatever it lets through is checked in full below.
+  if (sessionId && line.charCodeAt(PREFIX.length + sessionId.length + KIND_AT) !== A) return undefined;
   if (!line.startsWith(PREFIX) || !line.endsWith(SUFFIX)) return undefined;
   // The session id ends at the next quote (an escaped one is refused below): the update kind must follow it.
   // Looking there, not anywhere in the line, keeps a long line of another kind from being scanned whole.

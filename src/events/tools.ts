@@ -4,7 +4,7 @@ import type { Todo, ToolEvent, ToolStatus } from './types.js';
 
 type Diff = { path: string; oldText: string | null; newText: string };
 
-const STATUSES: readonly string[] = ['pending', 'in_progress', 'completed', 'failed'];
+const STATUSES: ReadonlySet<string> = new Set(['pending', 'in_progress', 'completed', 'failed']);
 
 // Cursor marks a new file with an `-- /dev/null` old side and a `++ b/<path>` header line on the new side.
 export function cleanDiff(path: string, oldText: unknown, newText: unknown): Diff {
@@ -204,7 +204,7 @@ export class ToolStore {
   // A rejected tool that Cursor reports "completed" with no output did not run: say so. Nor does one still
   // pending, which an agent may never update again (the SDK's example agent does not).
   private settleStatus(tool: ToolEvent, extra: Extra): void {
-    const reported = STATUSES.includes(extra.reported) ? (extra.reported as ToolStatus) : 'pending';
+    const reported = STATUSES.has(extra.reported) ? (extra.reported as ToolStatus) : 'pending';
     const didNotRun = reported === 'pending' || (reported === 'completed' && tool.output === null);
     if (extra.verdict && didNotRun) {
       tool.status = extra.verdict;

@@ -45,16 +45,22 @@ const NAMED: Record<string, readonly string[]> = {
   notice: ['severity', 'level', 'title', 'description'],
 };
 
+// The same as sets, looked up once per field of every update.
+const NAMED_SETS: Record<string, ReadonlySet<string>> = Object.fromEntries(
+  Object.entries(NAMED).map(([kind, fields]) => [kind, new Set(fields)]),
+);
+const NONE: ReadonlySet<string> = new Set();
+
 // Pure: what an update (and its params) carried beyond the fields its event names; undefined when nothing.
 export function extraFields(
   params: Record<string, unknown>,
   update: Record<string, unknown>,
 ): Record<string, unknown> | undefined {
   const kind = update.sessionUpdate;
-  const named = typeof kind === 'string' && Object.hasOwn(NAMED, kind) ? NAMED[kind]! : [];
+  const named = typeof kind === 'string' && Object.hasOwn(NAMED_SETS, kind) ? NAMED_SETS[kind]! : NONE;
   let extra: Record<string, unknown> | undefined;
   for (const k of Object.keys(update)) {
-    if (k === 'sessionUpdate' || named.includes(k)) continue;
+    if (k === 'sessionUpdate' || named.has(k)) continue;
     (extra ??= {})[k] = update[k];
   }
   for (const k of Object.keys(params)) {
@@ -72,7 +78,8 @@ export function eventsFromUpdate(params: unknown, ctx: UpdateContext): Event[] {
   const first = events[0];
   const kind = params.update.sessionUpdate;
   const named = typeof kind === 'string' && Object.hasOwn(NAMED, kind);
-  if (!named || first === undefined || events.some((e) => e.type === 'extension')) return events;
+  if (!named || first === undefined) return events;
+  for (const e of events) if (e.type === 'extension') return events;
   const extra = extraFields(params, params.update);
   // A copy: a tool event is the store's live state, and its extras belong to this update alone.
   if (extra) events[0] = { ...first, extra } as Event;
