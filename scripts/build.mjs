@@ -89,7 +89,8 @@ try {
     const args = [join(DIST, 'cli.cjs.cache'), join(ROOT, 'recordings', 'tools.jsonl'), work, format];
     const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'code-cache.cjs'), ...args], {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, CURSOR_CONFIG_DIR: work, RHO_REPLAY_SPEED: '0' },
+      // Only what the run needs: none of the builder's GitHub, Cursor or rho-cursor settings reach it.
+      env: { PATH: process.env.PATH, HOME: work, CURSOR_CONFIG_DIR: work, RHO_REPLAY_SPEED: '0' },
       encoding: 'utf8',
     });
     // The run is also a check that the bundle works at all: a build that cannot run one fails here.
