@@ -27,7 +27,7 @@ export interface Delivered {
 // appended to, never replaced nor truncated. An existing file's mode is kept; a new one gets 0666 less the
 // umask.
 export async function writeAtomically(path: string, text: string): Promise<void> {
-  const { appendFile, chmod, realpath, rename, rm, stat, writeFile } = await fsp();
+  const { chmod, realpath, rename, rm, stat, writeFile } = await fsp();
   if (/^\/(dev|proc)\//.test(resolve(path))) return appendFile(path, text);
   let target = path;
   let mode: number | undefined;

@@ -26,29 +26,26 @@ export function extension(method: string, params: unknown): ExtensionEvent {
 }
 
 // The fields each known update kind's event names (ACP v1); anything else the agent sent is kept as `extra`.
-const NAMED: Record<string, readonly string[]> = {
-  agent_message_chunk: ['content'],
-  agent_thought_chunk: ['content'],
-  tool_call: ['toolCallId', 'title', 'kind', 'status', 'content', 'locations', 'rawInput', 'rawOutput'],
-  tool_call_update: [
-    'toolCallId',
-    'title',
-    'kind',
-    'status',
-    'content',
-    'locations',
-    'rawInput',
-    'rawOutput',
-  ],
-  plan: ['entries'],
-  current_mode_update: ['currentModeId', 'modeId'],
-  notice: ['severity', 'level', 'title', 'description'],
+// Sets: each field of every update is looked up here.
+const TOOL_FIELDS = [
+  'toolCallId',
+  'title',
+  'kind',
+  'status',
+  'content',
+  'locations',
+  'rawInput',
+  'rawOutput',
+];
+const NAMED: Record<string, ReadonlySet<string>> = {
+  agent_message_chunk: new Set(['content']),
+  agent_thought_chunk: new Set(['content']),
+  tool_call: new Set(TOOL_FIELDS),
+  tool_call_update: new Set(TOOL_FIELDS),
+  plan: new Set(['entries']),
+  current_mode_update: new Set(['currentModeId', 'modeId']),
+  notice: new Set(['severity', 'level', 'title', 'description']),
 };
-
-// The same as sets, looked up once per field of every update.
-const NAMED_SETS: Record<string, ReadonlySet<string>> = Object.fromEntries(
-  Object.entries(NAMED).map(([kind, fields]) => [kind, new Set(fields)]),
-);
 const NONE: ReadonlySet<string> = new Set();
 
 // Pure: what an update (and its params) carried beyond the fields its event names; undefined when nothing.
@@ -57,7 +54,7 @@ export function extraFields(
   update: Record<string, unknown>,
 ): Record<string, unknown> | undefined {
   const kind = update.sessionUpdate;
-  const named = typeof kind === 'string' && Object.hasOwn(NAMED_SETS, kind) ? NAMED_SETS[kind]! : NONE;
+  const named = typeof kind === 'string' && Object.hasOwn(NAMED, kind) ? NAMED[kind]! : NONE;
   let extra: Record<string, unknown> | undefined;
   for (const k of Object.keys(update)) {
     if (k === 'sessionUpdate' || named.has(k)) continue;
