@@ -58,7 +58,13 @@ export function extraFields(
   let extra: Record<string, unknown> | undefined;
   for (const k of Object.keys(update)) {
     if (k === 'sessionUpdate' || named.has(k)) continue;
-    (extra ??= {})[k] = update[k];
+    // Defined, not assigned: an own `__proto__` key from JSON.parse stays a key, never a prototype.
+    Object.defineProperty((extra ??= {}), k, {
+      value: update[k],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   for (const k of Object.keys(params)) {
     if (k === 'sessionId' || k === 'update') continue;

@@ -472,7 +472,19 @@ describe('normalising: every update becomes events, and nothing is thrown', () =
       {
         numRuns: 600,
         // Found by this property: a location without a string path broke the tool event's schema.
-        examples: [[[{ update: { sessionUpdate: 'tool_call', locations: [{}, { path: 5 }] } }], null, true]],
+        examples: [
+          [[{ update: { sessionUpdate: 'tool_call', locations: [{}, { path: 5 }] } }], null, true],
+          // Found by this property: an update's own __proto__ field became the prototype of its `extra`.
+          [
+            [
+              JSON.parse(
+                '{"update":{"__proto__":[],"content":{"type":"text","text":""},"sessionUpdate":"agent_message_chunk"}}',
+              ) as unknown,
+            ],
+            null,
+            false,
+          ],
+        ],
       },
     );
   });
