@@ -148,7 +148,7 @@ async function toRunOptions(words: string[], raw: RawRunOptions): Promise<RunOpt
 // slowly its reader reads (a run's --timeout bounds the run, not the reader; a closed pipe errors at once).
 function drained(stream: NodeJS.WriteStream): Promise<void> {
   return new Promise((resolve) => {
-    if (stream.destroyed || !stream.writable) return resolve();
+    if (stream.destroyed || !stream.writable || stream.errored) return resolve();
     stream.write('', () => resolve());
   });
 }

@@ -352,7 +352,7 @@ function spawnAgent(s: RunState): void {
     },
     sessionId: () => s.sessionId,
     flush: () => out.flush(),
-    drainTarget: () => out.drainTarget(),
+    whenWritable: (go: () => void) => out.whenWritable(go),
   });
   s.conn = conn;
   s.requests = new AgentRequests({

@@ -42,7 +42,7 @@ export async function withAgent<T>(
       onText: () => {},
       onActivity: () => {},
       flush: () => true,
-      drainTarget: () => process.stdout,
+      whenWritable: (go: () => void) => go(),
     });
     const aborted = new Promise<never>((_, reject) => {
       if (i.signal.aborted) reject(i.signal.reason);

@@ -19,8 +19,8 @@ export interface LinkOptions extends Omit<ConnectionHandlers, 'send' | 'onWire'>
   sessionId?(): string | null;
   /** After each read chunk: write what was batched; false means our output is full. */
   flush(): boolean;
-  /** Where to wait when our output is full. */
-  drainTarget(): NodeJS.EventEmitter;
+  /** Calls back once the output that asked for a pause can take more (drained, or failed). */
+  whenWritable(go: () => void): void;
   /** Every line the agent writes, before it is handled: the idle timer's heartbeat. */
   onActivity(): void;
   wire: WireLog | undefined;
@@ -71,7 +71,7 @@ export function linkAgent(agent: AgentProcess, o: LinkOptions): Connection {
     if (!o.flush()) {
       // Our reader is slower than the agent: stop reading until it catches up, so memory stays flat.
       stdout.pause();
-      o.drainTarget().once('drain', () => void stdout.resume());
+      o.whenWritable(() => void stdout.resume());
     }
   });
   stdout.on('end', () => {

@@ -48,7 +48,12 @@ const ToolOutput = z
       .loose()
       .describe('search'),
     z.object({ diffs: z.array(Diff) }).describe('edit'),
-    z.unknown(),
+    z.array(z.unknown()).describe('an array the agent sent as its rawOutput, carried as it came'),
+    z
+      .unknown()
+      .describe(
+        "any other JSON value the agent sent as rawOutput, carried as it came (a string is shaped by kind: {exitCode: null, stdout, stderr: ''} for execute, {content} otherwise)",
+      ),
   ])
   .nullable();
 

@@ -54,6 +54,11 @@ export function normalizeOutput(kind: string, rawOutput: unknown, content: unkno
     if (kind === 'read' && typeof rawOutput.content === 'string') return { content: rawOutput.content };
     return rawOutput;
   }
+  // Other agents send a string (Claude's adapter for Read and Bash): the text is the output, shaped by kind.
+  if (typeof rawOutput === 'string') {
+    return kind === 'execute' ? { exitCode: null, stdout: rawOutput, stderr: '' } : { content: rawOutput };
+  }
+  // Any other JSON value (an array, a number, a boolean) is carried as it came.
   if (rawOutput !== undefined && rawOutput !== null) return rawOutput;
   const text = contentText(content);
   return text === undefined ? null : { content: text };

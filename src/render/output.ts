@@ -29,17 +29,23 @@ export interface OutputOptions {
   github?: boolean;
 }
 
-// A writer over a stream that masks the key and never throws.
+// A stream that failed (a reader that went away, a full disk) takes no more writes and never asks to wait:
+// an errored Writable returns false from write() and never emits 'drain'.
+export const broken = (stream: NodeJS.WritableStream & { errored?: unknown; destroyed?: boolean }): boolean =>
+  stream.errored != null || stream.destroyed === true;
+
+// A writer over a stream that masks the key and never throws; once the stream failed, writes are dropped.
 function redactingWriter(stream: NodeJS.WriteStream, redactor: Redactor): Writer & { end(): void } {
   return {
     isTTY: stream.isTTY === true,
     write: (s) => {
       const safe = redactor.push(s);
-      return safe.length === 0 ? true : stream.write(safe);
+      if (safe.length === 0 || broken(stream)) return true;
+      return stream.write(safe) || broken(stream);
     },
     end: () => {
       const rest = redactor.end();
-      if (rest) stream.write(rest);
+      if (rest && !broken(stream)) stream.write(rest);
     },
   };
 }
@@ -130,9 +136,20 @@ export class Output {
     return ok || this.failure !== undefined;
   }
 
-  // Where to wait for a drain when flush() said to pause.
-  drainTarget(): NodeJS.EventEmitter {
-    return this.o.stdout.writableNeedDrain ? this.o.stdout : this.o.stderr;
+  // Calls `go` once the stream that asked for a pause can take more: it drained, or it failed (a stderr
+  // nobody reads must never hold the run; a failed stdout is reported by its own 'error').
+  whenWritable(go: () => void): void {
+    const target = this.o.stdout.writableNeedDrain && !broken(this.o.stdout) ? this.o.stdout : this.o.stderr;
+    if (broken(target) || !target.writableNeedDrain) return go();
+    const once = (): void => {
+      target.off('drain', once);
+      target.off('error', once);
+      target.off('close', once);
+      go();
+    };
+    target.on('drain', once);
+    target.on('error', once);
+    target.on('close', once);
   }
 
   // The last event: writes the result (and the json object), then closes. With `giveUpMs` (a run that timed

@@ -26,10 +26,15 @@ export function lineDelta(oldText: string | null, newText: string): { added: num
 
 // A short summary of what the tool returned: exit code and first line, match counts, +/- lines.
 export function toolSummary(tool: ToolEvent): string {
-  const out = tool.output as Record<string, unknown> | null;
+  // Any JSON value can arrive as a tool's output: only an object is looked into.
+  const out =
+    typeof tool.output === 'object' && tool.output !== null && !Array.isArray(tool.output)
+      ? (tool.output as Record<string, unknown>)
+      : null;
   // A rejected tool left pending was never reported completed (the SDK's example agent leaves it so).
   if (tool.status === 'rejected')
     return tool.reportedStatus === 'pending' ? 'did not run' : 'did not run (Cursor reported it completed)';
+  if (Array.isArray(tool.output)) return `${tool.output.length} item${tool.output.length === 1 ? '' : 's'}`;
   if (!out) return '';
   if (Array.isArray(out.diffs)) {
     return (out.diffs as { path: string; oldText: string | null; newText: string }[])

@@ -161,7 +161,7 @@ function throughLink(chunks: Buffer[], sessionId: string | null): Seen[] {
     onInvalid: (line, reason) => seen.push(['invalid', line, reason]),
     sessionId: () => sessionId,
     flush: () => true,
-    drainTarget: () => new EventEmitter(),
+    whenWritable: (go: () => void) => go(),
   });
   for (const c of chunks) stdout.emit('data', c);
   stdout.emit('end');

@@ -147,7 +147,37 @@ describe('normalizeOutput', () => {
     },
     { name: 'nothing is null', kind: 'execute', raw: undefined, content: undefined, output: null },
     { name: 'a null rawOutput is null', kind: 'read', raw: null, content: [], output: null },
-    { name: 'a scalar rawOutput passes through', kind: 'other', raw: 'ok', content: undefined, output: 'ok' },
+    // Claude's adapter sends a string for Read and Bash results.
+    {
+      name: 'a string for read is its content',
+      kind: 'read',
+      raw: 'a\nb',
+      content: undefined,
+      output: { content: 'a\nb' },
+    },
+    {
+      name: 'a string for another kind is its content',
+      kind: 'other',
+      raw: 'ok',
+      content: undefined,
+      output: { content: 'ok' },
+    },
+    {
+      name: 'a string for execute is its stdout',
+      kind: 'execute',
+      raw: 'total 2\n',
+      content: undefined,
+      output: { exitCode: null, stdout: 'total 2\n', stderr: '' },
+    },
+    {
+      name: 'an array passes through',
+      kind: 'search',
+      raw: ['a.ts', 'b.ts'],
+      content: undefined,
+      output: ['a.ts', 'b.ts'],
+    },
+    { name: 'a number passes through', kind: 'other', raw: 3, content: undefined, output: 3 },
+    { name: 'a boolean passes through', kind: 'other', raw: false, content: undefined, output: false },
   ])('$name', ({ kind, raw, content, output }) => {
     expect(normalizeOutput(kind, raw, content)).toEqual(output);
   });

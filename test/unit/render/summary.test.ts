@@ -78,6 +78,10 @@ describe('toolSummary', () => {
     { name: 'an empty read', tool: tool('read', { content: '' }), summary: '0 lines' },
     { name: 'no output', tool: tool('read', null), summary: '' },
     { name: 'an unknown output', tool: tool('other', { whatever: true }), summary: '' },
+    // Any JSON value can be a tool's output (other agents): never an error, a count where one is clear.
+    { name: 'a string output', tool: tool('other', 'done'), summary: '' },
+    { name: 'an array output', tool: tool('search', ['a', 'b']), summary: '2 items' },
+    { name: 'a number output', tool: tool('other', 7), summary: '' },
     {
       name: 'a rejected tool',
       tool: tool('execute', null, 'rejected'),
