@@ -24,6 +24,7 @@ import {
   type RunOptions,
 } from './options.js';
 import { errorAnnotation } from './ci/github.js';
+import { oneLine } from './sanitize/terminal.js';
 import { readAttachments } from './prompt/files.js';
 import type { SessionsRawOptions } from './sessions/command.js';
 import { stdoutBeforeRun } from './render/early.js';
@@ -44,6 +45,15 @@ function stdinHasData(): boolean {
   try {
     const s = fstatSync(0);
     return s.isFIFO() || s.isSocket() || s.isFile();
+  } catch {
+    return false;
+  }
+}
+
+// Is standard output a regular file (a redirect the GitHub runner never reads)?
+function stdoutIsFile(): boolean {
+  try {
+    return fstatSync(1).isFile();
   } catch {
     return false;
   }
@@ -196,6 +206,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
         asker,
         version,
         onAgentStarted: boot.tuneV8 ? tuneForTheTurn : () => {},
+        stdoutIsFile: opts.github && stdoutIsFile(),
       });
       setCode(code);
     });
@@ -255,7 +266,7 @@ function reportEarly(f: EarlyFailure, t0: number): number {
   const github = process.env.GITHUB_ACTIONS === 'true';
   for (const e of f.errors) {
     const hint = e.hint ? ` (${e.hint})` : e.code === 'usage' ? ' (see --help)' : '';
-    process.stderr.write(`rho-cursor: ${e.message}${hint}\n`);
+    process.stderr.write(`rho-cursor: ${oneLine(e.message + hint)}\n`);
     // Under GitHub Actions a failure is also an annotation on the job's page, as a run's own errors are.
     if (github) process.stderr.write(errorAnnotation(e.message + hint));
   }
@@ -294,7 +305,7 @@ export async function main(argv: string[], version: string, boot: Boot): Promise
     }
     if (e instanceof EarlyFailure) return exit(reportEarly(e, t0));
     const err = toRhoError(e);
-    process.stderr.write(`rho-cursor: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
+    process.stderr.write(`rho-cursor: ${oneLine(err.message + (err.hint ? ` (${err.hint})` : ''))}\n`);
     return exit(err.exitCode);
   }
   return exit(code);

@@ -33,6 +33,8 @@ export interface RequestContext {
   asker: Asker | undefined;
   /** Leaves the terminal at the start of a line before a question is shown (the text renderer's settle). */
   settle?: () => void;
+  /** This run's session: a permission request for any other is answered cancelled, never allowed. */
+  sessionId?: () => string | null;
 }
 
 export class AgentRequests {
@@ -45,9 +47,13 @@ export class AgentRequests {
   handle(msg: Request): void {
     const p = msg.params;
     switch (msg.method) {
-      case 'session/request_permission':
+      case 'session/request_permission': {
         this.announceTool(p);
-        return this.permission(msg.id, readPermissionRequest(this.withKnownTool(p)));
+        const req = { ...readPermissionRequest(this.withKnownTool(p)), ...this.claimNote(p) };
+        const foreign = this.foreignSession(p);
+        if (foreign) return this.answerPermission(msg.id, req, foreign);
+        return this.permission(msg.id, req);
+      }
       case 'cursor/ask_question':
         return this.question(msg.id, p);
       case 'cursor/create_plan':
@@ -89,13 +95,37 @@ export class AgentRequests {
     this.ctx.emit(this.ctx.tools.apply(call));
   }
 
-  // A permission's toolCall is an update (ACP): its title and kind may be the ones tool_call announced.
+  // A permission's toolCall is an update (ACP): its title may be the one tool_call announced, and its kind
+  // is: a request is judged by the kind its tool was announced with, never by a different one it claims.
   private withKnownTool(params: unknown): unknown {
     if (!isRecord(params) || !isRecord(params.toolCall)) return params;
     const tc = params.toolCall;
     const known = typeof tc.toolCallId === 'string' ? this.ctx.tools.get(tc.toolCallId) : undefined;
     if (!known) return params;
-    return { ...params, toolCall: { title: known.title, kind: known.kind, ...tc } };
+    return { ...params, toolCall: { title: known.title, ...tc, kind: known.kind } };
+  }
+
+  // Says so when the request claims another kind than the one its tool was announced with.
+  private claimNote(params: unknown): { kindNote?: string } {
+    const tc = isRecord(params) && isRecord(params.toolCall) ? params.toolCall : undefined;
+    const known = tc && typeof tc.toolCallId === 'string' ? this.ctx.tools.get(tc.toolCallId) : undefined;
+    if (!known || tc?.kind === undefined || tc.kind === known.kind) return {};
+    return {
+      kindNote: `the request claims kind ${JSON.stringify(tc.kind)}; its tool was announced as ${known.kind}`,
+    };
+  }
+
+  // A request for a session that is not this run's is cancelled (undefined: it is this run's).
+  private foreignSession(params: unknown): Verdict | undefined {
+    const mine = this.ctx.sessionId?.();
+    if (mine === undefined) return undefined;
+    const theirs = isRecord(params) ? params.sessionId : undefined;
+    if (mine !== null && theirs === mine) return undefined;
+    return {
+      decision: { outcome: 'cancelled' },
+      reason: `for session ${typeof theirs === 'string' ? theirs : (JSON.stringify(theirs) ?? 'none')}, not this run's`,
+      decidedBy: 'policy',
+    };
   }
 
   // Is a person still deciding one of the agent's requests?
@@ -111,7 +141,7 @@ export class AgentRequests {
 
   private permission(id: Id | null, req: PermissionRequest): void {
     const { opts } = this.ctx;
-    const verdict = this.cancelled
+    const decided = this.cancelled
       ? {
           decision: { outcome: 'cancelled' as const },
           reason: 'the run was cancelled',
@@ -124,6 +154,9 @@ export class AgentRequests {
           opts.interactive && this.ctx.asker !== undefined,
           opts.fence,
         );
+    // The reason says when the kind judged is not the one the request claims.
+    const verdict =
+      decided && req.kindNote ? { ...decided, reason: `${decided.reason}; ${req.kindNote}` } : decided;
     if (verdict) return this.answerPermission(id, req, verdict);
     // A person decides: what the question shows and offers is built in policy/prompts.ts.
     const input = this.ctx.tools.get(req.toolCallId)?.input ?? {};

@@ -60,11 +60,13 @@ describe('readPermissionRequest', () => {
     expect(QUESTION.isQuestion).toBe(true);
   });
 
-  it('reads malformed params as an empty request of kind other', () => {
+  // Contract v3: a request with no kind is judged as execute (it was `other`).
+  it('reads malformed params as an empty request judged as execute', () => {
     expect(readPermissionRequest(null)).toEqual({
       toolCallId: '',
       title: '',
-      kind: 'other',
+      kind: 'execute',
+      kindNote: 'the request has no kind: judged as execute',
       options: [],
       agentReason: null,
       isQuestion: false,
