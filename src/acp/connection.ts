@@ -103,7 +103,9 @@ export class Connection {
     // A batch (an array) is answered per request it holds, never dropped.
     if (Array.isArray(value)) {
       if (value.length === 0) return this.h.onInvalid(line, 'an empty JSON-RPC batch');
-      for (const item of value) this.dispatch(item, line);
+      // Each message is reported as itself (once its depth is known to be safe to serialise).
+      for (const item of value)
+        this.dispatch(item, tooDeep(item, line.length) ? line : (JSON.stringify(item) ?? 'null'));
       return;
     }
     this.dispatch(value, line);
