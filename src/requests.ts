@@ -17,6 +17,7 @@ import {
   decidePermission,
   decidePlan,
   isRejection,
+  judgedKind,
   permissionResult,
   readPermissionRequest,
   SKIP_QUESTION_REASON,
@@ -48,8 +49,10 @@ export class AgentRequests {
     const p = msg.params;
     switch (msg.method) {
       case 'session/request_permission': {
-        this.announceTool(p);
-        const req = { ...readPermissionRequest(this.withKnownTool(p)), ...this.claimNote(p) };
+        // A tool first seen in its own request has no announced kind: the request's is judged as it is.
+        const req = this.announceTool(p)
+          ? readPermissionRequest(p)
+          : { ...readPermissionRequest(this.withKnownTool(p)), ...this.claimNote(p) };
         const foreign = this.foreignSession(p);
         if (foreign) return this.answerPermission(msg.id, req, foreign);
         return this.permission(msg.id, req);
@@ -86,13 +89,15 @@ export class AgentRequests {
     return true;
   }
 
-  // A permission request for a tool no tool_call announced still yields the tool, so its outcome shows.
-  private announceTool(params: unknown): void {
+  // A permission request for a tool no tool_call announced still yields the tool, so its outcome shows, with
+  // the kind the request is judged by. Returns whether it did.
+  private announceTool(params: unknown): boolean {
     const tc = isRecord(params) && isRecord(params.toolCall) ? params.toolCall : undefined;
-    if (!tc || typeof tc.toolCallId !== 'string' || this.ctx.tools.get(tc.toolCallId)) return;
+    if (!tc || typeof tc.toolCallId !== 'string' || this.ctx.tools.get(tc.toolCallId)) return false;
     // Its content is the agent's reason for asking, not the tool's output.
     const { content: _reason, ...call } = tc;
-    this.ctx.emit(this.ctx.tools.apply(call));
+    this.ctx.emit(this.ctx.tools.apply({ ...call, kind: judgedKind(call.kind).kind }));
+    return true;
   }
 
   // A permission's toolCall is an update (ACP): its title may be the one tool_call announced, and its kind

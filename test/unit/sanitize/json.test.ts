@@ -3,15 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SurrogateJoiner } from '../../../src/events/surrogates.js';
 import { wellFormedJson } from '../../../src/sanitize/json.js';
-
-// Strict: the bytes decode as UTF-8 with no error, the text parses, and no lone surrogate escape is left.
-export function strictJson(line: string): unknown {
-  const bytes = Buffer.from(line, 'utf8');
-  const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  if (/(^|[^\\])(\\\\)*\\ud[89a-f][0-9a-f]{2}/i.test(text))
-    throw new Error(`a lone surrogate escape in ${text}`);
-  return JSON.parse(text);
-}
+import { strictJson } from '../../helpers/strict-json.js';
 
 describe('wellFormedJson', () => {
   it.each([
