@@ -379,7 +379,8 @@ function isOwnUpdate(params: unknown, sessionId: string | null): boolean {
 
 // Every event of the run passes here: the head of the reply is kept to spot API errors written as text.
 function emit(s: RunState, e: Parameters<Output['emit']>[0]): void {
-  if (e.type === 'message' && s.replyHead.length < 200) s.replyHead += e.text;
+  // 400: a key that starts within the 200 characters a message shows is whole in it, so it is masked.
+  if (e.type === 'message' && s.replyHead.length < 400) s.replyHead += e.text;
   s.out.emit(e);
 }
 

@@ -41,7 +41,9 @@ export class SurrogateJoiner {
   }
 }
 
-// Lone surrogates as U+FFFD (Node 20 has String.prototype.toWellFormed); a cheap test first.
+// Lone surrogates as U+FFFD (Node 20 has String.prototype.isWellFormed and toWellFormed, ES2024); the native
+// test first, faster than a regex on the 1M-chunk path.
 function wellFormed(text: string): string {
-  return /[\uD800-\uDFFF]/.test(text) ? (text as string & { toWellFormed(): string }).toWellFormed() : text;
+  const t = text as string & { isWellFormed(): boolean; toWellFormed(): string };
+  return t.isWellFormed() ? text : t.toWellFormed();
 }
