@@ -1,5 +1,6 @@
 // The operating system's limits (open files, processes, memory) as named errors with a hint: a machine
 // that is out of something is not a bug in rho-cursor (`internal`), and the person can act on it.
+import { closeSync, openSync } from 'node:fs';
 import { RhoError } from './errors.js';
 
 /** Each limit: what ran out, and what the person can do. */
@@ -24,4 +25,16 @@ export function osLimitError(e: unknown, doing: string, o: { spawn?: boolean } =
   const limit = code === 'EAGAIN' && o.spawn ? SPAWN_LIMIT : code ? LIMITS[code] : undefined;
   if (!limit) return undefined;
   return new RhoError('os_limit', `${limit[0]} while ${doing}`, { hint: limit[1], cause: e });
+}
+
+// Node's spawn gives no error code when it could not open the child's pipes (it only leaves its stdio
+// unset): one more open says which file limit it met, EMFILE (this process) or ENFILE (the system).
+export function pipesLimitError(doing: string): RhoError {
+  try {
+    closeSync(openSync('/dev/null', 'r'));
+  } catch (e) {
+    const named = osLimitError(e, doing);
+    if (named) return named;
+  }
+  return osLimitError({ code: 'EMFILE' }, doing)!;
 }

@@ -299,7 +299,7 @@ function spawnAgent(s: RunState): void {
   s.releaseAgent = s.teardown.defer({
     name: 'agent',
     run: () => agent.terminate(KILL_GRACE_MS),
-    runSync: () => agent.killNow(),
+    runSync: () => agent.killNowAndRelease(),
   });
   const attempt = s.attempt;
   const live = (): boolean => s.attempt === attempt;
