@@ -204,3 +204,23 @@ function readQuietly(file: string): string {
     return '';
   }
 }
+
+/** What a run's agent gets on this machine, for doctor. */
+export type TreeHandle = { kind: CgroupKind; parent: string } | { kind: 'none' };
+
+// Tries what a run does (make a cgroup, step in and out, remove it) and says which handle that gives.
+export function probeTreeHandle(env: Record<string, string | undefined>): TreeHandle {
+  const cg = AgentCgroup.create(env);
+  if (!cg) return { kind: 'none' };
+  const { inside } = cg.enclose(() => undefined);
+  cg.remove();
+  return inside ? { kind: cg.kind, parent: cg.dir.slice(0, cg.dir.lastIndexOf('/')) } : { kind: 'none' };
+}
+
+// Pure: the promise each handle keeps, in words (doctor, and the README says the same).
+export function treeHandleText(h: TreeHandle): string {
+  if (h.kind === 'none')
+    return 'process group + /proc survey (no cgroup: none can be made here, or RHO_CURSOR_CGROUP=off): a process that leaves the session and clears its environment can outlive the run';
+  const name = h.kind === 'v2' ? 'cgroup v2' : `cgroup v1 ${h.kind.slice(3)}`;
+  return `${name} under ${h.parent}: every process the agent starts ends with the run`;
+}
