@@ -118,6 +118,20 @@ function targets(runs) {
       load('turn-text', ['rho', 'minimal']),
     ],
     [
+      'one turn, agent in a cgroup: rho − minimal client',
+      pair('turn-cgroup', 'rho', 'minimal', delta),
+      30,
+      'ms',
+      load('turn-cgroup', ['rho', 'minimal']),
+    ],
+    [
+      'the cgroup itself: rho − rho without it',
+      pair('turn-cgroup', 'rho', 'nocgroup', delta),
+      10,
+      'ms',
+      load('turn-cgroup', ['rho', 'nocgroup']),
+    ],
+    [
       '`schema` − `--version`',
       pair('startup', 'schema', 'version', delta),
       30,
