@@ -98,3 +98,20 @@ export function exitForStopReason(stopReason: string): ExitCode {
       return EXIT.agentFailed;
   }
 }
+
+// The error of a turn that ended without its answer done: refusal, max_tokens, max_turn_requests.
+export function stopReasonError(stopReason: string | null): RhoError | undefined {
+  switch (stopReason) {
+    case 'refusal':
+      return new RhoError('refusal', 'the agent refused to go on (stopReason refusal)');
+    case 'max_tokens':
+      return new RhoError('max_tokens', "the turn ended at the model's token limit (stopReason max_tokens)");
+    case 'max_turn_requests':
+      return new RhoError(
+        'max_tokens',
+        'the turn ended at its limit of model requests (stopReason max_turn_requests)',
+      );
+    default:
+      return undefined;
+  }
+}

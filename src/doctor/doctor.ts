@@ -10,6 +10,7 @@ import { overlayText } from '../fence/overlay.js';
 import { prepareFenceDir, type FenceDir } from '../fence/private-dir.js';
 import { defaultFence, defaultPolicy } from '../options.js';
 import { handshake } from './handshake.js';
+import { socksProxyWarning } from './proxy.js';
 import { tableJson, type CodeCache, type DoctorReport, type FileReport } from './report.js';
 import { doctorTable } from './table.js';
 
@@ -139,6 +140,6 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
       plan: i.plan,
       fence: defaultFence(i.plan),
       configFile: config.user.path,
-    }),
+    }).concat(socksProxyWarning(i.env) ?? []),
   };
 }
