@@ -12,6 +12,7 @@ export const EXIT = {
   notFound: 127,
   sighup: 129,
   sigint: 130,
+  sigquit: 131,
   sigpipe: 141,
   sigterm: 143,
 } as const;
@@ -49,7 +50,7 @@ export const ERRORS = {
   max_tool_calls: [EXIT.maxTokens, 'the turn reached --max-tool-calls'],
   refusal: [EXIT.refusal, 'stopReason refusal'],
   schema_mismatch: [EXIT.schemaMismatch, 'the answer did not match --output-schema after the retries'],
-  reply_error: [EXIT.agentFailed, '--strict: the answer reads as an API error'],
+  reply_error: [EXIT.agentFailed, '--strict, or --retries ran out: the answer reads as an API error'],
   denied: [EXIT.denied, '--strict: a permission was rejected or a tool was blocked'],
   internal: [EXIT.agentFailed, 'a bug in rho-cursor'],
 } as const satisfies Record<string, readonly [ExitCode, string]>;

@@ -180,6 +180,7 @@ function newState(opts: RunOptions, io: RunIO): RunState {
       onEvent: (e) => onEvent(s, e),
       answerToStderr: opts.outputSchema !== undefined,
       github: opts.github,
+      silenced: opts.silenced,
     }),
     cancel: new Cancel({
       graceMs: CANCEL_GRACE_MS,
