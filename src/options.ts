@@ -1,6 +1,7 @@
 // Pure parsing of command-line values: durations, enumerations, and the run's resolved options.
 import { RhoError } from './errors.js';
 import type { Attachment } from './prompt/attach.js';
+import { silencedWarnings } from './config/warning-codes.js';
 
 export const POLICIES = ['reject', 'allow', 'ask'] as const;
 export type Policy = (typeof POLICIES)[number];
@@ -78,6 +79,8 @@ export interface RunOptions {
   interactive: boolean;
   /** Warnings from the command line itself (`stdin-ignored`). */
   notices: Notice[];
+  /** Warning codes silenced by --no-warning and RHO_CURSOR_NO_WARNING: not on stderr, not in the summary. */
+  silenced: string[];
 }
 
 /** The longest duration any option takes: 24 hours. */
@@ -191,6 +194,8 @@ export interface RawRunOptions {
   continue?: boolean;
   quiet?: boolean;
   color?: string;
+  /** --no-warning, repeatable (each may be a comma list). */
+  noWarning?: string[];
 }
 
 /** Facts about the process the pure parser needs; main.ts gathers them. */
@@ -270,6 +275,11 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     errors.push(new RhoError('usage', "options '--resume' and '--continue' cannot be used together"));
   for (const f of raw.attach ?? [])
     if (f.trim() === '') errors.push(new RhoError('usage', "option '--attach' needs a file (got '')"));
+  const silenced = silencedWarnings(raw.noWarning ?? [], facts.env.RHO_CURSOR_NO_WARNING);
+  for (const u of silenced.unknown)
+    errors.push(
+      new RhoError('usage', `${u.from}: no warning has the code '${u.code}' (run --help lists the codes)`),
+    );
   if (raw.promptFile !== undefined && raw.promptFile.trim() === '') {
     errors.push(new RhoError('usage', "option '--prompt-file' needs a file (got '')"));
   }
@@ -326,6 +336,7 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
       color: color!,
       interactive,
       notices,
+      silenced: silenced.codes,
     },
   };
 }
