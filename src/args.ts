@@ -4,6 +4,7 @@ import { RhoError } from './errors.js';
 import { runHelpAfter } from './help.js';
 import {
   COLORS,
+  DEFAULT_STEP_TIMEOUT,
   FENCES,
   FORMATS,
   formatFromArgv,
@@ -55,7 +56,7 @@ export function defineRun(cmd: Command): Command {
       '--timeout <duration>',
       'bound on the whole run, reading stdin included (500ms, 10s, 2m, seconds)',
     )
-    .option('--step-timeout <duration>', 'bound on each handshake step (default: 10s)')
+    .option('--step-timeout <duration>', `bound on each handshake step (default: ${DEFAULT_STEP_TIMEOUT})`)
     .option('--idle-timeout <duration>', 'cancel when the agent sends nothing for this long')
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
     .option(

@@ -83,6 +83,9 @@ export interface RunOptions {
   silenced: string[];
 }
 
+/** --step-timeout's default: Gemini's initialize took up to 10 s on a busy 2-core machine (contract v3). */
+export const DEFAULT_STEP_TIMEOUT = '30s';
+
 /** The longest duration any option takes: 24 hours. */
 export const MAX_DURATION_MS = 24 * 60 * 60 * 1000;
 
@@ -253,7 +256,7 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
   const duration = (option: string, v: string | undefined): number | undefined =>
     v === undefined ? undefined : check(() => durationOption(option, v));
   const timeoutMs = duration('--timeout', raw.timeout);
-  const stepTimeoutMs = duration('--step-timeout', raw.stepTimeout ?? '10s');
+  const stepTimeoutMs = duration('--step-timeout', raw.stepTimeout ?? DEFAULT_STEP_TIMEOUT);
   const idleTimeoutMs = duration('--idle-timeout', raw.idleTimeout);
   const agentName = raw.agent ?? (facts.env.RHO_CURSOR_AGENT || 'cursor-agent');
   if (agentName.trim() === '') {
