@@ -34,8 +34,16 @@ export function defineRun(cmd: Command): Command {
     )
     .addOption(
       new Option(
-        '--allow <kind>',
-        `allow once the requests of a tool kind; repeatable (${TOOL_KINDS.join(', ')})`,
+        '--allow <rule>',
+        `repeatable: allow once a tool kind's requests (${TOOL_KINDS.join(', ')}), or what a rule covers: Shell(npm test), Shell(npx vitest:*), Write(src/**), Read(glob), WebFetch(domain), Mcp(server:tool)`,
+      )
+        .argParser((v: string, acc: string[]) => [...acc, v])
+        .default([] as string[], 'none'),
+    )
+    .addOption(
+      new Option(
+        '--deny <rule>',
+        "repeatable: reject what a rule or a tool kind covers (Shell(git push), Write(**/.env*)); a deny wins over every allow, and Cursor's own config gets it too",
       )
         .argParser((v: string, acc: string[]) => [...acc, v])
         .default([] as string[], 'none'),

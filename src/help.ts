@@ -27,6 +27,10 @@ export const EXAMPLES = [
     'rho-cursor run --fence no-shell --attach shot.png "why is the button cut off?"',
     'edits yes, shell never',
   ],
+  [
+    `rho-cursor run --allow 'Shell(npm test)' --allow 'Write(src/**)' --deny 'Shell(git push)' "fix the tests"`,
+    'only npm test, only src/',
+  ],
   ['rho-cursor run --output-schema verdict.json "is this diff safe?" | jq .safe', 'a validated JSON answer'],
   ['rho-cursor run --continue "and now the tests"', "the workspace's newest session"],
 ] as const;

@@ -1,5 +1,6 @@
 // Pure parsing of command-line values: durations, enumerations, and the run's resolved options.
 import { RhoError } from './errors.js';
+import { allowedKinds, NO_RULES, parseRules, type RuleSet } from './policy/rules.js';
 import type { Attachment } from './prompt/attach.js';
 import { silencedWarnings } from './config/warning-codes.js';
 
@@ -41,6 +42,8 @@ export interface RunOptions {
   plan: boolean;
   policy: Policy;
   allow: ToolKind[];
+  /** Every --allow and --deny value: bare kinds and rules (Shell(...), Write(...), ...); see policy/rules.ts. */
+  rules: RuleSet;
   fence: Fence;
   format: Format;
   cwd: string;
@@ -174,6 +177,7 @@ export interface RawRunOptions {
   plan?: boolean;
   permissions?: string;
   allow?: string[];
+  deny?: string[];
   outputFormat?: string;
   cwd?: string;
   timeout?: string;
@@ -237,12 +241,17 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     raw.permissions === undefined
       ? undefined
       : check(() => oneOf<Policy>('--permissions', POLICIES, raw.permissions!));
-  const allow = (raw.allow ?? []).map((k) => check(() => oneOf<ToolKind>('--allow', TOOL_KINDS, k)));
+  const parsedRules = parseRules(raw.allow ?? [], raw.deny ?? []);
+  errors.push(...parsedRules.errors);
+  const rules = parsedRules.rules;
+  const allow = allowedKinds(rules);
   const fence = check(() =>
     raw.fence === undefined ? defaultFence(raw.plan === true) : oneOf<Fence>('--fence', FENCES, raw.fence),
   );
-  if (fence !== undefined && !allow.includes(undefined))
-    check(() => checkAllowUnderFence(fence, allow as ToolKind[], raw.fence !== undefined));
+  if (fence !== undefined && parsedRules.errors.length === 0) {
+    check(() => checkAllowUnderFence(fence, allow, raw.fence !== undefined));
+    check(() => checkRulesUnderFence(fence, rules, raw.fence !== undefined));
+  }
   const maxToolCalls =
     raw.maxToolCalls === undefined
       ? undefined
@@ -313,7 +322,8 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
       model: raw.model,
       plan: raw.plan === true,
       policy: permissions ?? defaultPolicy(interactive),
-      allow: allow as ToolKind[],
+      allow,
+      rules,
       fence: fence!,
       format: format!,
       cwd,
@@ -370,5 +380,20 @@ export function checkAllowUnderFence(fence: Fence, allow: readonly ToolKind[], f
   throw new RhoError(
     'usage',
     `option '--allow ${closed[0]}' cannot reopen what ${from} closes: it rejects ${what}; drop --allow or pass --fence none`,
+  );
+}
+
+// Rules cannot reopen what the fence closes either: no Shell(...) allow under no-shell, no allow rule at all
+// under read-only (it rejects every permission request); deny rules only narrow, so they always stand.
+export function checkRulesUnderFence(fence: Fence, rules: RuleSet = NO_RULES, fenceGiven = true): void {
+  const closed = rules.allow.find(
+    (r) => r.type !== 'kind' && (fence === 'read-only' || (fence === 'no-shell' && r.type === 'Shell')),
+  );
+  if (!closed) return;
+  const what = fence === 'read-only' ? 'every permission request' : 'every execute request';
+  const from = fenceGiven ? `--fence ${fence}` : `--fence ${fence} (implied by --plan)`;
+  throw new RhoError(
+    'usage',
+    `option '--allow ${closed.text}' cannot reopen what ${from} closes: it rejects ${what}; drop --allow or pass --fence none`,
   );
 }
