@@ -14,6 +14,7 @@ import type { CodeCache } from './doctor/report.js';
 import { run } from './run.js';
 import {
   assemblePrompt,
+  DEFAULT_STEP_TIMEOUT,
   emptyPromptError,
   formatFromArgv,
   resolveRunOptions,
@@ -212,7 +213,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
       new Option('--output-format <format>', 'output format').choices(['text', 'json']).default('text'),
     )
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
-    .option('--step-timeout <duration>', 'bound on each request', '10s')
+    .option('--step-timeout <duration>', 'bound on each request', DEFAULT_STEP_TIMEOUT)
     .exitOverride()
     .action(async (o: SessionsRawOptions) =>
       setCode(await (await import('./sessions/command.js')).sessionsCommand(o, version)),
@@ -232,7 +233,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
     )
     .option('--plan', 'show the table as a --plan run sees it')
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
-    .option('--step-timeout <duration>', 'bound on each handshake step', '10s')
+    .option('--step-timeout <duration>', 'bound on each handshake step', DEFAULT_STEP_TIMEOUT)
     .exitOverride()
     .action(async (o: DoctorRawOptions) =>
       setCode(await (await import('./doctor/command.js')).doctorCommand(o, version, boot.codeCache)),

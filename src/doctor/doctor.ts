@@ -6,11 +6,13 @@ import { newerNameHint, resolveAgent } from '../agent/resolve.js';
 import { inspectConfig, firstProblem, type ConfigFile } from '../config/load.js';
 import { describeSource } from '../config/paths.js';
 import { configWarnings } from '../config/warnings.js';
+import { silencedWarnings } from '../config/warning-codes.js';
 import type { RhoError } from '../errors.js';
 import { overlayText } from '../fence/overlay.js';
 import { prepareFenceDir, type FenceDir } from '../fence/private-dir.js';
 import { defaultFence, defaultPolicy } from '../options.js';
 import { handshake } from './handshake.js';
+import { socksProxyWarning } from './proxy.js';
 import { tableJson, type CodeCache, type DoctorReport, type FileReport } from './report.js';
 import { doctorTable } from './table.js';
 
@@ -142,6 +144,9 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
       plan: i.plan,
       fence: defaultFence(i.plan),
       configFile: config.user.path,
-    }),
+    })
+      .concat(socksProxyWarning(i.env) ?? [])
+      // What RHO_CURSOR_NO_WARNING silences, a default run here would not show either.
+      .filter((w) => !silencedWarnings([], i.env.RHO_CURSOR_NO_WARNING).codes.includes(w.code)),
   };
 }
