@@ -404,26 +404,30 @@ describe.concurrent('-o, --output-last-message', () => {
     expect(readFileSync(last, 'utf8')).toBe('keep me');
   });
 
-  it('an unwritable path is exit 1, write_failed, one stderr line', async () => {
-    const dir = tempDir('rho-reports-');
-    const last = join(dir, 'no-such-dir', 'last.txt');
-    const sj = await run([...SJ, '-o', last, 'go'], { answers: ['fine'] });
-    expect(sj.exitCode).toBe(1);
-    expect(result(sj)).toMatchObject({
-      stopReason: 'end_turn',
-      exitCode: 1,
-      error: { code: 'write_failed', message: expect.stringContaining(last) },
-    });
-    expect(errorLines(sj.stderr)).toEqual([
-      expect.stringMatching(/^rho-cursor: cannot write the last message to /),
-    ]);
-    noStack(sj.stderr);
-    const text = await run(['-o', last, 'go'], { answers: ['fine'] });
-    expect(text.exitCode).toBe(1);
-    expect(text.stdout).toBe('fine');
-    expect(lines(text.stderr).filter((l) => l.includes('cannot write'))).toHaveLength(1);
-    noStack(text.stderr);
-  });
+  // Issue 23: a path whose folder is missing is now exit 2 before anything is spawned (test/e2e/newcomer.test.ts);
+  // a file that fails only when written (a full device) is still exit 1, write_failed, once the turn ended.
+  it.skipIf(!existsSync('/dev/full'))(
+    'an unwritable path is exit 1, write_failed, one stderr line',
+    async () => {
+      const last = '/dev/full';
+      const sj = await run([...SJ, '-o', last, 'go'], { answers: ['fine'] });
+      expect(sj.exitCode).toBe(1);
+      expect(result(sj)).toMatchObject({
+        stopReason: 'end_turn',
+        exitCode: 1,
+        error: { code: 'write_failed', message: expect.stringContaining(last) },
+      });
+      expect(errorLines(sj.stderr)).toEqual([
+        expect.stringMatching(/^rho-cursor: cannot write the last message to /),
+      ]);
+      noStack(sj.stderr);
+      const text = await run(['-o', last, 'go'], { answers: ['fine'] });
+      expect(text.exitCode).toBe(1);
+      expect(text.stdout).toBe('fine');
+      expect(lines(text.stderr).filter((l) => l.includes('cannot write'))).toHaveLength(1);
+      noStack(text.stderr);
+    },
+  );
 });
 
 describe.concurrent('the CI summary', () => {
