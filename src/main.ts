@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
 import { resolve } from 'node:path';
 import { RhoError, toRhoError } from './errors.js';
+import { fileErrorText } from './file-errors.js';
 import { defineRun, fromPeerHabits, unknownCommandError, usageFromCommander } from './args.js';
 import { earlyReports } from './ci/early.js';
 import { outputPathErrors, type PathKind } from './ci/paths.js';
@@ -68,7 +69,18 @@ function processFacts(): Facts {
       }
     },
     resolvePath: (from, p) => resolve(from, p),
+    isStdin,
   };
+}
+
+// Is this path standard input itself (`-f /dev/stdin`, `/proc/self/fd/0`)?
+function isStdin(path: string): boolean {
+  try {
+    const [a, b] = [statSync(path), fstatSync(0)];
+    return a.dev === b.dev && a.ino === b.ino;
+  } catch {
+    return false;
+  }
 }
 
 // What is at a path, for the output checks: a directory, something else, nothing, or a file in the way.
@@ -114,8 +126,7 @@ function readPromptFile(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-    throw new RhoError('usage', `option '--prompt-file' cannot read '${file}' (${why})`);
+    throw new RhoError('usage', `option '--prompt-file' cannot read '${file}' (${fileErrorText(e)})`);
   }
 }
 
@@ -124,7 +135,13 @@ async function readPrompt(
   source: PromptSource,
   opts: Omit<RunOptions, 'prompt'>,
 ): Promise<{ prompt: string; stdinMs: number }> {
-  const file = source.file === undefined ? undefined : readPromptFile(source.file);
+  // A prompt file that is standard input is read as stdin is (a socket cannot be opened by its path).
+  const file =
+    source.file === undefined
+      ? undefined
+      : isStdin(resolve(source.file))
+        ? await readStdin(opts.timeoutMs)
+        : readPromptFile(source.file);
   let stdin: string | undefined;
   const t = performance.now();
   if (source.readStdin) {

@@ -3,6 +3,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 import { RhoError } from '../errors.js';
+import { fileErrorText } from '../file-errors.js';
 import { ATTACH_MAX_BYTES, classifyAttachment, type Attachment } from './attach.js';
 
 // `files` are absolute; each is named in the prompt relative to the workspace when it lies inside it.
@@ -22,8 +23,7 @@ export function readAttachments(files: readonly string[], workspace: string): At
       bytes = readFileSync(file);
     } catch (e) {
       if (e instanceof RhoError) throw e;
-      const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-      throw new RhoError('usage', `option '--attach' cannot read '${shown}' (${why})`);
+      throw new RhoError('usage', `option '--attach' cannot read '${shown}' (${fileErrorText(e)})`);
     }
     return classifyAttachment(shown, file, bytes);
   });

@@ -3,6 +3,10 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { RhoError } from '../errors.js';
+import { fileErrorText, jsonErrorText } from '../file-errors.js';
+
+// A usage error found inside the run says where to look, as one found before it does.
+const HELP = { hint: 'see --help' };
 
 export interface OutputSchema {
   path: string;
@@ -17,7 +21,7 @@ export async function loadOutputSchema(path: string): Promise<OutputSchema> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new RhoError('usage', `option '--output-schema' cannot read ${path}: ${(e as Error).message}`);
+    throw new RhoError('usage', `option '--output-schema' cannot read '${path}' (${fileErrorText(e)})`, HELP);
   }
   let schema: unknown;
   try {
@@ -25,7 +29,8 @@ export async function loadOutputSchema(path: string): Promise<OutputSchema> {
   } catch (e) {
     throw new RhoError(
       'usage',
-      `option '--output-schema': ${path} is not valid JSON (${(e as Error).message})`,
+      `option '--output-schema': ${path} is not valid JSON (${jsonErrorText(e)})`,
+      HELP,
     );
   }
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {

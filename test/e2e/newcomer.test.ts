@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli, tempDir, type CliRun } from '../helpers/cli.js';
 import { receivedMethods } from '../helpers/replay-log.js';
 
 const SJ = ['--output-format', 'stream-json'];
@@ -131,5 +131,43 @@ describe.concurrent("the peers' habits", () => {
     expect(bad.stderr).toMatch(/option '--cwd' must name a directory/);
     const doctor = await runCli(['doctor', '-C', join(dir, 'nope')], { agent: null });
     expect(doctor.stderr).toMatch(/option '--cwd' must name a directory/);
+  });
+});
+
+// The prompt text the agent received.
+const promptOf = (r: CliRun): unknown =>
+  r.log.find((e) => e.event === 'recv' && e.msg.method === 'session/prompt')?.msg.params.prompt[0].text;
+
+describe.concurrent('standard input', () => {
+  it('`-f /dev/stdin` reads it, and does not warn that it was ignored', async () => {
+    const r = await runCli(['run', ...SJ, 'first', '-f', '/dev/stdin'], {
+      recording: 'tools.jsonl',
+      input: 'X',
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(promptOf(r)).toBe('first\n\nX');
+    expect(r.events.filter((e) => e.type === 'warning').map((e) => e.code)).not.toContain('stdin-ignored');
+    expect(r.stderr).not.toMatch(/standard input is not read/);
+  });
+
+  it('a second `-` is a usage error', async () => {
+    const r = await runCli(['run', 'a', '-', 'b', '-'], { recording: 'tools.jsonl', input: 'X' });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      'rho-cursor: `-` (standard input) can stand only once among the prompt words (see --help)',
+    );
+    expect(r.log).toEqual([]);
+  });
+});
+
+describe.concurrent('run --help', () => {
+  it('lists exit code 131, --max-tool-calls under exit 4, --no-warning and the warning codes', async () => {
+    const r = await runCli(['run', '--help'], { agent: null });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^ {2}131 +ended by SIGQUIT/m);
+    expect(r.stdout).toMatch(/^ {2}4 +max_tokens, max_turn_requests, or --max-tool-calls reached/m);
+    expect(r.stdout).toMatch(/--no-warning <code>/);
+    expect(r.stdout).toMatch(/^ {2}reads-edits-never-ask +/m);
+    expect(r.stdout).toMatch(/-C, --cwd <dir>/);
   });
 });
