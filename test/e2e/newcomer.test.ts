@@ -3,6 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { runCli, tempDir, type CliRun } from '../helpers/cli.js';
 import { receivedMethods } from '../helpers/replay-log.js';
 
@@ -169,5 +170,63 @@ describe.concurrent('run --help', () => {
     expect(r.stdout).toMatch(/--no-warning <code>/);
     expect(r.stdout).toMatch(/^ {2}reads-edits-never-ask +/m);
     expect(r.stdout).toMatch(/-C, --cwd <dir>/);
+  });
+});
+
+describe.concurrent('tools the agent never finished', () => {
+  const tool = (id: string, title: string, kind: string, status: string) => ({
+    jsonrpc: '2.0',
+    method: 'session/update',
+    params: {
+      sessionId: 'fixture-session-0001',
+      update: { sessionUpdate: 'tool_call', toolCallId: id, title, kind, status },
+    },
+  });
+  const chunk = {
+    jsonrpc: '2.0',
+    method: 'session/update',
+    params: {
+      sessionId: 'fixture-session-0001',
+      update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'done' } },
+    },
+  };
+  const script = {
+    before: [
+      tool('f1', 'fetch https://example.com', 'fetch', 'pending'),
+      tool('e1', 'npm test', 'execute', 'in_progress'),
+      tool('r1', 'read a.txt', 'read', 'completed'),
+      chunk,
+    ],
+  };
+  const agent = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
+  const go = async (args: string[]) =>
+    runCli(['run', ...args, 'go'], {
+      agent: await agent,
+      cliConfig: { version: 1, approvalMode: 'allowlist' },
+      env: { RHO_SCRIPT: JSON.stringify(script) },
+    });
+
+  it('end in a final state in json, text and the summary, saying the agent never finished them', async () => {
+    const dir = tempDir('rho-unfinished-');
+    const [json, text] = await Promise.all([
+      go(['--output-format', 'json']),
+      go(['--summary-file', join(dir, 's.md')]),
+    ]);
+    expect(json.exitCode, json.stderr).toBe(0);
+    const tools = (JSON.parse(json.stdout) as { tools: Array<Record<string, unknown>> }).tools;
+    expect(tools.map((t) => [t.toolCallId, t.status, t.reportedStatus])).toEqual([
+      ['f1', 'cancelled', 'pending'],
+      ['e1', 'cancelled', 'in_progress'],
+      ['r1', 'completed', undefined],
+    ]);
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stderr).toMatch(
+      /fetch fetch https:\/\/example\.com cancelled · never finished: the agent left it pending/,
+    );
+    expect(text.stderr).toMatch(/execute npm test cancelled · never finished: the agent left it in progress/);
+    const md = readFileSync(join(dir, 's.md'), 'utf8');
+    expect(md).toContain('| cancelled (never finished: left pending) |');
+    expect(md).toContain('| cancelled (never finished: left in progress) |');
+    expect(md).not.toMatch(/\| (pending|in_progress) \|/);
   });
 });
