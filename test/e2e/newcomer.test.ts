@@ -1,9 +1,10 @@
 // What a new user tripped on (issue 23): output paths checked before anything starts, usage errors under
 // GitHub Actions written where the job reads them, and the habits other agents' CLIs taught.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
+import { execa } from 'execa';
+import { FIXTURES, makeAgentDir, REPO_ROOT } from '../helpers/agent-path.js';
 import { runCli, tempDir, type CliRun } from '../helpers/cli.js';
 import { receivedMethods } from '../helpers/replay-log.js';
 
@@ -228,5 +229,19 @@ describe.concurrent('tools the agent never finished', () => {
     expect(md).toContain('| cancelled (never finished: left pending) |');
     expect(md).toContain('| cancelled (never finished: left in progress) |');
     expect(md).not.toMatch(/\| (pending|in_progress) \|/);
+  });
+});
+
+describe('npm run demo', () => {
+  it('removes its /tmp/rho-demo-* config dir when it is done', async () => {
+    const tmp = tempDir('rho-demo-tmp-');
+    const r = await execa('node', [join(REPO_ROOT, 'scripts', 'demo.mjs')], {
+      reject: false,
+      env: { TMPDIR: tmp, RHO_REPLAY_SPEED: '0' },
+      timeout: 30_000,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/demo: rho-cursor exited with 0/);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 });
