@@ -6,6 +6,8 @@ import { normalizeTodos, type ToolStore } from './events/tools.js';
 import { extension } from './events/updates.js';
 import type { RunOptions } from './options.js';
 import type { Asker, Choice } from './policy/ask.js';
+import { judgeByRules } from './policy/judge.js';
+import { subjectOf } from './policy/subject.js';
 import {
   askQuestion,
   permissionAsQuestion,
@@ -20,6 +22,7 @@ import {
   judgedKind,
   permissionResult,
   readPermissionRequest,
+  requestKind,
   SKIP_QUESTION_REASON,
   type PermissionRequest,
   type PlanAnswer,
@@ -55,7 +58,7 @@ export class AgentRequests {
           : { ...readPermissionRequest(this.withKnownTool(p)), ...this.claimNote(p) };
         const foreign = this.foreignSession(p);
         if (foreign) return this.answerPermission(msg.id, req, foreign);
-        return this.permission(msg.id, req);
+        return this.permission(msg.id, req, p);
       }
       case 'cursor/ask_question':
         return this.question(msg.id, p);
@@ -144,8 +147,15 @@ export class AgentRequests {
     for (const p of [...this.pending.values()]) p.cancel();
   }
 
-  private permission(id: Id | null, req: PermissionRequest): void {
+  private permission(id: Id | null, req: PermissionRequest, params: unknown): void {
     const { opts } = this.ctx;
+    const toolCall = isRecord(params) ? params.toolCall : undefined;
+    const ruled = judgeByRules(
+      requestKind(req),
+      subjectOf(toolCall, this.ctx.tools.get(req.toolCallId)),
+      opts.rules,
+      opts.cwd,
+    );
     const decided = this.cancelled
       ? {
           decision: { outcome: 'cancelled' as const },
@@ -158,6 +168,7 @@ export class AgentRequests {
           opts.allow,
           opts.interactive && this.ctx.asker !== undefined,
           opts.fence,
+          ruled,
         );
     // The reason says when the kind judged is not the one the request claims.
     const verdict =

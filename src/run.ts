@@ -17,7 +17,7 @@ import { resolveAgent } from './agent/resolve.js';
 import { Cancel } from './cancel.js';
 import { loadConfig, type LoadedConfig } from './config/load.js';
 import { configWarnings, type Warning } from './config/warnings.js';
-import { exitForStopReason, RhoError, toRhoError, type ExitCode } from './errors.js';
+import { exitForStopReason, RhoError, stopReasonError, toRhoError, type ExitCode } from './errors.js';
 import { RunFacts } from './events/facts.js';
 import { ToolStore } from './events/tools.js';
 import type { ResultEvent } from './events/types.js';
@@ -28,6 +28,7 @@ import { IdleTimer } from './lifecycle/idle.js';
 import { Teardown } from './lifecycle/teardown.js';
 import type { RunOptions } from './options.js';
 import type { Asker } from './policy/ask.js';
+import { cursorRules, rulesJson } from './policy/rules.js';
 import { Output } from './render/output.js';
 import { AgentRequests } from './requests.js';
 import { readSession, replyReadsAsError, sessionCaps, workspaceSessions } from './session.js';
@@ -186,6 +187,7 @@ function newState(opts: RunOptions, io: RunIO): RunState {
       github: opts.github,
       stdoutIsFile: io.stdoutIsFile,
       asking: () => s.requests?.asking() ?? false,
+      silenced: opts.silenced,
     }),
     cancel: new Cancel({
       graceMs: CANCEL_GRACE_MS,
@@ -290,7 +292,11 @@ async function prepareAgent(s: RunState): Promise<void> {
     s.teardown.defer({ name: 'wire log', run: () => closeWireLog(s, wire) });
   }
   const args = ['--trust', ...(opts.model ? ['--model', opts.model] : []), 'acp'];
-  s.launch = { path: agentPath, args, env: fenceEnv(opts.fence, s.config!, io.env, s.teardown) };
+  s.launch = {
+    path: agentPath,
+    args,
+    env: fenceEnv(opts.fence, s.config!, io.env, s.teardown, cursorRules(opts.rules)),
+  };
 }
 
 // Starts one agent and joins it to the run. Each try (--retries) has its own; what an earlier one still
@@ -305,7 +311,7 @@ function spawnAgent(s: RunState): void {
   s.releaseAgent = s.teardown.defer({
     name: 'agent',
     run: () => agent.terminate(KILL_GRACE_MS),
-    runSync: () => agent.killNow(),
+    runSync: () => agent.killNowAndRelease(),
   });
   const attempt = s.attempt;
   const live = (): boolean => s.attempt === attempt;
@@ -444,6 +450,7 @@ async function handshake(s: RunState): Promise<void> {
     approvalMode: config.effective.approvalMode,
     permissions: opts.policy,
     allow: opts.allow,
+    rules: rulesJson(opts.rules),
     cwd: opts.cwd,
     agent: facts.agent,
     fence: fenceSummary(opts.fence),
@@ -531,9 +538,10 @@ async function firstTurn(s: RunState): Promise<void> {
       if (opts.plan) await enterPlanMode(s);
       const text = s.schema ? opts.prompt + '\n' + schemaInstruction(s.schema) : opts.prompt;
       await promptTurn(s, promptBlocks(text, opts.attachments, s.promptCaps));
+      // Under --retries such an answer is a failure: retried while tries are left, then the run's error.
       const apiError = s.stopReason === 'end_turn' ? replyReadsAsError(s.replyHead) : undefined;
-      if (!apiError || s.attempt > opts.retries || !beforeAnyTool(s)) return;
-      throw new RhoError('reply_error', `the answer reads as an API error: ${apiError}`);
+      if (!apiError || opts.retries === 0) return;
+      throw new RhoError('reply_error', `the answer reads as an API error (--retries): ${apiError}`);
     } catch (e) {
       const error = toRhoError(e);
       if (s.attempt > opts.retries || !retriable(s, error)) throw e;
@@ -680,12 +688,16 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
   let error = cancel.error() ?? thrown;
   error ??= s.sideFailure;
   if (!error && opts.strict && s.stopReason === 'end_turn') error = strictFailure(s);
-  if (s.stopReason === 'cancelled' || cancel.cause) {
-    for (const t of s.tools.all()) {
-      if (t.status === 'pending' || t.status === 'in_progress') {
-        t.status = 'cancelled';
-        out.emit(t);
-      }
+  error ??= stopReasonError(s.stopReason);
+  // Every tool ends in a final state: one still running when the run was stopped was cancelled; one the
+  // agent left pending or in progress when its turn ended (or it died) is too, its last word kept as
+  // reportedStatus so the outputs can say the agent never finished it.
+  const stopped = s.stopReason === 'cancelled' || cancel.cause !== undefined;
+  for (const t of s.tools.all()) {
+    if (t.status === 'pending' || t.status === 'in_progress') {
+      if (!stopped) t.reportedStatus = t.status;
+      t.status = 'cancelled';
+      out.emit(t);
     }
   }
   let result = resultEvent(s, error);

@@ -1,7 +1,6 @@
 // Pure: what initialize and session/new answered, read leniently into the run's session facts.
 import { isRecord, str } from './acp/messages.js';
 import { RhoError } from './errors.js';
-import { cutEnd } from './sanitize/cut.js';
 
 export interface SessionFacts {
   sessionId: string;
@@ -30,12 +29,8 @@ export function readSession(initResult: unknown, session: unknown): SessionFacts
   };
 }
 
-// Cursor reports some API failures as reply text and still ends the turn normally; returns that text's line.
-export function replyReadsAsError(replyHead: string): string | undefined {
-  const m = /^\s*(Error: \w*Error\b.*)/.exec(replyHead);
-  // The key is masked before the cut: the head runs well past the 200 characters shown (run.ts keeps 400).
-  return m ? cutEnd(m[1]!.split('\n')[0]!, 200) : undefined;
-}
+// Cursor reports some API failures as reply text and still ends the turn normally (the table is in acp/).
+export { replyReadsAsError } from './acp/api-errors.js';
 
 /** One of the workspace's sessions, as session/list gives it. */
 export interface SessionInfo {

@@ -69,11 +69,12 @@ export class TextRenderer implements Renderer {
         this.line(
           this.c.dim(
             one(
-              `session ${e.sessionId} · model ${e.model ?? 'default'} · mode ${e.mode ?? '?'} · approvalMode ${e.approvalMode} · permissions ${e.permissions}`,
+              `session ${e.sessionId} · model ${e.model ?? 'unknown'} · mode ${e.mode ?? 'unknown'} · approvalMode ${e.approvalMode} · permissions ${e.permissions}`,
             ),
           ),
         );
-        if (e.fence.name !== 'none') this.line(this.c.dim(fenceLine(e.fence)));
+        if (e.fence.name !== 'none' || e.rules.allow.length + e.rules.deny.length > 0)
+          this.line(this.c.dim(fenceLine(e.fence, e.rules)));
         if (e.resumed)
           this.line(
             this.c.dim(

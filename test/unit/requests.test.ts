@@ -6,6 +6,7 @@ import { ToolStore } from '../../src/events/tools.js';
 import type { Event } from '../../src/events/types.js';
 import type { RunOptions } from '../../src/options.js';
 import type { Asker } from '../../src/policy/ask.js';
+import { NO_RULES } from '../../src/policy/rules.js';
 import { AgentRequests } from '../../src/requests.js';
 
 const OPTIONS = [
@@ -30,7 +31,13 @@ function setup(opts: Partial<RunOptions> = {}) {
       }),
   };
   const tools = new ToolStore();
-  const base = { policy: 'reject', allow: [], interactive: false, plan: false } as unknown as RunOptions;
+  const base = {
+    policy: 'reject',
+    allow: [],
+    rules: NO_RULES,
+    interactive: false,
+    plan: false,
+  } as unknown as RunOptions;
   const requests = new AgentRequests({
     conn,
     emit: (e) => events.push(structuredClone(e)),
