@@ -466,7 +466,7 @@ async function handshake(s: RunState): Promise<void> {
   emit(s, {
     type: 'session',
     sessionId: facts.sessionId,
-    model: facts.model,
+    model: s.model,
     mode: facts.mode,
     modes: facts.modes,
     configDir: config.configDir,
