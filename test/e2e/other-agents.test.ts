@@ -1,8 +1,10 @@
 // Other ACP agents, honestly (issue 19): the SDK-built peer plays what Claude's, Codex's and Gemini's adapters
 // send (measured offline, see notes/cursor-and-acp.md), and the built CLI must treat each as what it is.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Event } from '../../src/events/schema.js';
-import type { CliRun } from '../helpers/cli.js';
+import { runCli, tempDir, type CliRun } from '../helpers/cli.js';
 import { peerAgent, runPeer, type PeerLogEntry } from '../peer/run.js';
 import { claudeLike, codexLike, GEMINI_INFO, simple, type Script } from '../peer/script.js';
 
@@ -245,5 +247,21 @@ describe('Gemini CLI and any agent', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(sessionOf(r).agent).toMatchObject({ cursor: true });
     expect(warnings(r)).toContain('policy-fences-nothing');
+  });
+});
+
+describe('doctor with another agent', () => {
+  it('says the table is Cursor’s and gives no Cursor warning; for Cursor it says neither', async () => {
+    const script = join(tempDir(), 'script.json');
+    writeFileSync(script, JSON.stringify(claudeLike()));
+    const env = { RHO_PEER_SCRIPT: script, RHO_PEER_LOG: join(tempDir(), 'peer.log') };
+    const agent = await peerAgent();
+    const other = await runCli(['doctor', '--handshake', '--agent-arg', 'x'], { agent, env });
+    expect(other.exitCode, other.stderr).toBe(0);
+    expect(other.stdout).toMatch(/this is Cursor's table: Claude Code is not Cursor/);
+    expect(other.stdout).not.toMatch(/policy-fences-nothing/);
+    const cursor = await runCli(['doctor'], { agent, env });
+    expect(cursor.stdout).not.toMatch(/is not Cursor/);
+    expect(cursor.stdout).toMatch(/policy-fences-nothing/);
   });
 });
