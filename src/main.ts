@@ -223,6 +223,12 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
       new Option('--output-format <format>', 'output format').choices(['text', 'json']).default('text'),
     )
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
+    .addOption(
+      new Option(
+        '--agent-arg <arg>',
+        "repeatable: the agent's arguments, instead of Cursor's `--trust acp`",
+      ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
+    )
     .option('--step-timeout <duration>', 'bound on each request', DEFAULT_STEP_TIMEOUT)
     .exitOverride()
     .action(async (o: SessionsRawOptions) =>

@@ -69,7 +69,8 @@ export class TextRenderer implements Renderer {
         this.who = e.agent.cursor ? 'Cursor' : (e.agent.title ?? e.agent.name ?? 'agent');
         this.line(
           this.c.dim(
-            `session ${e.sessionId} · model ${e.model ?? 'default'} · mode ${e.mode ?? '?'} · approvalMode ${e.approvalMode} · permissions ${e.permissions}`,
+            // approvalMode is Cursor's; another agent is named instead.
+            `session ${e.sessionId} · model ${e.model ?? 'default'} · mode ${e.mode ?? '?'} · ${e.agent.cursor ? `approvalMode ${e.approvalMode}` : `agent ${this.who}`} · permissions ${e.permissions}`,
           ),
         );
         if (e.fence.name !== 'none') this.line(this.c.dim(fenceLine(e.fence)));

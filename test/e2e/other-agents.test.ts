@@ -40,7 +40,10 @@ describe("Claude's adapter", () => {
     const r = await runPeer(claudeLike(), ['run', '--permissions', 'reject', 'go']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe('the answer');
-    expect(r.stderr).not.toMatch(/Cursor asks no permission|never ask permission under allowlist|Cursor:/);
+    expect(r.stderr).not.toMatch(
+      /Cursor asks no permission|never ask permission under allowlist|Cursor:|approvalMode/,
+    );
+    expect(r.stderr).toMatch(/ · agent Claude Code · permissions reject/);
     expect(r.stderr).toMatch(
       /permission execute rm -rf build → reject .* · Claude Code: Claude wants to run a command/,
     );
