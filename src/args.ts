@@ -41,8 +41,16 @@ export function defineRun(cmd: Command): Command {
     )
     .addOption(
       new Option(
-        '--allow <kind>',
-        `allow once the requests of a tool kind; repeatable (${TOOL_KINDS.join(', ')})`,
+        '--allow <rule>',
+        `repeatable: allow once a tool kind's requests (${TOOL_KINDS.join(', ')}), or what a rule covers: Shell(npm test), Shell(npx vitest:*), Write(src/**), Read(glob), WebFetch(domain), Mcp(server:tool)`,
+      )
+        .argParser((v: string, acc: string[]) => [...acc, v])
+        .default([] as string[], 'none'),
+    )
+    .addOption(
+      new Option(
+        '--deny <rule>',
+        "repeatable: reject what a rule or a tool kind covers (Shell(git push), Write(**/.env*)); a deny wins over every allow, and Cursor's own config gets it too",
       )
         .argParser((v: string, acc: string[]) => [...acc, v])
         .default([] as string[], 'none'),
@@ -96,9 +104,20 @@ export function defineRun(cmd: Command): Command {
       '--retries <n>',
       'try a failure before any tool started again with a fresh agent, after 1s, 2s, 4s... (default: 0)',
     )
+    .addOption(noWarningOption())
     .option('-q, --quiet', 'text mode: only the answer on stdout, only errors and warnings on stderr')
     .option('--color <when>', `colour on stderr: ${COLORS.join(', ')} (default: auto)`)
     .addHelpText('after', runHelpAfter());
+}
+
+// --no-warning <code>, repeatable: commander reads any `--no-` option as a negation unless told otherwise.
+function noWarningOption(): Option {
+  const o = new Option(
+    '--no-warning <code>',
+    'silence a warning by its code, repeatable (also RHO_CURSOR_NO_WARNING=code,code); the codes are listed below',
+  ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]);
+  o.negate = false;
+  return o;
 }
 
 // Pure: parses `run`'s argv (without the word `run`) into options or usage errors, writing nothing.

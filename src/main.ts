@@ -1,6 +1,6 @@
 // Commander wiring: argv -> options -> run; the only place that exits the process.
 import { Command, CommanderError, Option } from 'commander';
-import { fstatSync, readFileSync, statSync } from 'node:fs';
+import { fstatSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
 import { resolve } from 'node:path';
@@ -25,7 +25,7 @@ import {
   type RunOptions,
 } from './options.js';
 import { errorAnnotation } from './ci/github.js';
-import { readAttachments } from './prompt/files.js';
+import { readAttachments, readPromptFile } from './prompt/files.js';
 import type { SessionsRawOptions } from './sessions/command.js';
 import { stdoutBeforeRun } from './render/early.js';
 import { fmtMs } from './stop.js';
@@ -95,16 +95,6 @@ async function readStdin(timeoutMs: number | undefined): Promise<string> {
     return await Promise.race([read, late]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-// Reads the prompt file; a file that cannot be read is a usage error naming it.
-function readPromptFile(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-    throw new RhoError('usage', `option '--prompt-file' cannot read '${file}' (${why})`);
   }
 }
 

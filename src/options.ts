@@ -1,6 +1,8 @@
 // Pure parsing of command-line values: durations, enumerations, and the run's resolved options.
 import { RhoError } from './errors.js';
+import { allowedKinds, NO_RULES, parseRules, type RuleSet } from './policy/rules.js';
 import type { Attachment } from './prompt/attach.js';
+import { silencedWarnings } from './config/warning-codes.js';
 
 export const POLICIES = ['reject', 'allow', 'ask'] as const;
 export type Policy = (typeof POLICIES)[number];
@@ -42,6 +44,8 @@ export interface RunOptions {
   mode: string | undefined;
   policy: Policy;
   allow: ToolKind[];
+  /** Every --allow and --deny value: bare kinds and rules (Shell(...), Write(...), ...); see policy/rules.ts. */
+  rules: RuleSet;
   fence: Fence;
   format: Format;
   cwd: string;
@@ -82,6 +86,8 @@ export interface RunOptions {
   interactive: boolean;
   /** Warnings from the command line itself (`stdin-ignored`). */
   notices: Notice[];
+  /** Warning codes silenced by --no-warning and RHO_CURSOR_NO_WARNING: not on stderr, not in the summary. */
+  silenced: string[];
 }
 
 /** --step-timeout's default: Gemini's initialize took up to 10 s on a busy 2-core machine (contract v3). */
@@ -176,6 +182,7 @@ export interface RawRunOptions {
   mode?: string;
   permissions?: string;
   allow?: string[];
+  deny?: string[];
   outputFormat?: string;
   cwd?: string;
   timeout?: string;
@@ -200,6 +207,8 @@ export interface RawRunOptions {
   continue?: boolean;
   quiet?: boolean;
   color?: string;
+  /** --no-warning, repeatable (each may be a comma list). */
+  noWarning?: string[];
 }
 
 /** Facts about the process the pure parser needs; main.ts gathers them. */
@@ -238,12 +247,17 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     raw.permissions === undefined
       ? undefined
       : check(() => oneOf<Policy>('--permissions', POLICIES, raw.permissions!));
-  const allow = (raw.allow ?? []).map((k) => check(() => oneOf<ToolKind>('--allow', TOOL_KINDS, k)));
+  const parsedRules = parseRules(raw.allow ?? [], raw.deny ?? []);
+  errors.push(...parsedRules.errors);
+  const rules = parsedRules.rules;
+  const allow = allowedKinds(rules);
   const fence = check(() =>
     raw.fence === undefined ? defaultFence(raw.plan === true) : oneOf<Fence>('--fence', FENCES, raw.fence),
   );
-  if (fence !== undefined && !allow.includes(undefined))
-    check(() => checkAllowUnderFence(fence, allow as ToolKind[], raw.fence !== undefined));
+  if (fence !== undefined && parsedRules.errors.length === 0) {
+    check(() => checkAllowUnderFence(fence, allow, raw.fence !== undefined));
+    check(() => checkRulesUnderFence(fence, rules, raw.fence !== undefined));
+  }
   const maxToolCalls =
     raw.maxToolCalls === undefined
       ? undefined
@@ -288,6 +302,11 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     errors.push(new RhoError('usage', "options '--resume' and '--continue' cannot be used together"));
   for (const f of raw.attach ?? [])
     if (f.trim() === '') errors.push(new RhoError('usage', "option '--attach' needs a file (got '')"));
+  const silenced = silencedWarnings(raw.noWarning ?? [], facts.env.RHO_CURSOR_NO_WARNING);
+  for (const u of silenced.unknown)
+    errors.push(
+      new RhoError('usage', `${u.from}: no warning has the code '${u.code}' (run --help lists the codes)`),
+    );
   if (raw.promptFile !== undefined && raw.promptFile.trim() === '') {
     errors.push(new RhoError('usage', "option '--prompt-file' needs a file (got '')"));
   }
@@ -319,7 +338,8 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
       plan: raw.plan === true,
       mode: raw.mode,
       policy: permissions ?? defaultPolicy(interactive),
-      allow: allow as ToolKind[],
+      allow,
+      rules,
       fence: fence!,
       format: format!,
       cwd,
@@ -346,6 +366,7 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
       color: color!,
       interactive,
       notices,
+      silenced: silenced.codes,
     },
   };
 }
@@ -376,5 +397,20 @@ export function checkAllowUnderFence(fence: Fence, allow: readonly ToolKind[], f
   throw new RhoError(
     'usage',
     `option '--allow ${closed[0]}' cannot reopen what ${from} closes: it rejects ${what}; drop --allow or pass --fence none`,
+  );
+}
+
+// Rules cannot reopen what the fence closes either: no Shell(...) allow under no-shell, no allow rule at all
+// under read-only (it rejects every permission request); deny rules only narrow, so they always stand.
+export function checkRulesUnderFence(fence: Fence, rules: RuleSet = NO_RULES, fenceGiven = true): void {
+  const closed = rules.allow.find(
+    (r) => r.type !== 'kind' && (fence === 'read-only' || (fence === 'no-shell' && r.type === 'Shell')),
+  );
+  if (!closed) return;
+  const what = fence === 'read-only' ? 'every permission request' : 'every execute request';
+  const from = fenceGiven ? `--fence ${fence}` : `--fence ${fence} (implied by --plan)`;
+  throw new RhoError(
+    'usage',
+    `option '--allow ${closed.text}' cannot reopen what ${from} closes: it rejects ${what}; drop --allow or pass --fence none`,
   );
 }

@@ -19,7 +19,7 @@ import { agentWarnings } from './agent/warnings.js';
 import { Cancel } from './cancel.js';
 import { loadConfig, type LoadedConfig } from './config/load.js';
 import { configWarnings, type Warning } from './config/warnings.js';
-import { exitForStopReason, RhoError, toRhoError, type ExitCode } from './errors.js';
+import { exitForStopReason, RhoError, stopReasonError, toRhoError, type ExitCode } from './errors.js';
 import { RunFacts } from './events/facts.js';
 import { ToolStore } from './events/tools.js';
 import type { ResultEvent } from './events/types.js';
@@ -30,6 +30,7 @@ import { IdleTimer } from './lifecycle/idle.js';
 import { Teardown } from './lifecycle/teardown.js';
 import type { RunOptions } from './options.js';
 import type { Asker } from './policy/ask.js';
+import { cursorRules, needsCursorRules, rulesJson } from './policy/rules.js';
 import { Output } from './render/output.js';
 import { AgentRequests } from './requests.js';
 import { readSession, replyReadsAsError, sessionCaps, workspaceSessions } from './session.js';
@@ -197,6 +198,7 @@ function newState(opts: RunOptions, io: RunIO): RunState {
       onEvent: (e) => onEvent(s, e),
       answerToStderr: opts.outputSchema !== undefined,
       github: opts.github,
+      silenced: opts.silenced,
     }),
     cancel: new Cancel({
       graceMs: CANCEL_GRACE_MS,
@@ -305,15 +307,16 @@ async function prepareAgent(s: RunState): Promise<void> {
     s.teardown.defer({ name: 'wire log', run: () => closeWireLog(s, wire) });
   }
   // Cursor's arguments unless --agent-arg gives the agent's own; --model is a flag for Cursor only, and so
-  // is the fence's private config dir.
+  // is the private config dir of the fence and the rules.
   const cursor = s.identity.cursor;
+  const rules = cursorRules(opts.rules);
   s.modelFlag = cursor && opts.model !== undefined;
-  s.privateDir = cursor && opts.fence !== 'none';
+  s.privateDir = cursor && (opts.fence !== 'none' || needsCursorRules(rules));
   const args =
     opts.agentArgs.length > 0
       ? opts.agentArgs
       : ['--trust', ...(s.modelFlag ? ['--model', opts.model!] : []), 'acp'];
-  const env = cursor ? fenceEnv(opts.fence, s.config!, io.env, s.teardown) : io.env;
+  const env = cursor ? fenceEnv(opts.fence, s.config!, io.env, s.teardown, rules) : io.env;
   s.launch = { path: agentPath, args, env };
 }
 
@@ -329,7 +332,7 @@ function spawnAgent(s: RunState): void {
   s.releaseAgent = s.teardown.defer({
     name: 'agent',
     run: () => agent.terminate(KILL_GRACE_MS),
-    runSync: () => agent.killNow(),
+    runSync: () => agent.killNowAndRelease(),
   });
   const attempt = s.attempt;
   const live = (): boolean => s.attempt === attempt;
@@ -474,6 +477,7 @@ async function handshake(s: RunState): Promise<void> {
     approvalMode: config.effective.approvalMode,
     permissions: opts.policy,
     allow: opts.allow,
+    rules: rulesJson(opts.rules),
     cwd: opts.cwd,
     agent: { ...facts.agent, cursor: s.identity.cursor },
     fence: fenceSummary(opts.fence, s.privateDir && s.identity.cursor),
@@ -605,9 +609,10 @@ async function firstTurn(s: RunState): Promise<void> {
       if (mode !== undefined) await enterMode(s, mode);
       const text = s.schema ? opts.prompt + '\n' + schemaInstruction(s.schema) : opts.prompt;
       await promptTurn(s, promptBlocks(text, opts.attachments, s.promptCaps));
+      // Under --retries such an answer is a failure: retried while tries are left, then the run's error.
       const apiError = s.stopReason === 'end_turn' ? replyReadsAsError(s.replyHead) : undefined;
-      if (!apiError || s.attempt > opts.retries || !beforeAnyTool(s)) return;
-      throw new RhoError('reply_error', `the answer reads as an API error: ${apiError}`);
+      if (!apiError || opts.retries === 0) return;
+      throw new RhoError('reply_error', `the answer reads as an API error (--retries): ${apiError}`);
     } catch (e) {
       const error = toRhoError(e);
       if (s.attempt > opts.retries || !retriable(s, error)) throw e;
@@ -747,6 +752,7 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
   let error = cancel.error() ?? thrown;
   error ??= s.sideFailure;
   if (!error && opts.strict && s.stopReason === 'end_turn') error = strictFailure(s);
+  error ??= stopReasonError(s.stopReason);
   if (s.stopReason === 'cancelled' || cancel.cause) {
     for (const t of s.tools.all()) {
       if (t.status === 'pending' || t.status === 'in_progress') {

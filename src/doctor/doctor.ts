@@ -2,15 +2,18 @@
 // handshake) into one report whose exit code is the one a run would have.
 import { execFile } from 'node:child_process';
 import { cursorAtSpawn } from '../agent/identity.js';
+import { probeTreeHandle, treeHandleText } from '../agent/cgroup.js';
 import { newerNameHint, resolveAgent } from '../agent/resolve.js';
 import { inspectConfig, firstProblem, type ConfigFile } from '../config/load.js';
 import { describeSource } from '../config/paths.js';
 import { configWarnings } from '../config/warnings.js';
+import { silencedWarnings } from '../config/warning-codes.js';
 import type { RhoError } from '../errors.js';
 import { overlayText } from '../fence/overlay.js';
 import { prepareFenceDir, type FenceDir } from '../fence/private-dir.js';
 import { defaultFence, defaultPolicy } from '../options.js';
 import { handshake } from './handshake.js';
+import { socksProxyWarning } from './proxy.js';
 import { tableJson, type CodeCache, type DoctorReport, type FileReport } from './report.js';
 import { doctorTable } from './table.js';
 
@@ -125,6 +128,7 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
   }
 
   const policy = defaultPolicy(i.interactive);
+  const tree = probeTreeHandle(i.env);
   return {
     type: 'doctor',
     exitCode: error ? error.exitCode : 0,
@@ -142,18 +146,23 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
     files: { user: fileReport(config.user, false), project: fileReport(config.project, true) },
     approvalMode: config.effective.approvalMode,
     apiKey: { set: Boolean(i.env.CURSOR_API_KEY) },
+    processes: { handle: tree.kind, text: treeHandleText(tree) },
     handshake: hs,
     plan: i.plan,
     table: tableJson(doctorTable(config.effective, i.plan)),
-    warnings: !agent.cursor
-      ? []
-      : configWarnings({
+    warnings: (agent.cursor
+      ? configWarnings({
           config: config.effective,
           policy,
           allow: [],
           plan: i.plan,
           fence: defaultFence(i.plan),
           configFile: config.user.path,
-        }),
+        })
+      : []
+    )
+      .concat(socksProxyWarning(i.env) ?? [])
+      // What RHO_CURSOR_NO_WARNING silences, a default run here would not show either.
+      .filter((w) => !silencedWarnings([], i.env.RHO_CURSOR_NO_WARNING).codes.includes(w.code)),
   };
 }

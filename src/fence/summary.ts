@@ -34,9 +34,14 @@ export function fenceSummary(fence: Fence, rules = true): FenceSummary {
   return { name: fence, blocked, open, by: fence === 'none' ? null : rules ? BY_CURSOR : BY_ANSWERS };
 }
 
-// The one text-mode line: what is blocked, what is open and why search stays open.
-export function fenceLine(f: FenceSummary): string {
+// The one text-mode line: what is blocked, what is open and why search stays open, then the run's rules.
+export function fenceLine(f: FenceSummary, rules: { allow: string[]; deny: string[] } = NO_RULES): string {
   const open = f.open.map((k) => (k === 'search' ? 'search (grep and glob: no rule reaches them)' : k));
   const by = f.by === BY_ANSWERS ? ` · enforced only by ${BY_ANSWERS}` : '';
-  return `fence ${f.name}: blocks ${f.blocked.join(', ') || 'nothing'} · open: ${open.join(', ') || 'nothing'}${by}`;
+  const line = `fence ${f.name}: blocks ${f.blocked.join(', ') || 'nothing'} · open: ${open.join(', ') || 'nothing'}${by}`;
+  if (rules.allow.length + rules.deny.length === 0) return line;
+  const list = (xs: string[]): string => xs.join(', ') || 'none';
+  return `${line} · rules: allow ${list(rules.allow)}; deny ${list(rules.deny)}`;
 }
+
+const NO_RULES = { allow: [], deny: [] };
