@@ -72,24 +72,22 @@ export function offeredModes(c: SessionChoices): string[] {
   return [...new Set([...c.modes, ...(c.modeOption?.values ?? [])])];
 }
 
-// The request that sets --model for an agent that takes no --model flag; undefined when it offers no way
-// (a `model-not-settable` warning). A model it does not offer is exit 2, naming those it does.
+// The request that sets --model for an agent that takes no --model flag: the model config option (stable ACP)
+// where it lists the model, else session/set_model (unstable, Claude's and Gemini's); undefined when it offers
+// no way (a `model-not-settable` warning). A model it does not offer is exit 2, naming those it does.
 export function modelSetting(c: SessionChoices, sessionId: string, model: string): Setting | undefined {
-  if (c.models.length > 0 || c.modelOption) {
-    const offered = c.models.length > 0 ? c.models : c.modelOption!.values;
-    if (!offered.includes(model))
-      throw new RhoError(
-        'capability_missing',
-        `the agent does not offer the model '${model}' (it offers: ${offered.join(', ') || 'none'})`,
-      );
-    if (c.models.includes(model))
-      return { method: 'session/set_model', params: { sessionId, modelId: model } };
+  if (c.models.length === 0 && !c.modelOption) return undefined;
+  if (c.modelOption?.values.includes(model))
     return {
       method: 'session/set_config_option',
-      params: { sessionId, configId: c.modelOption!.configId, value: model },
+      params: { sessionId, configId: c.modelOption.configId, value: model },
     };
-  }
-  return undefined;
+  if (c.models.includes(model)) return { method: 'session/set_model', params: { sessionId, modelId: model } };
+  const offered = [...new Set([...c.models, ...(c.modelOption?.values ?? [])])];
+  throw new RhoError(
+    'capability_missing',
+    `the agent does not offer the model '${model}' (it offers: ${offered.join(', ') || 'none'})`,
+  );
 }
 
 // The request that sets a mode: session/set_mode where modes lists it, else the mode config option. A mode the

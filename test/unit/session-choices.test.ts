@@ -75,6 +75,17 @@ describe('modelSetting', () => {
       },
     },
     { c: NOTHING, model: 'x', want: undefined },
+    {
+      c: readChoices({
+        models: { availableModels: [{ modelId: 'a' }, { modelId: 'b' }] },
+        configOptions: [select('model', 'a', ['a'])],
+      }),
+      model: 'a',
+      want: {
+        method: 'session/set_config_option',
+        params: { sessionId: 's', configId: 'model', value: 'a' },
+      },
+    },
   ])('$model', ({ c, model, want }) => {
     expect(modelSetting(c, 's', model)).toEqual(want);
   });
