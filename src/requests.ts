@@ -11,6 +11,7 @@ import {
   permissionAsQuestion,
   permissionQuestion,
   planQuestion,
+  TURN_ENDED,
   type TerminalQuestion,
 } from './policy/prompts.js';
 import {
@@ -37,7 +38,10 @@ export interface RequestContext {
 
 export class AgentRequests {
   /** Requests a person is still deciding: answered `cancelled` if the run is cancelled, dropped if withdrawn. */
-  private readonly pending = new Map<Id | null, { cancel: () => void; withdraw: () => void }>();
+  private readonly pending = new Map<
+    Id | null,
+    { cancel: () => void; withdraw: () => void; end: () => void }
+  >();
   private cancelled = false;
 
   constructor(private readonly ctx: RequestContext) {}
@@ -101,6 +105,11 @@ export class AgentRequests {
   // Is a person still deciding one of the agent's requests?
   asking(): boolean {
     return this.pending.size > 0;
+  }
+
+  // The turn is over: a question still on the screen closes with a line saying so, unanswered.
+  endQuestions(): void {
+    for (const p of [...this.pending.values()]) p.end();
   }
 
   // Answers every request still waiting on a person with `cancelled`, as ACP requires on session/cancel.
@@ -330,6 +339,12 @@ export class AgentRequests {
         this.pending.delete(id);
         abort.abort();
         this.ctx.emit(withdrawn());
+      },
+      end: () => {
+        if (settled) return;
+        settled = true;
+        this.pending.delete(id);
+        abort.abort(TURN_ENDED);
       },
     });
     // The question starts on a fresh line, after everything rendered so far.

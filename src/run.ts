@@ -181,6 +181,7 @@ function newState(opts: RunOptions, io: RunIO): RunState {
       answerToStderr: opts.outputSchema !== undefined,
       github: opts.github,
       silenced: opts.silenced,
+      discardInput: opts.interactive,
     }),
     cancel: new Cancel({
       graceMs: CANCEL_GRACE_MS,
@@ -666,6 +667,7 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
   const { out, opts, cancel } = s;
   s.phase = 'teardown';
   s.accepting = false;
+  s.requests?.endQuestions();
   s.conn?.close(new RhoError('cancelled', 'the run is over'));
   // Nothing more is asked of the agent: its kill ladder runs while the result is written, not after it.
   // Its step stays on the teardown stack, which waits for it (and reports its failure) in turn.
