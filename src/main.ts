@@ -352,7 +352,9 @@ export async function main(given: string[], version: string, boot: Boot): Promis
     }
     if (e instanceof EarlyFailure) return exit(reportEarly(e, t0, argv));
     const err = toRhoError(e);
-    process.stderr.write(`rho-cursor: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
+    // One style for usage errors whichever command found them: they point at --help.
+    const hint = err.hint ?? (err.code === 'usage' ? 'see --help' : undefined);
+    process.stderr.write(`rho-cursor: ${err.message}${hint ? ` (${hint})` : ''}\n`);
     return exit(err.exitCode);
   }
   return exit(code);
