@@ -4,6 +4,7 @@ import { RhoError } from './errors.js';
 import { runHelpAfter } from './help.js';
 import {
   COLORS,
+  DEFAULT_STEP_TIMEOUT,
   FENCES,
   FORMATS,
   formatFromArgv,
@@ -33,8 +34,16 @@ export function defineRun(cmd: Command): Command {
     )
     .addOption(
       new Option(
-        '--allow <kind>',
-        `allow once the requests of a tool kind; repeatable (${TOOL_KINDS.join(', ')})`,
+        '--allow <rule>',
+        `repeatable: allow once a tool kind's requests (${TOOL_KINDS.join(', ')}), or what a rule covers: Shell(npm test), Shell(npx vitest:*), Write(src/**), Read(glob), WebFetch(domain), Mcp(server:tool)`,
+      )
+        .argParser((v: string, acc: string[]) => [...acc, v])
+        .default([] as string[], 'none'),
+    )
+    .addOption(
+      new Option(
+        '--deny <rule>',
+        "repeatable: reject what a rule or a tool kind covers (Shell(git push), Write(**/.env*)); a deny wins over every allow, and Cursor's own config gets it too",
       )
         .argParser((v: string, acc: string[]) => [...acc, v])
         .default([] as string[], 'none'),
@@ -55,7 +64,7 @@ export function defineRun(cmd: Command): Command {
       '--timeout <duration>',
       'bound on the whole run, reading stdin included (500ms, 10s, 2m, seconds)',
     )
-    .option('--step-timeout <duration>', 'bound on each handshake step (default: 10s)')
+    .option('--step-timeout <duration>', `bound on each handshake step (default: ${DEFAULT_STEP_TIMEOUT})`)
     .option('--idle-timeout <duration>', 'cancel when the agent sends nothing for this long')
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
     .option(

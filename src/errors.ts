@@ -52,6 +52,10 @@ export const ERRORS = {
   schema_mismatch: [EXIT.schemaMismatch, 'the answer did not match --output-schema after the retries'],
   reply_error: [EXIT.agentFailed, '--strict, or --retries ran out: the answer reads as an API error'],
   denied: [EXIT.denied, '--strict: a permission was rejected or a tool was blocked'],
+  os_limit: [
+    EXIT.agentFailed,
+    'the operating system ran out of something (open files, processes, memory): EMFILE, ENFILE, EAGAIN, ENOMEM',
+  ],
   internal: [EXIT.agentFailed, 'a bug in rho-cursor'],
 } as const satisfies Record<string, readonly [ExitCode, string]>;
 

@@ -9,6 +9,10 @@ export const ENVIRONMENT = [
   ['XDG_CONFIG_HOME', 'where the config dir is when CURSOR_CONFIG_DIR is unset (absolute paths only)'],
   ['HOME', 'for ~/.cursor'],
   ['RHO_CURSOR_AGENT', 'the agent executable when --agent is absent'],
+  [
+    'RHO_CURSOR_CGROUP',
+    '`off`: no cgroup for the agent (process group and survey only); `v1`, `v2`: only that',
+  ],
   ['RHO_CURSOR_NO_WARNING', 'warning codes to silence, comma-separated, as --no-warning does'],
   ['PATH', 'where cursor-agent is looked up'],
   ['NO_COLOR', 'no colour (https://no-color.org), also for the spinner'],
@@ -26,6 +30,10 @@ export const EXAMPLES = [
   [
     'rho-cursor run --fence no-shell --attach shot.png "why is the button cut off?"',
     'edits yes, shell never',
+  ],
+  [
+    `rho-cursor run --allow 'Shell(npm test)' --allow 'Write(src/**)' --deny 'Shell(git push)' "fix the tests"`,
+    'only npm test, only src/',
   ],
   ['rho-cursor run --output-schema verdict.json "is this diff safe?" | jq .safe', 'a validated JSON answer'],
   ['rho-cursor run --continue "and now the tests"', "the workspace's newest session"],

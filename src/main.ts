@@ -1,11 +1,10 @@
 // Commander wiring: argv -> options -> run; the only place that exits the process.
 import { Command, CommanderError, Option } from 'commander';
-import { appendFileSync, fstatSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, fstatSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
 import { resolve } from 'node:path';
 import { RhoError, toRhoError } from './errors.js';
-import { fileErrorText } from './file-errors.js';
 import { defineRun, fromPeerHabits, unknownCommandError, usageFromCommander } from './args.js';
 import { earlyReports } from './ci/early.js';
 import { outputPathErrors, type PathKind } from './ci/paths.js';
@@ -17,6 +16,7 @@ import type { CodeCache } from './doctor/report.js';
 import { run } from './run.js';
 import {
   assemblePrompt,
+  DEFAULT_STEP_TIMEOUT,
   emptyPromptError,
   formatFromArgv,
   resolveRunOptions,
@@ -27,7 +27,7 @@ import {
   type RunOptions,
 } from './options.js';
 import { errorAnnotation } from './ci/github.js';
-import { readAttachments } from './prompt/files.js';
+import { readAttachments, readPromptFile } from './prompt/files.js';
 import type { SessionsRawOptions } from './sessions/command.js';
 import { resultBeforeRun, stdoutBeforeRun } from './render/early.js';
 import { fmtMs } from './stop.js';
@@ -118,15 +118,6 @@ async function readStdin(timeoutMs: number | undefined): Promise<string> {
     return await Promise.race([read, late]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-// Reads the prompt file; a file that cannot be read is a usage error naming it.
-function readPromptFile(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new RhoError('usage', `option '--prompt-file' cannot read '${file}' (${fileErrorText(e)})`);
   }
 }
 
@@ -265,7 +256,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
       new Option('--output-format <format>', 'output format').choices(['text', 'json']).default('text'),
     )
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
-    .option('--step-timeout <duration>', 'bound on each request', '10s')
+    .option('--step-timeout <duration>', 'bound on each request', DEFAULT_STEP_TIMEOUT)
     .exitOverride()
     .action(async (o: SessionsRawOptions) =>
       setCode(await (await import('./sessions/command.js')).sessionsCommand(o, version)),
@@ -285,7 +276,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
     )
     .option('--plan', 'show the table as a --plan run sees it')
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
-    .option('--step-timeout <duration>', 'bound on each handshake step', '10s')
+    .option('--step-timeout <duration>', 'bound on each handshake step', DEFAULT_STEP_TIMEOUT)
     .exitOverride()
     .action(async (o: DoctorRawOptions) =>
       setCode(await (await import('./doctor/command.js')).doctorCommand(o, version, boot.codeCache)),

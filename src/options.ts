@@ -1,5 +1,6 @@
 // Pure parsing of command-line values: durations, enumerations, and the run's resolved options.
 import { RhoError } from './errors.js';
+import { allowedKinds, NO_RULES, parseRules, type RuleSet } from './policy/rules.js';
 import type { Attachment } from './prompt/attach.js';
 import { silencedWarnings } from './config/warning-codes.js';
 
@@ -41,6 +42,8 @@ export interface RunOptions {
   plan: boolean;
   policy: Policy;
   allow: ToolKind[];
+  /** Every --allow and --deny value: bare kinds and rules (Shell(...), Write(...), ...); see policy/rules.ts. */
+  rules: RuleSet;
   fence: Fence;
   format: Format;
   cwd: string;
@@ -82,6 +85,9 @@ export interface RunOptions {
   /** Warning codes silenced by --no-warning and RHO_CURSOR_NO_WARNING: not on stderr, not in the summary. */
   silenced: string[];
 }
+
+/** --step-timeout's default: Gemini's initialize took up to 10 s on a busy 2-core machine (contract v3). */
+export const DEFAULT_STEP_TIMEOUT = '30s';
 
 /** The longest duration any option takes: 24 hours. */
 export const MAX_DURATION_MS = 24 * 60 * 60 * 1000;
@@ -171,6 +177,7 @@ export interface RawRunOptions {
   plan?: boolean;
   permissions?: string;
   allow?: string[];
+  deny?: string[];
   outputFormat?: string;
   cwd?: string;
   timeout?: string;
@@ -236,12 +243,17 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     raw.permissions === undefined
       ? undefined
       : check(() => oneOf<Policy>('--permissions', POLICIES, raw.permissions!));
-  const allow = (raw.allow ?? []).map((k) => check(() => oneOf<ToolKind>('--allow', TOOL_KINDS, k)));
+  const parsedRules = parseRules(raw.allow ?? [], raw.deny ?? []);
+  errors.push(...parsedRules.errors);
+  const rules = parsedRules.rules;
+  const allow = allowedKinds(rules);
   const fence = check(() =>
     raw.fence === undefined ? defaultFence(raw.plan === true) : oneOf<Fence>('--fence', FENCES, raw.fence),
   );
-  if (fence !== undefined && !allow.includes(undefined))
-    check(() => checkAllowUnderFence(fence, allow as ToolKind[], raw.fence !== undefined));
+  if (fence !== undefined && parsedRules.errors.length === 0) {
+    check(() => checkAllowUnderFence(fence, allow, raw.fence !== undefined));
+    check(() => checkRulesUnderFence(fence, rules, raw.fence !== undefined));
+  }
   const maxToolCalls =
     raw.maxToolCalls === undefined
       ? undefined
@@ -255,7 +267,7 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
   const duration = (option: string, v: string | undefined): number | undefined =>
     v === undefined ? undefined : check(() => durationOption(option, v));
   const timeoutMs = duration('--timeout', raw.timeout);
-  const stepTimeoutMs = duration('--step-timeout', raw.stepTimeout ?? '10s');
+  const stepTimeoutMs = duration('--step-timeout', raw.stepTimeout ?? DEFAULT_STEP_TIMEOUT);
   const idleTimeoutMs = duration('--idle-timeout', raw.idleTimeout);
   const agentName = raw.agent ?? (facts.env.RHO_CURSOR_AGENT || 'cursor-agent');
   if (agentName.trim() === '') {
@@ -317,7 +329,8 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
       model: raw.model,
       plan: raw.plan === true,
       policy: permissions ?? defaultPolicy(interactive),
-      allow: allow as ToolKind[],
+      allow,
+      rules,
       fence: fence!,
       format: format!,
       cwd,
@@ -374,5 +387,20 @@ export function checkAllowUnderFence(fence: Fence, allow: readonly ToolKind[], f
   throw new RhoError(
     'usage',
     `option '--allow ${closed[0]}' cannot reopen what ${from} closes: it rejects ${what}; drop --allow or pass --fence none`,
+  );
+}
+
+// Rules cannot reopen what the fence closes either: no Shell(...) allow under no-shell, no allow rule at all
+// under read-only (it rejects every permission request); deny rules only narrow, so they always stand.
+export function checkRulesUnderFence(fence: Fence, rules: RuleSet = NO_RULES, fenceGiven = true): void {
+  const closed = rules.allow.find(
+    (r) => r.type !== 'kind' && (fence === 'read-only' || (fence === 'no-shell' && r.type === 'Shell')),
+  );
+  if (!closed) return;
+  const what = fence === 'read-only' ? 'every permission request' : 'every execute request';
+  const from = fenceGiven ? `--fence ${fence}` : `--fence ${fence} (implied by --plan)`;
+  throw new RhoError(
+    'usage',
+    `option '--allow ${closed.text}' cannot reopen what ${from} closes: it rejects ${what}; drop --allow or pass --fence none`,
   );
 }

@@ -6,6 +6,8 @@ import { normalizeTodos, type ToolStore } from './events/tools.js';
 import { extension } from './events/updates.js';
 import type { RunOptions } from './options.js';
 import type { Asker, Choice } from './policy/ask.js';
+import { judgeByRules } from './policy/judge.js';
+import { subjectOf } from './policy/subject.js';
 import {
   askQuestion,
   permissionAsQuestion,
@@ -20,6 +22,7 @@ import {
   isRejection,
   permissionResult,
   readPermissionRequest,
+  requestKind,
   SKIP_QUESTION_REASON,
   type PermissionRequest,
   type PlanAnswer,
@@ -51,7 +54,7 @@ export class AgentRequests {
     switch (msg.method) {
       case 'session/request_permission':
         this.announceTool(p);
-        return this.permission(msg.id, readPermissionRequest(this.withKnownTool(p)));
+        return this.permission(msg.id, readPermissionRequest(this.withKnownTool(p)), p);
       case 'cursor/ask_question':
         return this.question(msg.id, p);
       case 'cursor/create_plan':
@@ -118,8 +121,15 @@ export class AgentRequests {
     for (const p of [...this.pending.values()]) p.cancel();
   }
 
-  private permission(id: Id | null, req: PermissionRequest): void {
+  private permission(id: Id | null, req: PermissionRequest, params: unknown): void {
     const { opts } = this.ctx;
+    const toolCall = isRecord(params) ? params.toolCall : undefined;
+    const ruled = judgeByRules(
+      requestKind(req),
+      subjectOf(toolCall, this.ctx.tools.get(req.toolCallId)),
+      opts.rules,
+      opts.cwd,
+    );
     const verdict = this.cancelled
       ? {
           decision: { outcome: 'cancelled' as const },
@@ -132,6 +142,7 @@ export class AgentRequests {
           opts.allow,
           opts.interactive && this.ctx.asker !== undefined,
           opts.fence,
+          ruled,
         );
     if (verdict) return this.answerPermission(id, req, verdict);
     // A person decides: what the question shows and offers is built in policy/prompts.ts.

@@ -28,6 +28,7 @@ import { IdleTimer } from './lifecycle/idle.js';
 import { Teardown } from './lifecycle/teardown.js';
 import type { RunOptions } from './options.js';
 import type { Asker } from './policy/ask.js';
+import { cursorRules, rulesJson } from './policy/rules.js';
 import { Output } from './render/output.js';
 import { AgentRequests } from './requests.js';
 import { readSession, replyReadsAsError, sessionCaps, workspaceSessions } from './session.js';
@@ -286,7 +287,11 @@ async function prepareAgent(s: RunState): Promise<void> {
     s.teardown.defer({ name: 'wire log', run: () => closeWireLog(s, wire) });
   }
   const args = ['--trust', ...(opts.model ? ['--model', opts.model] : []), 'acp'];
-  s.launch = { path: agentPath, args, env: fenceEnv(opts.fence, s.config!, io.env, s.teardown) };
+  s.launch = {
+    path: agentPath,
+    args,
+    env: fenceEnv(opts.fence, s.config!, io.env, s.teardown, cursorRules(opts.rules)),
+  };
 }
 
 // Starts one agent and joins it to the run. Each try (--retries) has its own; what an earlier one still
@@ -301,7 +306,7 @@ function spawnAgent(s: RunState): void {
   s.releaseAgent = s.teardown.defer({
     name: 'agent',
     run: () => agent.terminate(KILL_GRACE_MS),
-    runSync: () => agent.killNow(),
+    runSync: () => agent.killNowAndRelease(),
   });
   const attempt = s.attempt;
   const live = (): boolean => s.attempt === attempt;
@@ -438,6 +443,7 @@ async function handshake(s: RunState): Promise<void> {
     approvalMode: config.effective.approvalMode,
     permissions: opts.policy,
     allow: opts.allow,
+    rules: rulesJson(opts.rules),
     cwd: opts.cwd,
     agent: facts.agent,
     fence: fenceSummary(opts.fence),

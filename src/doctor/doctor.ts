@@ -1,6 +1,7 @@
 // `rho-cursor doctor`: gathers what a run would meet on this machine (agent, config, key, optionally the
 // handshake) into one report whose exit code is the one a run would have.
 import { execFile } from 'node:child_process';
+import { probeTreeHandle, treeHandleText } from '../agent/cgroup.js';
 import { newerNameHint, resolveAgent } from '../agent/resolve.js';
 import { inspectConfig, firstProblem, type ConfigFile } from '../config/load.js';
 import { describeSource } from '../config/paths.js';
@@ -114,6 +115,7 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
   }
 
   const policy = defaultPolicy(i.interactive);
+  const tree = probeTreeHandle(i.env);
   return {
     type: 'doctor',
     exitCode: error ? error.exitCode : 0,
@@ -131,6 +133,7 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
     files: { user: fileReport(config.user, false), project: fileReport(config.project, true) },
     approvalMode: config.effective.approvalMode,
     apiKey: { set: Boolean(i.env.CURSOR_API_KEY) },
+    processes: { handle: tree.kind, text: treeHandleText(tree) },
     handshake: hs,
     plan: i.plan,
     table: tableJson(doctorTable(config.effective, i.plan)),

@@ -26,8 +26,13 @@ export function fenceSummary(fence: Fence): FenceSummary {
   return { name: fence, blocked, open };
 }
 
-// The one text-mode line: what is blocked, what is open and why search stays open.
-export function fenceLine(f: FenceSummary): string {
+// The one text-mode line: what is blocked, what is open and why search stays open, then the run's rules.
+export function fenceLine(f: FenceSummary, rules: { allow: string[]; deny: string[] } = NO_RULES): string {
   const open = f.open.map((k) => (k === 'search' ? 'search (grep and glob: no rule reaches them)' : k));
-  return `fence ${f.name}: blocks ${f.blocked.join(', ') || 'nothing'} · open: ${open.join(', ') || 'nothing'}`;
+  const line = `fence ${f.name}: blocks ${f.blocked.join(', ') || 'nothing'} · open: ${open.join(', ') || 'nothing'}`;
+  if (rules.allow.length + rules.deny.length === 0) return line;
+  const list = (xs: string[]): string => xs.join(', ') || 'none';
+  return `${line} · rules: allow ${list(rules.allow)}; deny ${list(rules.deny)}`;
 }
+
+const NO_RULES = { allow: [], deny: [] };

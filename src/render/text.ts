@@ -69,7 +69,8 @@ export class TextRenderer implements Renderer {
             `session ${e.sessionId} · model ${e.model ?? 'unknown'} · mode ${e.mode ?? 'unknown'} · approvalMode ${e.approvalMode} · permissions ${e.permissions}`,
           ),
         );
-        if (e.fence.name !== 'none') this.line(this.c.dim(fenceLine(e.fence)));
+        if (e.fence.name !== 'none' || e.rules.allow.length + e.rules.deny.length > 0)
+          this.line(this.c.dim(fenceLine(e.fence, e.rules)));
         if (e.resumed)
           this.line(
             this.c.dim(

@@ -49,6 +49,7 @@ const samples: EventType[] = [
     approvalMode: 'unrestricted',
     permissions: 'reject',
     allow: ['read'],
+    rules: { allow: ['read', 'Shell(npm:test)'], deny: ['Shell(git:push)'] },
     cwd: '/workspace',
     agent: { name: null, version: null },
     fence: { name: 'read-only', blocked: ['edit', 'execute', 'fetch'], open: ['read', 'search'] },
