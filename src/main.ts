@@ -256,6 +256,12 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
       new Option('--output-format <format>', 'output format').choices(['text', 'json']).default('text'),
     )
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
+    .addOption(
+      new Option(
+        '--agent-arg <arg>',
+        "repeatable: the agent's arguments, instead of Cursor's `--trust acp`",
+      ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
+    )
     .option('--step-timeout <duration>', 'bound on each request', DEFAULT_STEP_TIMEOUT)
     .exitOverride()
     .action(async (o: SessionsRawOptions) =>
@@ -276,6 +282,12 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
     )
     .option('--plan', 'show the table as a --plan run sees it')
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
+    .addOption(
+      new Option(
+        '--agent-arg <arg>',
+        "repeatable: the agent's arguments, instead of Cursor's `--trust acp`",
+      ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
+    )
     .option('--step-timeout <duration>', 'bound on each handshake step', DEFAULT_STEP_TIMEOUT)
     .exitOverride()
     .action(async (o: DoctorRawOptions) =>

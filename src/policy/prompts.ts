@@ -36,9 +36,14 @@ function field(label: string, value: string): string[] {
 
 const DETAIL_KEYS = ['command', 'cwd', 'path', 'url', 'query', 'pattern'] as const;
 
-// A permission request: the tool kind and title, its command or path, and the reason Cursor gives.
-export function permissionQuestion(req: PermissionRequest, input: Record<string, unknown>): TerminalQuestion {
-  const lines = [`Cursor asks permission to ${visible(req.kind)}: ${visible(req.title)}`];
+// A permission request: the tool kind and title, its command or path, and the reason the agent (`who`: Cursor,
+// or another agent's agentInfo.title) gives.
+export function permissionQuestion(
+  req: PermissionRequest,
+  input: Record<string, unknown>,
+  who = 'Cursor',
+): TerminalQuestion {
+  const lines = [`${visible(who)} asks permission to ${visible(req.kind)}: ${visible(req.title)}`];
   for (const k of DETAIL_KEYS)
     if (typeof input[k] === 'string' && input[k] !== '') lines.push(...field(k, input[k]));
   if (req.agentReason) lines.push(...field('reason', req.agentReason));
@@ -53,8 +58,8 @@ export function permissionQuestion(req: PermissionRequest, input: Record<string,
 }
 
 // A question sent as a permission request: its title, its text (from toolCall.content) and its options.
-export function permissionAsQuestion(req: PermissionRequest): TerminalQuestion {
-  const lines = [`Cursor asks: ${visible(req.title)}`];
+export function permissionAsQuestion(req: PermissionRequest, who = 'Cursor'): TerminalQuestion {
+  const lines = [`${visible(who)} asks: ${visible(req.title)}`];
   if (req.agentReason && req.agentReason !== req.title) lines.push(...indented(req.agentReason));
   let n = 0;
   const choices = req.options.map((o) =>
