@@ -22,6 +22,7 @@ import { RunFacts } from './events/facts.js';
 import { ToolStore } from './events/tools.js';
 import type { ResultEvent } from './events/types.js';
 import { eventsFromUpdate, extension, type UpdateContext } from './events/updates.js';
+import { configUnderRules } from './fence/rules.js';
 import { fenceEnv, fenceTool } from './fence/run.js';
 import { fenceSummary } from './fence/summary.js';
 import { IdleTimer } from './lifecycle/idle.js';
@@ -252,7 +253,8 @@ async function readConfig(s: RunState): Promise<void> {
   const { opts, io } = s;
   s.config = loadConfig(io.env, io.home, opts.cwd);
   s.warnings = configWarnings({
-    config: s.config.effective,
+    // With rules, Cursor gets the private dir's config (allowlist and the rules): that is what is judged.
+    config: configUnderRules(s.config.effective, 'none', cursorRules(opts.rules)),
     // Ask with nobody at the terminal rejects, so the warnings judge it as reject.
     policy: opts.policy === 'ask' && !opts.interactive ? 'reject' : opts.policy,
     allow: opts.allow,

@@ -8,9 +8,12 @@ import { configWarnings } from '../config/warnings.js';
 import type { RhoError } from '../errors.js';
 import { overlayText } from '../fence/overlay.js';
 import { prepareFenceDir, type FenceDir } from '../fence/private-dir.js';
-import { defaultFence, defaultPolicy } from '../options.js';
+import { defaultFence, defaultPolicy, type Fence } from '../options.js';
+import { allowedKinds, NO_RULES, type RuleSet } from '../policy/rules.js';
 import { handshake } from './handshake.js';
 import { tableJson, type CodeCache, type DoctorReport, type FileReport } from './report.js';
+import { configUnderRules } from '../fence/rules.js';
+import { rulesReport } from './rules.js';
 import { doctorTable } from './table.js';
 
 export interface DoctorInput {
@@ -21,6 +24,9 @@ export interface DoctorInput {
   agent: string | undefined;
   handshake: boolean;
   plan: boolean;
+  /** --fence, --allow and --deny as given (undefined fence: the default for --plan). */
+  fence?: Fence;
+  rules?: RuleSet;
   stepTimeoutMs: number;
   interactive: boolean;
   version: string;
@@ -112,6 +118,12 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
   }
 
   const policy = defaultPolicy(i.interactive);
+  const rules = i.rules ?? NO_RULES;
+  const runFence = i.fence ?? defaultFence(i.plan);
+  const given = i.fence !== undefined || rules.allow.length + rules.deny.length > 0;
+  const report = given ? rulesReport(rules, runFence, policy, config.effective, i.plan) : null;
+  // The table under the rules: Cursor's config as the run's private dir would give it, per fence.
+  const tableConfig = report ? configUnderRules(config.effective, 'none', report.cursor) : config.effective;
   return {
     type: 'doctor',
     exitCode: error ? error.exitCode : 0,
@@ -131,13 +143,14 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
     apiKey: { set: Boolean(i.env.CURSOR_API_KEY) },
     handshake: hs,
     plan: i.plan,
-    table: tableJson(doctorTable(config.effective, i.plan)),
+    rules: report,
+    table: tableJson(doctorTable(tableConfig, i.plan, allowedKinds(rules))),
     warnings: configWarnings({
-      config: config.effective,
+      config: tableConfig,
       policy,
-      allow: [],
+      allow: allowedKinds(rules),
       plan: i.plan,
-      fence: defaultFence(i.plan),
+      fence: runFence,
       configFile: config.user.path,
     }),
   };

@@ -37,7 +37,7 @@ describe('judgeByRules: a matching deny wins, then an allow that covers everythi
     ['fetch', { urls: [] }, [], ['WebFetch(evil.com)'], 'deny'],
     ['search', { paths: ['/ws'] }, ['Write(src/**)'], ['Shell(rm)'], undefined],
   ] as const)('%s %j allow %j deny %j: %s', (kind, s, allow, deny, decision) => {
-    expect(judge(kind, s, [...allow], [...deny])).toBe(decision);
+    expect(judge(kind, s as unknown as Partial<Subject>, [...allow], [...deny])).toBe(decision);
   });
 
   it('says which rule decided', () => {
