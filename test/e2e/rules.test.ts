@@ -246,3 +246,32 @@ describe('usage errors', () => {
     expect(lines[0]).toMatch(message);
   });
 });
+
+describe('rho-cursor doctor with rules', () => {
+  it('shows the effective rules, their Cursor form and each kind under them', async () => {
+    const home = tempDir('rho-rules-doctor-');
+    const args = ['doctor', '--fence', 'no-shell', '--allow', 'Write(src/**)', '--deny', 'Shell(git push)'];
+    const json = await runCli([...args, '--output-format', 'json'], { cliConfig: USER_CONFIG, cwd: home });
+    expect(json.exitCode, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout) as { rules: Record<string, unknown> };
+    expect(report.rules).toMatchObject({
+      fence: 'no-shell',
+      allow: ['Write(src/**)'],
+      deny: ['Shell(git:push)'],
+      cursor: { allow: ['Write(src/**)'], deny: ['Shell(git:push)', 'Shell(git:push *)'] },
+      kinds: { execute: 'blocked: Shell(git:push), Shell(git:push *) · anything else blocked: rule' },
+    });
+    const text = await runCli(args, { cliConfig: USER_CONFIG, cwd: home });
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout).toContain('rules            allow: Write(src/**) · deny: Shell(git:push)\n');
+    expect(text.stdout).toMatch(/\n {2}edit {5}runs · outside Write\(src\/\*\*\): rejected when asked/);
+  });
+
+  it('refuses a malformed rule as run does: exit 2, one line', async () => {
+    const r = await runCli(['doctor', '--deny', 'Shell(git push'], { cwd: tempDir('rho-rules-doctor-') });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^rho-cursor: option '--deny' got a malformed rule 'Shell\(git push'/),
+    ]);
+  });
+});
