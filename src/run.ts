@@ -23,7 +23,7 @@ import { ToolStore } from './events/tools.js';
 import type { ResultEvent } from './events/types.js';
 import { eventsFromUpdate, extension, type UpdateContext } from './events/updates.js';
 import { configUnderRules } from './fence/rules.js';
-import { fenceEnv, fenceTool } from './fence/run.js';
+import { fenceEnv, fenceTool, rulesTool } from './fence/run.js';
 import { fenceSummary } from './fence/summary.js';
 import { IdleTimer } from './lifecycle/idle.js';
 import { Teardown } from './lifecycle/teardown.js';
@@ -334,7 +334,8 @@ function spawnAgent(s: RunState): void {
         s.idle?.touch();
         emit(s, { type: 'history', update: (msg.params as { update?: unknown }).update ?? null });
       } else if (msg.method === 'session/update')
-        for (const e of eventsFromUpdate(msg.params, s.ctx)) emit(s, fenceTool(opts.fence, s.tools, e));
+        for (const e of eventsFromUpdate(msg.params, s.ctx))
+          emit(s, rulesTool(opts.rules, opts.cwd, s.tools, fenceTool(opts.fence, s.tools, e)));
       // A withdrawn request a person is deciding closes unanswered (and says so); any other is kept raw.
       else if (msg.method !== '$/cancel_request' || !s.requests?.withdraw(msg.params))
         emit(s, extension(msg.method, msg.params));

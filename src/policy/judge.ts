@@ -109,3 +109,19 @@ export function outsideWriteRules(paths: readonly string[], rules: RuleSet, cwd 
       (allows.length > 0 && !allows.some((r) => pathCovered(r.glob, p, cwd))),
   );
 }
+
+// Did one of Cursor's deny rules from --deny stop this call? Cursor then reports it completed with no output,
+// so the caller marks it rejected (Cursor only asks nothing before blocking it). Shell and Write rules hold.
+export function cursorDenyStops(kind: string, s: Subject, rules: RuleSet, cwd: string): boolean {
+  if (kind === 'execute')
+    return (
+      of(rules.deny, 'kind').some((r) => r.kind === 'execute') ||
+      s.commands.some((c) => shellDenied(c, of(rules.deny, 'Shell')) !== undefined)
+    );
+  if (EDITS.has(kind))
+    return (
+      of(rules.deny, 'kind').some((r) => EDITS.has(r.kind)) ||
+      s.paths.some((p) => of(rules.deny, 'Write').some((r) => pathCovered(r.glob, p, cwd)))
+    );
+  return false;
+}

@@ -275,3 +275,40 @@ describe('rho-cursor doctor with rules', () => {
     ]);
   });
 });
+
+describe('a call a deny rule stopped in Cursor', () => {
+  // Cursor blocks a denied command without asking and reports it completed with no output.
+  const stopped = (command: string): object[] => [
+    update({
+      sessionUpdate: 'tool_call',
+      toolCallId: 'sh_push',
+      title: `\`${command}\``,
+      kind: 'execute',
+      status: 'pending',
+      rawInput: { command },
+    }),
+    update({ sessionUpdate: 'tool_call_update', toolCallId: 'sh_push', status: 'completed' }),
+    chunk('done'),
+  ];
+  const final = async (args: string[], command: string) => {
+    const script = { before: stopped(command), answer: { result: { stopReason: 'end_turn' } } };
+    const r = await runCli(['run', ...SJ, ...args, 'go'], {
+      agent,
+      env: { RHO_SCRIPT: JSON.stringify(script) },
+      cwd: tempDir('rho-rules-stopped-'),
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    return r.events.filter((e) => e.type === 'tool').at(-1);
+  };
+
+  it('shows rejected when the command is one --deny covers', async () => {
+    expect(await final(['--deny', 'Shell(git push)'], 'git push origin main')).toMatchObject({
+      status: 'rejected',
+      reportedStatus: 'completed',
+    });
+  });
+
+  it('stays completed when no deny rule covers it', async () => {
+    expect(await final(['--deny', 'Shell(git push)'], 'git status')).toMatchObject({ status: 'completed' });
+  });
+});

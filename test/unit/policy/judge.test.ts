@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolKind } from '../../../src/options.js';
-import { judgeByRules, outsideWriteRules } from '../../../src/policy/judge.js';
+import { cursorDenyStops, judgeByRules, outsideWriteRules } from '../../../src/policy/judge.js';
 import { parseRules } from '../../../src/policy/rules.js';
 import type { Subject } from '../../../src/policy/subject.js';
 
@@ -67,5 +67,20 @@ describe('outsideWriteRules: what the change ledger would call a breach', () => 
     [['a', 'package.json'], ['Write(src/**)', 'Write(package.json)'], [], ['a']],
   ])('%j allow %j deny %j', (paths, allow, deny, outside) => {
     expect(outsideWriteRules(paths, rules(allow, deny))).toEqual(outside);
+  });
+});
+
+describe("cursorDenyStops: did Cursor's copy of a deny rule stop the call?", () => {
+  it.each([
+    ['execute', { commands: ['git push'] }, ['Shell(git push)'], true],
+    ['execute', { commands: ['git status'] }, ['Shell(git push)'], false],
+    ['execute', { commands: ['ls'] }, ['execute'], true],
+    ['edit', { paths: ['/ws/.env'] }, ['Write(**/.env*)'], true],
+    ['edit', { paths: ['/ws/a'] }, ['Write(**/.env*)'], false],
+    ['fetch', { urls: ['https://x.com'] }, ['WebFetch(x.com)'], false],
+  ] as const)('%s %j deny %j: %s', (kind, s, deny, stops) => {
+    expect(
+      cursorDenyStops(kind, subject(s as unknown as Partial<Subject>), rules([], [...deny]), '/ws'),
+    ).toBe(stops);
   });
 });
