@@ -23,6 +23,7 @@ import { ToolStore } from './events/tools.js';
 import type { ResultEvent } from './events/types.js';
 import { eventsFromUpdate, extension, type UpdateContext } from './events/updates.js';
 import { configUnderRules } from './fence/rules.js';
+import { rulesWarnings } from './policy/judge.js';
 import { fenceEnv, fenceTool, rulesTool } from './fence/run.js';
 import { fenceSummary } from './fence/summary.js';
 import { IdleTimer } from './lifecycle/idle.js';
@@ -269,7 +270,7 @@ async function readConfig(s: RunState): Promise<void> {
       message: 'no terminal to ask at: permission requests are rejected',
     });
   }
-  s.warnings.push(...opts.notices);
+  s.warnings.push(...rulesWarnings(opts.rules), ...opts.notices);
 }
 
 // 2. Spawn the agent and join it to a connection; its release goes on the teardown stack at once.

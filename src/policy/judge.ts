@@ -125,3 +125,22 @@ export function cursorDenyStops(kind: string, s: Subject, rules: RuleSet, cwd: s
     );
   return false;
 }
+
+// What the rules cannot hold before it happens, said as warnings: Cursor never asks before an edit, and
+// rho-cursor never sees an MCP call's server and tool.
+export function rulesWarnings(rules: RuleSet): Array<{ code: string; message: string }> {
+  const out: Array<{ code: string; message: string }> = [];
+  const writes = of(rules.allow, 'Write');
+  if (writes.length > 0)
+    out.push({
+      code: 'write-rules-not-asked',
+      message: `Cursor never asks before an edit: ${list(writes)} rejects an edit outside it only when the agent asks; the change ledger finds the others after the turn`,
+    });
+  const mcp = [...of(rules.allow, 'Mcp'), ...of(rules.deny, 'Mcp')];
+  if (mcp.length > 0)
+    out.push({
+      code: 'mcp-rules-cursor-only',
+      message: `${list(mcp)}: held by Cursor's config alone (rho-cursor cannot tell an MCP call from a permission request)`,
+    });
+  return out;
+}

@@ -189,6 +189,9 @@ describe("Cursor's config carries the rules", () => {
     });
     expect(JSON.parse(readFileSync(join(r.configDir, 'cli-config.json'), 'utf8'))).toEqual(USER_CONFIG);
     expect(existsSync(given!.dir), 'the private dir is removed').toBe(false);
+    expect(r.events.filter((e) => e.type === 'warning').map((w) => w.code)).toContain(
+      'write-rules-not-asked',
+    );
     expect(r.events.find((e) => e.type === 'session')).toMatchObject({
       rules: {
         allow: ['Shell(npm:test)', 'Shell(npx vitest:*)', 'Write(src/**)'],
