@@ -4,6 +4,7 @@ import { RhoError } from './errors.js';
 import { runHelpAfter } from './help.js';
 import {
   COLORS,
+  DEFAULT_STEP_TIMEOUT,
   FENCES,
   FORMATS,
   formatFromArgv,
@@ -63,7 +64,7 @@ export function defineRun(cmd: Command): Command {
       '--timeout <duration>',
       'bound on the whole run, reading stdin included (500ms, 10s, 2m, seconds)',
     )
-    .option('--step-timeout <duration>', 'bound on each handshake step (default: 10s)')
+    .option('--step-timeout <duration>', `bound on each handshake step (default: ${DEFAULT_STEP_TIMEOUT})`)
     .option('--idle-timeout <duration>', 'cancel when the agent sends nothing for this long')
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
     .option(
@@ -90,9 +91,20 @@ export function defineRun(cmd: Command): Command {
       '--retries <n>',
       'try a failure before any tool started again with a fresh agent, after 1s, 2s, 4s... (default: 0)',
     )
+    .addOption(noWarningOption())
     .option('-q, --quiet', 'text mode: only the answer on stdout, only errors and warnings on stderr')
     .option('--color <when>', `colour on stderr: ${COLORS.join(', ')} (default: auto)`)
     .addHelpText('after', runHelpAfter());
+}
+
+// --no-warning <code>, repeatable: commander reads any `--no-` option as a negation unless told otherwise.
+function noWarningOption(): Option {
+  const o = new Option(
+    '--no-warning <code>',
+    'silence a warning by its code, repeatable (also RHO_CURSOR_NO_WARNING=code,code); the codes are listed below',
+  ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]);
+  o.negate = false;
+  return o;
 }
 
 // Pure: parses `run`'s argv (without the word `run`) into options or usage errors, writing nothing.

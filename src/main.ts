@@ -1,6 +1,6 @@
 // Commander wiring: argv -> options -> run; the only place that exits the process.
 import { Command, CommanderError, Option } from 'commander';
-import { fstatSync, readFileSync, statSync } from 'node:fs';
+import { fstatSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
 import { resolve } from 'node:path';
@@ -15,6 +15,7 @@ import { run } from './run.js';
 import {
   FENCES,
   assemblePrompt,
+  DEFAULT_STEP_TIMEOUT,
   emptyPromptError,
   formatFromArgv,
   resolveRunOptions,
@@ -25,7 +26,7 @@ import {
   type RunOptions,
 } from './options.js';
 import { errorAnnotation } from './ci/github.js';
-import { readAttachments } from './prompt/files.js';
+import { readAttachments, readPromptFile } from './prompt/files.js';
 import type { SessionsRawOptions } from './sessions/command.js';
 import { stdoutBeforeRun } from './render/early.js';
 import { fmtMs } from './stop.js';
@@ -95,16 +96,6 @@ async function readStdin(timeoutMs: number | undefined): Promise<string> {
     return await Promise.race([read, late]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-// Reads the prompt file; a file that cannot be read is a usage error naming it.
-function readPromptFile(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-    throw new RhoError('usage', `option '--prompt-file' cannot read '${file}' (${why})`);
   }
 }
 
@@ -223,7 +214,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
       new Option('--output-format <format>', 'output format').choices(['text', 'json']).default('text'),
     )
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
-    .option('--step-timeout <duration>', 'bound on each request', '10s')
+    .option('--step-timeout <duration>', 'bound on each request', DEFAULT_STEP_TIMEOUT)
     .exitOverride()
     .action(async (o: SessionsRawOptions) =>
       setCode(await (await import('./sessions/command.js')).sessionsCommand(o, version)),
@@ -256,7 +247,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
       ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
     )
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
-    .option('--step-timeout <duration>', 'bound on each handshake step', '10s')
+    .option('--step-timeout <duration>', 'bound on each handshake step', DEFAULT_STEP_TIMEOUT)
     .exitOverride()
     .action(async (o: DoctorRawOptions) =>
       setCode(await (await import('./doctor/command.js')).doctorCommand(o, version, boot.codeCache)),

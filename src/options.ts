@@ -2,6 +2,7 @@
 import { RhoError } from './errors.js';
 import { allowedKinds, NO_RULES, parseRules, type RuleSet } from './policy/rules.js';
 import type { Attachment } from './prompt/attach.js';
+import { silencedWarnings } from './config/warning-codes.js';
 
 export const POLICIES = ['reject', 'allow', 'ask'] as const;
 export type Policy = (typeof POLICIES)[number];
@@ -81,7 +82,12 @@ export interface RunOptions {
   interactive: boolean;
   /** Warnings from the command line itself (`stdin-ignored`). */
   notices: Notice[];
+  /** Warning codes silenced by --no-warning and RHO_CURSOR_NO_WARNING: not on stderr, not in the summary. */
+  silenced: string[];
 }
+
+/** --step-timeout's default: Gemini's initialize took up to 10 s on a busy 2-core machine (contract v3). */
+export const DEFAULT_STEP_TIMEOUT = '30s';
 
 /** The longest duration any option takes: 24 hours. */
 export const MAX_DURATION_MS = 24 * 60 * 60 * 1000;
@@ -195,6 +201,8 @@ export interface RawRunOptions {
   continue?: boolean;
   quiet?: boolean;
   color?: string;
+  /** --no-warning, repeatable (each may be a comma list). */
+  noWarning?: string[];
 }
 
 /** Facts about the process the pure parser needs; main.ts gathers them. */
@@ -257,7 +265,7 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
   const duration = (option: string, v: string | undefined): number | undefined =>
     v === undefined ? undefined : check(() => durationOption(option, v));
   const timeoutMs = duration('--timeout', raw.timeout);
-  const stepTimeoutMs = duration('--step-timeout', raw.stepTimeout ?? '10s');
+  const stepTimeoutMs = duration('--step-timeout', raw.stepTimeout ?? DEFAULT_STEP_TIMEOUT);
   const idleTimeoutMs = duration('--idle-timeout', raw.idleTimeout);
   const agentName = raw.agent ?? (facts.env.RHO_CURSOR_AGENT || 'cursor-agent');
   if (agentName.trim() === '') {
@@ -279,6 +287,11 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     errors.push(new RhoError('usage', "options '--resume' and '--continue' cannot be used together"));
   for (const f of raw.attach ?? [])
     if (f.trim() === '') errors.push(new RhoError('usage', "option '--attach' needs a file (got '')"));
+  const silenced = silencedWarnings(raw.noWarning ?? [], facts.env.RHO_CURSOR_NO_WARNING);
+  for (const u of silenced.unknown)
+    errors.push(
+      new RhoError('usage', `${u.from}: no warning has the code '${u.code}' (run --help lists the codes)`),
+    );
   if (raw.promptFile !== undefined && raw.promptFile.trim() === '') {
     errors.push(new RhoError('usage', "option '--prompt-file' needs a file (got '')"));
   }
@@ -336,6 +349,7 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
       color: color!,
       interactive,
       notices,
+      silenced: silenced.codes,
     },
   };
 }

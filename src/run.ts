@@ -17,7 +17,7 @@ import { resolveAgent } from './agent/resolve.js';
 import { Cancel } from './cancel.js';
 import { loadConfig, type LoadedConfig } from './config/load.js';
 import { configWarnings, type Warning } from './config/warnings.js';
-import { exitForStopReason, RhoError, toRhoError, type ExitCode } from './errors.js';
+import { exitForStopReason, RhoError, stopReasonError, toRhoError, type ExitCode } from './errors.js';
 import { RunFacts } from './events/facts.js';
 import { ToolStore } from './events/tools.js';
 import type { ResultEvent } from './events/types.js';
@@ -183,6 +183,7 @@ function newState(opts: RunOptions, io: RunIO): RunState {
       onEvent: (e) => onEvent(s, e),
       answerToStderr: opts.outputSchema !== undefined,
       github: opts.github,
+      silenced: opts.silenced,
     }),
     cancel: new Cancel({
       graceMs: CANCEL_GRACE_MS,
@@ -307,7 +308,7 @@ function spawnAgent(s: RunState): void {
   s.releaseAgent = s.teardown.defer({
     name: 'agent',
     run: () => agent.terminate(KILL_GRACE_MS),
-    runSync: () => agent.killNow(),
+    runSync: () => agent.killNowAndRelease(),
   });
   const attempt = s.attempt;
   const live = (): boolean => s.attempt === attempt;
@@ -533,9 +534,10 @@ async function firstTurn(s: RunState): Promise<void> {
       if (opts.plan) await enterPlanMode(s);
       const text = s.schema ? opts.prompt + '\n' + schemaInstruction(s.schema) : opts.prompt;
       await promptTurn(s, promptBlocks(text, opts.attachments, s.promptCaps));
+      // Under --retries such an answer is a failure: retried while tries are left, then the run's error.
       const apiError = s.stopReason === 'end_turn' ? replyReadsAsError(s.replyHead) : undefined;
-      if (!apiError || s.attempt > opts.retries || !beforeAnyTool(s)) return;
-      throw new RhoError('reply_error', `the answer reads as an API error: ${apiError}`);
+      if (!apiError || opts.retries === 0) return;
+      throw new RhoError('reply_error', `the answer reads as an API error (--retries): ${apiError}`);
     } catch (e) {
       const error = toRhoError(e);
       if (s.attempt > opts.retries || !retriable(s, error)) throw e;
@@ -682,6 +684,7 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
   let error = cancel.error() ?? thrown;
   error ??= s.sideFailure;
   if (!error && opts.strict && s.stopReason === 'end_turn') error = strictFailure(s);
+  error ??= stopReasonError(s.stopReason);
   if (s.stopReason === 'cancelled' || cancel.cause) {
     for (const t of s.tools.all()) {
       if (t.status === 'pending' || t.status === 'in_progress') {

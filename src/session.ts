@@ -29,11 +29,8 @@ export function readSession(initResult: unknown, session: unknown): SessionFacts
   };
 }
 
-// Cursor reports some API failures as reply text and still ends the turn normally; returns that text's line.
-export function replyReadsAsError(replyHead: string): string | undefined {
-  const m = /^\s*(Error: \w*Error\b.*)/.exec(replyHead);
-  return m ? m[1]!.split('\n')[0] : undefined;
-}
+// Cursor reports some API failures as reply text and still ends the turn normally (the table is in acp/).
+export { replyReadsAsError } from './acp/api-errors.js';
 
 /** One of the workspace's sessions, as session/list gives it. */
 export interface SessionInfo {

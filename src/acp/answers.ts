@@ -56,9 +56,20 @@ export function initializeError(err: unknown): unknown {
   );
 }
 
-// Is this JSON-RPC error ACP's authRequired (-32000), or one that says so?
+/** ACP's auth_required error code; the rest of the -32000 range is any server error. */
+const AUTH_REQUIRED = -32000;
+/** What an auth error says: "Authentication required", "not logged in", "invalid API key"... never just "author". */
+const AUTH_WORDS =
+  /\b(auth(entication|enticate|enticated|orization|orized)?|unauthori[sz]ed|log(ged)? ?in|sign(ed)? ?in|api[ _-]?key|credentials?)\b/i;
+
+// Is this JSON-RPC error ACP's auth_required: code -32000 with a message (or data) about authentication, or
+// data that names auth_required? Any other error that mentions "auth" is not one.
 export function isAuthError(err: unknown): err is RpcRequestError {
-  return err instanceof RpcRequestError && (err.rpc.code === -32000 || /auth/i.test(err.rpc.message));
+  if (!(err instanceof RpcRequestError) || err.rpc.code !== AUTH_REQUIRED) return false;
+  const data = err.rpc.data;
+  const named = (v: unknown): boolean => v === 'auth_required' || v === 'authRequired';
+  if (named(data) || (isRecord(data) && Object.values(data).some(named))) return true;
+  return AUTH_WORDS.test(err.rpc.message) || (typeof data === 'string' && AUTH_WORDS.test(data));
 }
 
 // Does the agent look like Cursor's, so Cursor's login hint applies? By what it says, else by its name.

@@ -1,16 +1,19 @@
 // `rho-cursor doctor`: gathers what a run would meet on this machine (agent, config, key, optionally the
 // handshake) into one report whose exit code is the one a run would have.
 import { execFile } from 'node:child_process';
+import { probeTreeHandle, treeHandleText } from '../agent/cgroup.js';
 import { newerNameHint, resolveAgent } from '../agent/resolve.js';
 import { inspectConfig, firstProblem, type ConfigFile } from '../config/load.js';
 import { describeSource } from '../config/paths.js';
 import { configWarnings } from '../config/warnings.js';
+import { silencedWarnings } from '../config/warning-codes.js';
 import type { RhoError } from '../errors.js';
 import { overlayText } from '../fence/overlay.js';
 import { prepareFenceDir, type FenceDir } from '../fence/private-dir.js';
 import { defaultFence, defaultPolicy, type Fence } from '../options.js';
 import { allowedKinds, NO_RULES, type RuleSet } from '../policy/rules.js';
 import { handshake } from './handshake.js';
+import { socksProxyWarning } from './proxy.js';
 import { tableJson, type CodeCache, type DoctorReport, type FileReport } from './report.js';
 import { configUnderRules } from '../fence/rules.js';
 import { rulesReport } from './rules.js';
@@ -124,6 +127,7 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
   const report = given ? rulesReport(rules, runFence, policy, config.effective, i.plan) : null;
   // The table under the rules: Cursor's config as the run's private dir would give it, per fence.
   const tableConfig = report ? configUnderRules(config.effective, 'none', report.cursor) : config.effective;
+  const tree = probeTreeHandle(i.env);
   return {
     type: 'doctor',
     exitCode: error ? error.exitCode : 0,
@@ -141,6 +145,7 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
     files: { user: fileReport(config.user, false), project: fileReport(config.project, true) },
     approvalMode: config.effective.approvalMode,
     apiKey: { set: Boolean(i.env.CURSOR_API_KEY) },
+    processes: { handle: tree.kind, text: treeHandleText(tree) },
     handshake: hs,
     plan: i.plan,
     rules: report,
@@ -152,6 +157,9 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
       plan: i.plan,
       fence: runFence,
       configFile: config.user.path,
-    }),
+    })
+      .concat(socksProxyWarning(i.env) ?? [])
+      // What RHO_CURSOR_NO_WARNING silences, a default run here would not show either.
+      .filter((w) => !silencedWarnings([], i.env.RHO_CURSOR_NO_WARNING).codes.includes(w.code)),
   };
 }

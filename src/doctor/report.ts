@@ -1,4 +1,5 @@
 // Pure: what doctor found, as one value, and its text and JSON forms.
+import type { TreeHandle } from '../agent/cgroup.js';
 import type { ErrorCode } from '../errors.js';
 import type { Fence, Policy } from '../options.js';
 import { MATRIX_KINDS, type Cell } from '../policy/matrix.js';
@@ -49,6 +50,8 @@ export interface DoctorReport {
   /** The approvalMode Cursor applies (its default `unrestricted` when the file sets none). */
   approvalMode: string;
   apiKey: { set: boolean };
+  /** The whole-tree handle a run's agent gets here (a cgroup), or none, and the promise it keeps. */
+  processes: { handle: TreeHandle['kind']; text: string };
   handshake: HandshakeReport | null;
   plan: boolean;
   /** With --allow, --deny or --fence: the rules, as Cursor's config gets them, and each kind under them. */
@@ -96,6 +99,7 @@ export function doctorText(r: DoctorReport): string {
   const modeNote = r.files.user.approvalMode === null ? " (Cursor's default)" : '';
   lines.push(`approvalMode     ${r.approvalMode}${modeNote}`);
   lines.push(`CURSOR_API_KEY   ${r.apiKey.set ? 'set' : 'not set'}`);
+  lines.push(`processes        ${r.processes.text}`);
   if (r.handshake) {
     const h = r.handshake;
     const ms = (n: number | null): string => (n === null ? '–' : `${n} ms`);

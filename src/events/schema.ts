@@ -244,11 +244,14 @@ export const Timings = z
 
 export const Usage = z
   .object({
-    used: z.number().describe('context tokens in use'),
-    size: z.number().describe('the context window, in tokens'),
-    cost: z.object({ amount: z.number(), currency: z.string() }).nullable(),
+    used: z.number().optional().describe('context tokens in use'),
+    size: z.number().optional().describe('the context window, in tokens'),
+    cost: z.object({ amount: z.number(), currency: z.string() }).optional(),
   })
-  .meta({ title: 'usage', description: 'the last usage_update the agent sent' });
+  .meta({
+    title: 'usage',
+    description: 'the last usage_update the agent sent; a field it sent as null (or not at all) is left out',
+  });
 
 export const ResultEvent = z
   .object({

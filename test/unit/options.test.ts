@@ -176,7 +176,7 @@ describe('parseRunArgv: the command line of `run`', () => {
       {},
       { timeoutMs: 120_000, stepTimeoutMs: 500, idleTimeoutMs: 30_000 },
     ],
-    ['go', {}, { stepTimeoutMs: 10_000, timeoutMs: undefined, idleTimeoutMs: undefined }],
+    ['go', {}, { stepTimeoutMs: 30_000, timeoutMs: undefined, idleTimeoutMs: undefined }],
     ['go --cwd /tmp --agent ./bin/agent', {}, { cwd: '/tmp', agent: '/home/u/./bin/agent' }],
     ['go', { env: { RHO_CURSOR_AGENT: 'my-agent' } }, { agent: 'my-agent' }],
     [
