@@ -146,7 +146,7 @@ describe('rho-cursor answers by the rules', () => {
       ['rule', '--deny Shell(git:push) covers `git push origin main`'],
       ['rule', '--allow Shell(npm:test), Shell(npx vitest:*)'],
       ['rule', '--allow Write(src/**)'],
-      ['rule', 'README.md is outside Write(src/**)'],
+      ['rule', '`README.md` is outside Write(src/**)'],
       ['policy', '--permissions reject'],
       ['policy', '--permissions reject'],
     ]);

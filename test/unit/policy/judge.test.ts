@@ -53,8 +53,20 @@ describe('judgeByRules: a matching deny wins, then an allow that covers everythi
       judgeByRules('edit', subject({ paths: ['/ws/docs/a.md'] }), rules(['Write(src/**)']), '/ws'),
     ).toEqual({
       decision: 'deny',
-      reason: 'docs/a.md is outside Write(src/**)',
+      reason: '`docs/a.md` is outside Write(src/**)',
     });
+  });
+});
+
+describe('a reason carrying agent text stays one line', () => {
+  it.each([
+    ['npm test\nrm -rf /', '--deny Shell(rm) covers "npm test\\nrm -rf /"'],
+    ['rm x\u202e', '--deny Shell(rm) covers "rm x\\u202e"'],
+    ['rm \x1b[31mx', '--deny Shell(rm) covers "rm \\u001b[31mx"'],
+  ])('%j', (command, reason) => {
+    const v = judgeByRules('execute', subject({ commands: [command] }), rules([], ['Shell(rm)']), '/ws');
+    expect(v?.reason).toBe(reason);
+    expect(v?.reason).not.toMatch(/[\n\x1b\u202e]/);
   });
 });
 
