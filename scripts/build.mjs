@@ -19,12 +19,14 @@ const VENDOR = {
   // ora is an ES module: its default export is what src/ uses.
   ora: ['ora', 'module.exports = require("ora").default;'],
   zod: ['zod', 'module.exports = require("zod");'],
+  // The linear-time regex engine, loaded only for a schema that has a pattern.
+  re2js: ['re2js', 'module.exports = require("re2js");'],
 };
 
 // What --output-schema loads, in one file: ajv-formats generates code with ajv's own codegen classes, so
-// ajv, its 2020-12 class and ajv-formats must share one copy of ajv; re2js (the linear-time regex engine) rides
-// along. Each import path is a key of that file's exports.
-const SCHEMA_KIT = { ajv: 'ajv', 'ajv/dist/2020.js': 'ajv2020', 'ajv-formats': 'formats', re2js: 're2js' };
+// ajv, its 2020-12 class and ajv-formats must share one copy of ajv. Each import path is a key of that file's
+// exports.
+const SCHEMA_KIT = { ajv: 'ajv', 'ajv/dist/2020.js': 'ajv2020', 'ajv-formats': 'formats' };
 const SCHEMA_KIT_FILE = './vendor/schema-kit.cjs';
 VENDOR['schema-kit'] = [
   'schema-kit',

@@ -9,6 +9,10 @@ export const ENVIRONMENT = [
   ['XDG_CONFIG_HOME', 'where the config dir is when CURSOR_CONFIG_DIR is unset (absolute paths only)'],
   ['HOME', 'for ~/.cursor'],
   ['RHO_CURSOR_AGENT', 'the agent executable when --agent is absent'],
+  [
+    'RHO_CURSOR_CGROUP',
+    '`off`: no cgroup for the agent (process group and survey only); `v1`, `v2`: only that',
+  ],
   ['RHO_CURSOR_NO_WARNING', 'warning codes to silence, comma-separated, as --no-warning does'],
   ['PATH', 'where cursor-agent is looked up'],
   ['NO_COLOR', 'no colour (https://no-color.org), also for the spinner'],

@@ -89,6 +89,8 @@ export class AgentCgroup {
   // SIGKILL to everything in the cgroup at once where the kernel can (cgroup.kill, or frozen then killed so
   // nothing forks meanwhile), else pid by pid until none is left.
   killAll(): void {
+    // Nothing to end (the usual case once the agent has exited): no freeze, which takes v1 ~15 ms.
+    if (this.pids().length === 0) return;
     if (!this.selfInside && existsSync(join(this.dir, 'cgroup.kill'))) {
       if (tryWrite(join(this.dir, 'cgroup.kill'), '1')) return;
     }
