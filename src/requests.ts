@@ -8,12 +8,14 @@ import { extension } from './events/updates.js';
 import type { RunOptions } from './options.js';
 import type { Asker, Choice } from './policy/ask.js';
 import { judgeByRules } from './policy/judge.js';
+import { NO_RULES } from './policy/rules.js';
 import { subjectOf } from './policy/subject.js';
 import {
   askQuestion,
   permissionAsQuestion,
   permissionQuestion,
   planQuestion,
+  TURN_ENDED,
   type TerminalQuestion,
 } from './policy/prompts.js';
 import {
@@ -43,7 +45,10 @@ export interface RequestContext {
 
 export class AgentRequests {
   /** Requests a person is still deciding: answered `cancelled` if the run is cancelled, dropped if withdrawn. */
-  private readonly pending = new Map<Id | null, { cancel: () => void; withdraw: () => void }>();
+  private readonly pending = new Map<
+    Id | null,
+    { cancel: () => void; withdraw: () => void; end: () => void }
+  >();
   private cancelled = false;
 
   constructor(private readonly ctx: RequestContext) {}
@@ -121,6 +126,11 @@ export class AgentRequests {
     return this.pending.size > 0;
   }
 
+  // The turn is over: a question still on the screen closes with a line saying so, unanswered.
+  endQuestions(): void {
+    for (const p of [...this.pending.values()]) p.end();
+  }
+
   // Answers every request still waiting on a person with `cancelled`, as ACP requires on session/cancel.
   cancelAll(): void {
     this.cancelled = true;
@@ -133,7 +143,7 @@ export class AgentRequests {
     const ruled = judgeByRules(
       requestKind(req),
       subjectOf(toolCall, this.ctx.tools.get(req.toolCallId)),
-      opts.rules,
+      opts.rules ?? NO_RULES,
       opts.cwd,
     );
     const verdict = this.cancelled
@@ -358,6 +368,12 @@ export class AgentRequests {
         this.pending.delete(id);
         abort.abort();
         this.ctx.emit(withdrawn());
+      },
+      end: () => {
+        if (settled) return;
+        settled = true;
+        this.pending.delete(id);
+        abort.abort(TURN_ENDED);
       },
     });
     // The question starts on a fresh line, after everything rendered so far.

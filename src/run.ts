@@ -24,7 +24,9 @@ import { RunFacts } from './events/facts.js';
 import { ToolStore } from './events/tools.js';
 import type { ResultEvent } from './events/types.js';
 import { eventsFromUpdate, extension, type UpdateContext } from './events/updates.js';
-import { fenceEnv, fenceTool } from './fence/run.js';
+import { configUnderRules } from './fence/rules.js';
+import { rulesWarnings } from './policy/judge.js';
+import { fenceEnv, fenceTool, rulesTool } from './fence/run.js';
 import { fenceSummary } from './fence/summary.js';
 import { IdleTimer } from './lifecycle/idle.js';
 import { Teardown } from './lifecycle/teardown.js';
@@ -199,6 +201,7 @@ function newState(opts: RunOptions, io: RunIO): RunState {
       answerToStderr: opts.outputSchema !== undefined,
       github: opts.github,
       silenced: opts.silenced,
+      discardInput: opts.interactive,
     }),
     cancel: new Cancel({
       graceMs: CANCEL_GRACE_MS,
@@ -274,7 +277,8 @@ async function readConfig(s: RunState): Promise<void> {
   const { opts, io } = s;
   s.config = loadConfig(io.env, io.home, opts.cwd);
   s.cursorWarnings = configWarnings({
-    config: s.config.effective,
+    // With rules, Cursor gets the private dir's config (allowlist and the rules): that is what is judged.
+    config: configUnderRules(s.config.effective, 'none', cursorRules(opts.rules)),
     // Ask with nobody at the terminal rejects, so the warnings judge it as reject.
     policy: opts.policy === 'ask' && !opts.interactive ? 'reject' : opts.policy,
     allow: opts.allow,
@@ -289,7 +293,7 @@ async function readConfig(s: RunState): Promise<void> {
       message: 'no terminal to ask at: permission requests are rejected',
     });
   }
-  s.warnings.push(...opts.notices);
+  s.warnings.push(...rulesWarnings(opts.rules), ...opts.notices);
 }
 
 // 2. Spawn the agent and join it to a connection; its release goes on the teardown stack at once.
@@ -361,7 +365,13 @@ function spawnAgent(s: RunState): void {
         emit(s, { type: 'history', update: (msg.params as { update?: unknown }).update ?? null });
       } else if (msg.method === 'session/update')
         for (const e of eventsFromUpdate(msg.params, s.ctx))
-          emit(s, s.privateDir && s.identity.cursor ? fenceTool(opts.fence, s.tools, e) : e);
+          emit(
+            s,
+            // Cursor's deny rules (a fence's, the run's) stop a call it then reports completed: shown rejected.
+            s.privateDir && s.identity.cursor
+              ? rulesTool(opts.rules, opts.cwd, s.tools, fenceTool(opts.fence, s.tools, e))
+              : e,
+          );
       // A withdrawn request a person is deciding closes unanswered (and says so); any other is kept raw.
       else if (msg.method !== '$/cancel_request' || !s.requests?.withdraw(msg.params))
         emit(s, extension(msg.method, msg.params));
@@ -744,6 +754,7 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
   const { out, opts, cancel } = s;
   s.phase = 'teardown';
   s.accepting = false;
+  s.requests?.endQuestions();
   s.conn?.close(new RhoError('cancelled', 'the run is over'));
   // Nothing more is asked of the agent: its kill ladder runs while the result is written, not after it.
   // Its step stays on the teardown stack, which waits for it (and reports its failure) in turn.
@@ -753,16 +764,17 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
   error ??= s.sideFailure;
   if (!error && opts.strict && s.stopReason === 'end_turn') error = strictFailure(s);
   error ??= stopReasonError(s.stopReason);
-  if (s.stopReason === 'cancelled' || cancel.cause) {
-    for (const t of s.tools.all()) {
-      if (t.status === 'pending' || t.status === 'in_progress') {
-        // One whose request rho-cursor rejected did not run: rejected, the same for an edit Codex reports in
-        // progress as for a pending shell command.
-        const verdict = s.tools.verdictOf(t.toolCallId) === 'rejected' ? 'rejected' : 'cancelled';
-        if (verdict === 'rejected') t.reportedStatus = t.status;
-        t.status = verdict;
-        out.emit(t);
-      }
+  // Every tool ends in a final state. One whose request rho-cursor rejected did not run: rejected (the same
+  // for an edit Codex reports in progress as for a pending shell command). Any other one still running when
+  // the run was stopped was cancelled; one the agent left pending or in progress when its turn ended (or it
+  // died) is too, its last word kept as reportedStatus so the outputs can say the agent never finished it.
+  const stopped = s.stopReason === 'cancelled' || cancel.cause !== undefined;
+  for (const t of s.tools.all()) {
+    if (t.status === 'pending' || t.status === 'in_progress') {
+      const verdict = s.tools.verdictOf(t.toolCallId) === 'rejected' ? 'rejected' : 'cancelled';
+      if (verdict === 'rejected' || !stopped) t.reportedStatus = t.status;
+      t.status = verdict;
+      out.emit(t);
     }
   }
   let result = resultEvent(s, error);

@@ -148,3 +148,10 @@ export function matchAnswer(q: TerminalQuestion, typed: string): Choice | undefi
   const starts = q.choices.filter((c) => c.label.toLowerCase().startsWith(t));
   return starts.length === 1 ? starts[0] : undefined;
 }
+
+/** The abort reason of a question still open when the turn ended: it closes with its own line. */
+export const TURN_ENDED = 'turn-ended';
+
+// The line that closes a question nobody answered: the run cancelled it, or the turn ended first.
+export const closingLine = (reason: unknown): string =>
+  reason === TURN_ENDED ? '\n(the turn ended before an answer: not answered)\n' : '\n(cancelled)\n';

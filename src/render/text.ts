@@ -70,7 +70,7 @@ export class TextRenderer implements Renderer {
         this.line(
           this.c.dim(
             // approvalMode is Cursor's; another agent is named instead.
-            `session ${e.sessionId} · model ${e.model ?? 'default'} · mode ${e.mode ?? '?'} · ${e.agent.cursor ? `approvalMode ${e.approvalMode}` : `agent ${this.who}`} · permissions ${e.permissions}`,
+            `session ${e.sessionId} · model ${e.model ?? 'unknown'} · mode ${e.mode ?? 'unknown'} · ${e.agent.cursor ? `approvalMode ${e.approvalMode}` : `agent ${this.who}`} · permissions ${e.permissions}`,
           ),
         );
         if (e.fence.name !== 'none' || e.rules.allow.length + e.rules.deny.length > 0)
