@@ -59,7 +59,7 @@ export function defineRun(cmd: Command): Command {
       `what the agent must not be able to do, whatever your Cursor config says: ${FENCES.join(', ')} (default: read-only with --plan, else none)`,
     )
     .option('--output-format <format>', `${FORMATS.join(', ')} (default: text)`)
-    .option('--cwd <dir>', 'the workspace (default: current directory)')
+    .option('-C, --cwd <dir>', 'the workspace (default: current directory)')
     .option(
       '--timeout <duration>',
       'bound on the whole run, reading stdin included (500ms, 10s, 2m, seconds)',
@@ -125,7 +125,23 @@ export function parseRunArgv(argv: string[], facts: Facts): Parsed {
   return parsed!;
 }
 
-// A commander parse error as the usage error users see.
+// A commander parse error as the usage error users see, on one line (commander puts its suggestion on a second).
 export function usageFromCommander(e: CommanderError): RhoError {
-  return new RhoError('usage', e.message.replace(/^error: /, ''));
+  return new RhoError('usage', e.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' '));
+}
+
+// The habits of the peers: `rho-cursor -p "..."` / `--print` (claude, gemini, Cursor's CLI) runs the prompt.
+export function fromPeerHabits(argv: string[]): string[] {
+  return argv[0] === '-p' || argv[0] === '--print' ? ['run', ...argv.slice(1)] : argv;
+}
+
+// A word as a shell would need it typed: bare when safe, else in single quotes.
+const shellWord = (w: string): string => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`);
+
+// `rho-cursor "summarise it"` is a prompt given without `run`: say how it is typed.
+export function unknownCommandError(e: CommanderError, argv: readonly string[]): RhoError {
+  const error = usageFromCommander(e);
+  const message = error.message;
+  if (/did you mean/i.test(message)) return error;
+  return new RhoError('usage', `${message}; did you mean: rho-cursor run ${argv.map(shellWord).join(' ')}`);
 }

@@ -1,12 +1,14 @@
 // Commander wiring: argv -> options -> run; the only place that exits the process.
 import { Command, CommanderError, Option } from 'commander';
-import { fstatSync, statSync } from 'node:fs';
+import { appendFileSync, fstatSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
 import { resolve } from 'node:path';
 import { RhoError, toRhoError } from './errors.js';
 import { osLimitError } from './os-limits.js';
-import { defineRun, usageFromCommander } from './args.js';
+import { defineRun, fromPeerHabits, unknownCommandError, usageFromCommander } from './args.js';
+import { earlyReports } from './ci/early.js';
+import { outputPathErrors, type PathKind } from './ci/paths.js';
 import { programHelpAfter } from './help.js';
 import { onProcessExit, onStopSignals } from './lifecycle/signals.js';
 import { tuneForTheTurn } from './lifecycle/v8-tuning.js';
@@ -28,7 +30,7 @@ import {
 import { errorAnnotation } from './ci/github.js';
 import { readAttachments, readPromptFile } from './prompt/files.js';
 import type { SessionsRawOptions } from './sessions/command.js';
-import { stdoutBeforeRun } from './render/early.js';
+import { resultBeforeRun, stdoutBeforeRun } from './render/early.js';
 import { fmtMs } from './stop.js';
 
 /** A run that failed before it started: its errors, and the output format when it is known. */
@@ -68,7 +70,28 @@ function processFacts(): Facts {
       }
     },
     resolvePath: (from, p) => resolve(from, p),
+    isStdin,
   };
+}
+
+// Is this path standard input itself (`-f /dev/stdin`, `/proc/self/fd/0`)?
+function isStdin(path: string): boolean {
+  try {
+    const [a, b] = [statSync(path), fstatSync(0)];
+    return a.dev === b.dev && a.ino === b.ino;
+  } catch {
+    return false;
+  }
+}
+
+// What is at a path, for the output checks: a directory, something else, nothing, or a file in the way.
+function pathKind(path: string): PathKind {
+  try {
+    return statSync(path).isDirectory() ? 'directory' : 'other';
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'missing' : code === 'ENOTDIR' ? 'not-a-directory' : 'other';
+  }
 }
 
 // Reads all of standard input, bounded by --timeout (exit 124) when one is given.
@@ -104,7 +127,13 @@ async function readPrompt(
   source: PromptSource,
   opts: Omit<RunOptions, 'prompt'>,
 ): Promise<{ prompt: string; stdinMs: number }> {
-  const file = source.file === undefined ? undefined : readPromptFile(source.file);
+  // A prompt file that is standard input is read as stdin is (a socket cannot be opened by its path).
+  const file =
+    source.file === undefined
+      ? undefined
+      : isStdin(resolve(source.file))
+        ? await readStdin(opts.timeoutMs)
+        : readPromptFile(source.file);
   let stdin: string | undefined;
   const t = performance.now();
   if (source.readStdin) {
@@ -123,6 +152,20 @@ async function toRunOptions(words: string[], raw: RawRunOptions): Promise<RunOpt
   const parsed = resolveRunOptions(words, raw, processFacts());
   if (!parsed.ok) throw new EarlyFailure(parsed.errors, parsed.format);
   const { options, source } = parsed;
+  // Every file the run will write, checked before anything is spawned or read.
+  const unwritable = outputPathErrors(
+    [
+      ["option '--output-last-message'", options.outputLastMessage],
+      [
+        raw.summaryFile === undefined ? '$GITHUB_STEP_SUMMARY' : "option '--summary-file'",
+        options.summaryFile,
+      ],
+      ["option '--wire-log'", options.wireLog === undefined ? undefined : resolve(options.wireLog)],
+      ['$GITHUB_OUTPUT', options.github ? process.env.GITHUB_OUTPUT || undefined : undefined],
+    ],
+    pathKind,
+  );
+  if (unwritable.length > 0) throw new EarlyFailure(unwritable, options.format);
   try {
     // The files first: a bad one fails at once, before stdin is waited for.
     const attachments = readAttachments(options.attach, options.cwd);
@@ -209,7 +252,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
   cmd
     .command('sessions')
     .description("list the workspace's sessions (session/list), newest first, for run --resume")
-    .option('--cwd <dir>', 'the workspace (default: current directory)')
+    .option('-C, --cwd <dir>', 'the workspace (default: current directory)')
     .addOption(
       new Option('--output-format <format>', 'output format').choices(['text', 'json']).default('text'),
     )
@@ -224,7 +267,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
     .description(
       'explain what a run would meet here: the agent, the config, the key, and what each tool does',
     )
-    .option('--cwd <dir>', 'the workspace (default: current directory)')
+    .option('-C, --cwd <dir>', 'the workspace (default: current directory)')
     .addOption(
       new Option('--output-format <format>', 'output format').choices(['text', 'json']).default('text'),
     )
@@ -242,8 +285,9 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
   return cmd;
 }
 
-// Reports a run that failed before it started: one stderr line per error, and `result` on stdout where owed.
-function reportEarly(f: EarlyFailure, t0: number): number {
+// Reports a run that failed before it started: one stderr line per error, `result` on stdout where owed,
+// and under GitHub Actions `exit-code` in $GITHUB_OUTPUT and the summary, as any other failure writes them.
+function reportEarly(f: EarlyFailure, t0: number, argv: readonly string[]): number {
   const github = process.env.GITHUB_ACTIONS === 'true';
   for (const e of f.errors) {
     const hint = e.hint ? ` (${e.hint})` : e.code === 'usage' ? ' (see --help)' : '';
@@ -252,7 +296,17 @@ function reportEarly(f: EarlyFailure, t0: number): number {
     if (github) process.stderr.write(errorAnnotation(e.message + hint));
   }
   const first = f.errors[0]!;
-  process.stdout.write(stdoutBeforeRun(f.format, first, Math.round(performance.now() - t0)));
+  const ms = Math.round(performance.now() - t0);
+  process.stdout.write(stdoutBeforeRun(f.format, first, ms));
+  for (const r of earlyReports(argv, process.env, process.cwd(), resultBeforeRun(first, ms))) {
+    // A path the errors above already named as unwritable is not tried again.
+    if (outputPathErrors([[r.what, r.path]], pathKind).length > 0) continue;
+    try {
+      appendFileSync(r.path, r.text);
+    } catch (e) {
+      process.stderr.write(`rho-cursor: cannot write ${r.what} to ${r.path}: ${(e as Error).message}\n`);
+    }
+  }
   return first.exitCode;
 }
 
@@ -265,8 +319,10 @@ export interface Boot {
   tuneV8: boolean;
 }
 
-export async function main(argv: string[], version: string, boot: Boot): Promise<void> {
+export async function main(given: string[], version: string, boot: Boot): Promise<void> {
   const t0 = performance.now();
+  // `rho-cursor -p "..."` (the print mode of claude, gemini and Cursor's own CLI) is `run`.
+  const argv = fromPeerHabits(given);
   // Last resort: a bug must still end in one line and an exit code (the run's exit hook kills the agent).
   process.on('uncaughtException', (e) => {
     const limit = osLimitError(e, 'running');
@@ -287,9 +343,11 @@ export async function main(argv: string[], version: string, boot: Boot): Promise
       // --help and --version succeed; a bare `rho-cursor` prints the help and is a usage error.
       if (HELP_OR_VERSION.has(e.code)) return exit(e.exitCode === 0 ? 0 : 2);
       const format = argv[0] === 'run' ? formatFromArgv(argv.slice(1)) : undefined;
-      return exit(reportEarly(new EarlyFailure([usageFromCommander(e)], format), t0));
+      const error =
+        e.code === 'commander.unknownCommand' ? unknownCommandError(e, argv) : usageFromCommander(e);
+      return exit(reportEarly(new EarlyFailure([error], format), t0, argv));
     }
-    if (e instanceof EarlyFailure) return exit(reportEarly(e, t0));
+    if (e instanceof EarlyFailure) return exit(reportEarly(e, t0, argv));
     const err = toRhoError(e);
     process.stderr.write(`rho-cursor: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
     return exit(err.exitCode);

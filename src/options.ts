@@ -216,6 +216,8 @@ export interface Facts {
   stdinHasData: boolean;
   isDirectory(path: string): boolean;
   resolvePath(from: string, path: string): string;
+  /** Is this path standard input itself (`-f /dev/stdin`)? */
+  isStdin?(path: string): boolean;
 }
 
 /** The options of a run, or every usage error found (one line each), with the output format if known. */
@@ -292,13 +294,18 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     errors.push(
       new RhoError('usage', `${u.from}: no warning has the code '${u.code}' (run --help lists the codes)`),
     );
+  if (words.filter((w) => w === '-').length > 1)
+    errors.push(new RhoError('usage', '`-` (standard input) can stand only once among the prompt words'));
   if (raw.promptFile !== undefined && raw.promptFile.trim() === '') {
     errors.push(new RhoError('usage', "option '--prompt-file' needs a file (got '')"));
   }
   if (errors.length > 0) return { ok: false, errors, format };
 
   const source = promptSource(words, raw.promptFile, facts.stdinIsTTY);
-  const interactive = facts.stdinIsTTY && facts.stderrIsTTY && !source.readStdin;
+  // `-f /dev/stdin` reads standard input as the prompt file: it is read, and no person can answer on it.
+  const fileIsStdin =
+    raw.promptFile !== undefined && facts.isStdin?.(facts.resolvePath(facts.cwd, raw.promptFile)) === true;
+  const interactive = facts.stdinIsTTY && facts.stderrIsTTY && !source.readStdin && !fileIsStdin;
   const github = facts.env.GITHUB_ACTIONS === 'true';
   // Under GitHub Actions the summary goes to the step summary unless --no-summary says otherwise.
   const summaryFile =
@@ -308,7 +315,7 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
   const path = (v: string | undefined): string | undefined =>
     v === undefined ? undefined : facts.resolvePath(facts.cwd, v);
   const notices: Notice[] = [];
-  if (!source.readStdin && !facts.stdinIsTTY && facts.stdinHasData) {
+  if (!source.readStdin && !fileIsStdin && !facts.stdinIsTTY && facts.stdinHasData) {
     notices.push({
       code: 'stdin-ignored',
       message:

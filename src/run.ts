@@ -683,12 +683,15 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
   error ??= s.sideFailure;
   if (!error && opts.strict && s.stopReason === 'end_turn') error = strictFailure(s);
   error ??= stopReasonError(s.stopReason);
-  if (s.stopReason === 'cancelled' || cancel.cause) {
-    for (const t of s.tools.all()) {
-      if (t.status === 'pending' || t.status === 'in_progress') {
-        t.status = 'cancelled';
-        out.emit(t);
-      }
+  // Every tool ends in a final state: one still running when the run was stopped was cancelled; one the
+  // agent left pending or in progress when its turn ended (or it died) is too, its last word kept as
+  // reportedStatus so the outputs can say the agent never finished it.
+  const stopped = s.stopReason === 'cancelled' || cancel.cause !== undefined;
+  for (const t of s.tools.all()) {
+    if (t.status === 'pending' || t.status === 'in_progress') {
+      if (!stopped) t.reportedStatus = t.status;
+      t.status = 'cancelled';
+      out.emit(t);
     }
   }
   let result = resultEvent(s, error);

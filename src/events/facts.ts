@@ -51,8 +51,15 @@ export class RunFacts {
       case 'message':
         if (this.keepAnswer) this.answer += e.text;
         return;
-      case 'tool':
-        return this.tool(e.toolCallId, e.kind, e.title, e.status, newTool);
+      case 'tool': {
+        // The summary's status cell says when the agent never finished a tool the run closed.
+        const never =
+          e.status === 'cancelled' && (e.reportedStatus === 'pending' || e.reportedStatus === 'in_progress');
+        const status = never
+          ? `cancelled (never finished: left ${e.reportedStatus!.replace('_', ' ')})`
+          : e.status;
+        return this.tool(e.toolCallId, e.kind, e.title, status, newTool);
+      }
       case 'permission': {
         const d = e.decision;
         const rejected = !('optionId' in d) || d.kind.startsWith('reject');

@@ -4,6 +4,7 @@
 import { isAbsolute, relative } from 'node:path';
 import { RhoError } from '../errors.js';
 import { describeRefusal, FileRefused, readUntrusted, type Refusal } from '../files/untrusted.js';
+import { fileErrorText } from '../file-errors.js';
 import { classifyAttachment, type Attachment } from './attach.js';
 
 // Reads the prompt file within bounds (10 MiB, a regular file); anything else is a usage error naming it.
@@ -16,7 +17,7 @@ export function readPromptFile(file: string): string {
     if (r.reason === 'missing' || r.reason === 'unreadable')
       throw new RhoError(
         'usage',
-        `option '--prompt-file' cannot read '${file}' (${r.reason === 'missing' ? 'ENOENT' : r.code})`,
+        `option '--prompt-file' cannot read '${file}' (${fileErrorText({ code: r.reason === 'missing' ? 'ENOENT' : r.code })})`,
       );
     throw new RhoError('usage', `option '--prompt-file': '${file}' ${describeRefusal(r)}`);
   }
@@ -42,9 +43,9 @@ export function readAttachments(files: readonly string[], workspace: string): At
 export function attachRefusal(shown: string, r: Refusal): string {
   switch (r.reason) {
     case 'missing':
-      return `option '--attach' cannot read '${shown}' (ENOENT)`;
+      return `option '--attach' cannot read '${shown}' (${fileErrorText({ code: 'ENOENT' })})`;
     case 'unreadable':
-      return `option '--attach' cannot read '${shown}' (${r.code})`;
+      return `option '--attach' cannot read '${shown}' (${fileErrorText({ code: r.code })})`;
     case 'not-regular':
       return `option '--attach' takes a file: '${shown}' is not one (${r.what})`;
     case 'too-large':

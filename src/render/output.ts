@@ -83,7 +83,9 @@ export class Output {
   // Loads the renderer and writes what arrived before it.
   async open(): Promise<void> {
     if (this.renderer) return;
-    const answerTo = this.o.answerToStderr && this.o.format === 'text' ? this.err : this.out;
+    // With --output-schema the answer's text goes to stderr, and under -q nowhere: stdout has the value.
+    const aside = this.o.style?.quiet ? { isTTY: false, write: () => true } : this.err;
+    const answerTo = this.o.answerToStderr && this.o.format === 'text' ? aside : this.out;
     const renderer = await makeRenderer(this.o.format, answerTo, this.err, this.o.env, this.o.style);
     this.renderer ??= renderer;
     for (const e of this.early.splice(0)) this.renderer.emit(e);

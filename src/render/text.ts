@@ -66,7 +66,7 @@ export class TextRenderer implements Renderer {
       case 'session':
         this.line(
           this.c.dim(
-            `session ${e.sessionId} · model ${e.model ?? 'default'} · mode ${e.mode ?? '?'} · approvalMode ${e.approvalMode} · permissions ${e.permissions}`,
+            `session ${e.sessionId} · model ${e.model ?? 'unknown'} · mode ${e.mode ?? 'unknown'} · approvalMode ${e.approvalMode} · permissions ${e.permissions}`,
           ),
         );
         if (e.fence.name !== 'none' || e.rules.allow.length + e.rules.deny.length > 0)

@@ -23,7 +23,25 @@ export function sessionsText(sessions: readonly SessionInfo[], cwd: string): str
     .join('');
 }
 
+// Pure: the json output of a listing that failed: no sessions, and the error as a run's result carries it.
+export function sessionsErrorJson(cwd: string, e: RhoError): string {
+  const message = e.hint ? `${e.message} (${e.hint})` : e.message;
+  return JSON.stringify({ cwd, sessions: [], exitCode: e.exitCode, error: { code: e.code, message } }) + '\n';
+}
+
+// Lists the sessions; in json a failure is still one object on stdout (the error line goes to stderr too).
 export async function sessionsCommand(o: SessionsRawOptions, version: string): Promise<number> {
+  try {
+    return await listSessions(o, version);
+  } catch (e) {
+    const err = toRhoError(e);
+    if (o.outputFormat === 'json')
+      process.stdout.write(sessionsErrorJson(resolve(o.cwd ?? process.cwd()), err));
+    throw err;
+  }
+}
+
+async function listSessions(o: SessionsRawOptions, version: string): Promise<number> {
   const cwd = resolve(o.cwd ?? process.cwd());
   let isDir = false;
   try {

@@ -8,6 +8,10 @@ import { RhoError } from '../errors.js';
 import { FileRefused, readUntrusted } from '../files/untrusted.js';
 import { linearRegExp, type RegExpEngine } from './regexp.js';
 import { selfLoop } from './recursion.js';
+import { fileErrorText, jsonErrorText } from '../file-errors.js';
+
+// A usage error found inside the run says where to look, as one found before it does.
+const HELP = { hint: 'see --help' };
 
 export interface OutputSchema {
   path: string;
@@ -35,8 +39,9 @@ function readSchemaText(path: string): string {
     throw new RhoError(
       'usage',
       why
-        ? `option '--output-schema' cannot read ${path} (${why})`
+        ? `option '--output-schema' cannot read '${path}' (${fileErrorText({ code: why })})`
         : `option '--output-schema': ${e.message}`,
+      HELP,
     );
   }
 }
@@ -50,7 +55,8 @@ export async function loadOutputSchema(path: string): Promise<OutputSchema> {
   } catch (e) {
     throw new RhoError(
       'usage',
-      `option '--output-schema': ${path} is not valid JSON (${(e as Error).message})`,
+      `option '--output-schema': ${path} is not valid JSON (${jsonErrorText(e)})`,
+      HELP,
     );
   }
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
