@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
 import { resolve } from 'node:path';
 import { RhoError, toRhoError } from './errors.js';
+import { osLimitError } from './os-limits.js';
 import { defineRun, fromPeerHabits, unknownCommandError, usageFromCommander } from './args.js';
 import { earlyReports } from './ci/early.js';
 import { outputPathErrors, type PathKind } from './ci/paths.js';
@@ -350,7 +351,12 @@ export async function main(given: string[], version: string, boot: Boot): Promis
   const argv = fromPeerHabits(given);
   // Last resort: a bug must still end in one line and an exit code (the run's exit hook kills the agent).
   process.on('uncaughtException', (e) => {
-    process.stderr.write(`rho-cursor: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
+    const limit = osLimitError(e, 'running');
+    process.stderr.write(
+      limit
+        ? `rho-cursor: ${limit.message} (${limit.hint})\n`
+        : `rho-cursor: internal error: ${e instanceof Error ? e.message : String(e)}\n`,
+    );
     process.exit(1);
   });
   process.stdout.on('error', (e: NodeJS.ErrnoException) => (stdoutFailure ??= e));

@@ -29,6 +29,7 @@ import { rulesWarnings } from './policy/judge.js';
 import { fenceEnv, fenceTool, rulesTool } from './fence/run.js';
 import { fenceSummary } from './fence/summary.js';
 import { IdleTimer } from './lifecycle/idle.js';
+import { osLimitError } from './os-limits.js';
 import { Teardown } from './lifecycle/teardown.js';
 import type { RunOptions } from './options.js';
 import type { Asker } from './policy/ask.js';
@@ -166,7 +167,8 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
     await firstTurn(s);
     if (s.schema && s.stopReason === 'end_turn') await structuredAnswer(s, s.schema);
   } catch (e) {
-    error = toRhoError(e);
+    // The machine out of files, processes or memory anywhere in the run is named, never `internal`.
+    error = osLimitError(e, `the run's ${s.phase} step`) ?? toRhoError(e);
   } finally {
     if (runTimer) clearTimeout(runTimer);
     s.idle?.stop();
