@@ -257,6 +257,12 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
       new Option('--output-format <format>', 'output format').choices(['text', 'json']).default('text'),
     )
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
+    .addOption(
+      new Option(
+        '--agent-arg <arg>',
+        "repeatable: the agent's arguments, instead of Cursor's `--trust acp`",
+      ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
+    )
     .option('--step-timeout <duration>', 'bound on each request', DEFAULT_STEP_TIMEOUT)
     .exitOverride()
     .action(async (o: SessionsRawOptions) =>
@@ -290,6 +296,12 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
       ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
     )
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
+    .addOption(
+      new Option(
+        '--agent-arg <arg>',
+        "repeatable: the agent's arguments, instead of Cursor's `--trust acp`",
+      ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
+    )
     .option('--step-timeout <duration>', 'bound on each handshake step', DEFAULT_STEP_TIMEOUT)
     .exitOverride()
     .action(async (o: DoctorRawOptions) =>
@@ -357,7 +369,9 @@ export async function main(given: string[], version: string, boot: Boot): Promis
     }
     if (e instanceof EarlyFailure) return exit(reportEarly(e, t0, argv));
     const err = toRhoError(e);
-    process.stderr.write(`rho-cursor: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
+    // One style for usage errors whichever command found them: they point at --help.
+    const hint = err.hint ?? (err.code === 'usage' ? 'see --help' : undefined);
+    process.stderr.write(`rho-cursor: ${err.message}${hint ? ` (${hint})` : ''}\n`);
     return exit(err.exitCode);
   }
   return exit(code);

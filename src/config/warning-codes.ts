@@ -21,6 +21,9 @@ export const WARNINGS = {
   'foreign-session-update': 'the agent sent updates for another sessionId',
   'wire-log-failed': '--wire-log could not be written',
   'socks-proxy': 'doctor: ALL_PROXY or HTTPS_PROXY names a SOCKS proxy',
+  'fence-not-enforced-by-agent':
+    'a fence on an agent that is not Cursor: it holds only through permission answers and the ledger',
+  'model-not-settable': '--model for an agent that is not Cursor and offers no model: not applied',
 } as const;
 
 export type WarningCode = keyof typeof WARNINGS;

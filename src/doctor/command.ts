@@ -34,6 +34,7 @@ export interface DoctorRawOptions {
   allow?: string[];
   deny?: string[];
   agent?: string;
+  agentArg?: string[];
   stepTimeout: string;
 }
 
@@ -64,6 +65,7 @@ export async function doctorCommand(
       home: homedir(),
       cwd,
       agent: o.agent === undefined ? undefined : o.agent.includes('/') ? resolve(o.agent) : o.agent,
+      agentArgs: o.agentArg ?? [],
       handshake: o.handshake === true,
       plan: o.plan === true,
       fence,

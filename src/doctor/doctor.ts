@@ -1,6 +1,7 @@
 // `rho-cursor doctor`: gathers what a run would meet on this machine (agent, config, key, optionally the
 // handshake) into one report whose exit code is the one a run would have.
 import { execFile } from 'node:child_process';
+import { cursorAtSpawn } from '../agent/identity.js';
 import { probeTreeHandle, treeHandleText } from '../agent/cgroup.js';
 import { newerNameHint, resolveAgent } from '../agent/resolve.js';
 import { inspectConfig, firstProblem, type ConfigFile } from '../config/load.js';
@@ -25,6 +26,8 @@ export interface DoctorInput {
   cwd: string;
   /** --agent as given (already resolved against the caller's directory when path-like). */
   agent: string | undefined;
+  /** --agent-arg: the agent's own arguments (then it is not Cursor at spawn). */
+  agentArgs?: string[];
   handshake: boolean;
   plan: boolean;
   /** --fence, --allow and --deny as given (undefined fence: the default for --plan). */
@@ -80,6 +83,8 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
     version: null,
     problem: null,
     newerName: null,
+    cursor: cursorAtSpawn(command, i.agentArgs ?? []),
+    title: null,
   };
   let hs: DoctorReport['handshake'] = null;
   let fence: FenceDir | undefined;
@@ -89,14 +94,18 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
   process.once('exit', release);
   try {
     agent.path = resolveAgent(command, i.env, i.cwd);
-    fence = prepareFenceDir(config.configDir, overlayText(config.user.data, 'read-only'));
-    const env = { ...i.env, CURSOR_CONFIG_DIR: fence.dir };
-    const v = await agentVersion(agent.path, env);
-    agent.version = v.version ?? null;
-    agent.problem = v.problem ?? null;
+    // Cursor's private dir for Cursor only; another agent's `--version` is asked only when it has no arguments.
+    if (agent.cursor) fence = prepareFenceDir(config.configDir, overlayText(config.user.data, 'read-only'));
+    const env = fence ? { ...i.env, CURSOR_CONFIG_DIR: fence.dir } : i.env;
+    if (!i.agentArgs?.length) {
+      const v = await agentVersion(agent.path, env);
+      agent.version = v.version ?? null;
+      agent.problem = v.problem ?? null;
+    }
     if (i.handshake && !error) {
       const r = await handshake({
         agentPath: agent.path,
+        args: i.agentArgs,
         label: command,
         cwd: i.cwd,
         env,
@@ -107,6 +116,10 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
       });
       hs = r.report;
       error ??= r.error;
+      if (r.identity) {
+        agent.cursor = r.identity.cursor;
+        agent.title = r.identity.cursor ? null : r.identity.title;
+      }
     }
   } catch (e) {
     const err = e as RhoError;
@@ -150,14 +163,17 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
     plan: i.plan,
     rules: report,
     table: tableJson(doctorTable(tableConfig, i.plan, allowedKinds(rules))),
-    warnings: configWarnings({
-      config: tableConfig,
-      policy,
-      allow: allowedKinds(rules),
-      plan: i.plan,
-      fence: runFence,
-      configFile: config.user.path,
-    })
+    warnings: (agent.cursor
+      ? configWarnings({
+          config: tableConfig,
+          policy,
+          allow: allowedKinds(rules),
+          plan: i.plan,
+          fence: runFence,
+          configFile: config.user.path,
+        })
+      : []
+    )
       .concat(socksProxyWarning(i.env) ?? [])
       // What RHO_CURSOR_NO_WARNING silences, a default run here would not show either.
       .filter((w) => !silencedWarnings([], i.env.RHO_CURSOR_NO_WARNING).codes.includes(w.code)),

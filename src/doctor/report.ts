@@ -44,6 +44,10 @@ export interface DoctorReport {
     problem: string | null;
     /** Cursor's newer `agent` binary found on PATH while cursor-agent is missing, and how to pass it. */
     newerName: string | null;
+    /** Is it Cursor? By its name (and --agent-arg), then, with --handshake, by its initialize answer. */
+    cursor: boolean;
+    /** Another agent's agentInfo.title, when the handshake said it. */
+    title: string | null;
   };
   configDir: { dir: string; source: string; how: string; problem: string | null };
   files: { user: FileReport; project: FileReport };
@@ -116,6 +120,11 @@ export function doctorText(r: DoctorReport): string {
   lines.push(
     `what each tool kind does${r.plan ? ' with --plan' : ''}${r.rules && r.rules.allow.length + r.rules.deny.length > 0 ? ' under these rules' : ''}, by --fence and --permissions:`,
   );
+  if (!a.cursor)
+    lines.push(
+      `(this is Cursor's table: ${a.title ?? a.command} is not Cursor, so what runs without asking is its own`,
+      '  settings and mode; a fence holds for it only through permission answers and the ledger)',
+    );
   const widths = [10, 8, ...MATRIX_KINDS.map(() => 15)];
   const header = ['fence', 'policy', ...MATRIX_KINDS];
   lines.push(

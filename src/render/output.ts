@@ -27,6 +27,8 @@ export interface OutputOptions {
   answerToStderr?: boolean;
   /** Under GitHub Actions, each warning is a workflow annotation on stderr (its one line there). */
   github?: boolean;
+  /** A person sits at the terminal: while the spinner runs, what they type is not echoed into it. */
+  discardInput?: boolean;
   /** Warning codes the user silenced: kept as events in stream-json and json, never on stderr or in the summary. */
   silenced?: readonly string[];
 }
@@ -95,7 +97,7 @@ export class Output {
   async startSpinner(text: string): Promise<void> {
     const s = this.o.stderr;
     if (this.o.format !== 'text' || !s.isTTY || (s.columns ?? 0) <= 0 || this.closed) return;
-    this.spinner = await startSpinner(s, text, this.o.env, this.o.style);
+    this.spinner = await startSpinner(s, text, this.o.env, this.o.style, this.o.discardInput);
   }
 
   spinnerText(text: string): void {
