@@ -287,7 +287,7 @@ async function readConfig(s: RunState): Promise<void> {
     plan: opts.plan,
     fence: opts.fence,
     configFile: s.config.user.path,
-  });
+  }).concat(rulesWarnings(opts.rules));
   if (opts.outputSchema) s.schema = await loadOutputSchema(opts.outputSchema);
   if (opts.policy === 'ask' && !opts.interactive) {
     s.warnings.push({
@@ -295,7 +295,7 @@ async function readConfig(s: RunState): Promise<void> {
       message: 'no terminal to ask at: permission requests are rejected',
     });
   }
-  s.warnings.push(...rulesWarnings(opts.rules), ...opts.notices);
+  s.warnings.push(...opts.notices);
 }
 
 // 2. Spawn the agent and join it to a connection; its release goes on the teardown stack at once.
@@ -369,7 +369,7 @@ function spawnAgent(s: RunState): void {
         for (const e of eventsFromUpdate(msg.params, s.ctx))
           emit(
             s,
-            // Cursor's deny rules (a fence's, the run's) stop a call it then reports completed: shown rejected.
+            // Only Cursor's own deny rules (fence or --deny) are known to stop a call it reports completed.
             s.privateDir && s.identity.cursor
               ? rulesTool(opts.rules, opts.cwd, s.tools, fenceTool(opts.fence, s.tools, e))
               : e,

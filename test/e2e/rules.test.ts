@@ -211,6 +211,25 @@ describe("Cursor's config carries the rules", () => {
     });
   });
 
+  it('another agent (--agent-arg) gets no private dir: the rules hold through the answers alone', async () => {
+    const { r, given, answers } = await runRules([
+      ...SJ,
+      '--agent-arg',
+      'acp',
+      '--permissions',
+      'reject',
+      ...RULES,
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(given?.dir).toBe(r.configDir);
+    expect([answers[0], answers[1], answers[2], answers[5]]).toEqual([
+      'allow-once',
+      'reject-once',
+      'reject-once',
+      'reject-once',
+    ]);
+  });
+
   it('bare kinds alone keep today: no private dir', async () => {
     const { r, given } = await runRules([...SJ, '--allow', 'execute']);
     expect(r.exitCode, r.stderr).toBe(0);
