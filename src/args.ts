@@ -21,9 +21,16 @@ export function defineRun(cmd: Command): Command {
   return cmd
     .description('run one prompt and print the result')
     .argument('[prompt...]', 'the prompt; `-` appends standard input; `--` ends the options')
-    .option('-m, --model <id>', 'model passed to cursor-agent as --model <id>')
+    .option(
+      '-m, --model <id>',
+      "the model: Cursor's --model flag; for another agent session/set_model or its model config option",
+    )
     .option('-f, --prompt-file <file>', 'read the prompt from a file (after the words, if any)')
-    .option('--plan', 'plan mode (session/set_mode plan) before the prompt')
+    .option('--plan', 'plan mode (--mode plan) before the prompt, with --fence read-only unless given')
+    .option(
+      '--mode <id>',
+      'set a mode the agent offers before the prompt (session/set_mode or its mode option)',
+    )
     .option('--resume <sessionId>', 'continue that session (session/load) instead of a new one')
     .option('--continue', "continue the workspace's newest session (session/list, then session/load)")
     .addOption(
@@ -67,6 +74,12 @@ export function defineRun(cmd: Command): Command {
     .option('--step-timeout <duration>', `bound on each handshake step (default: ${DEFAULT_STEP_TIMEOUT})`)
     .option('--idle-timeout <duration>', 'cancel when the agent sends nothing for this long')
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
+    .addOption(
+      new Option(
+        '--agent-arg <arg>',
+        "repeatable: the agent's arguments, instead of Cursor's `--trust [--model M] acp`",
+      ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
+    )
     .option(
       '-o, --output-last-message <file>',
       'write the final answer to <file> when a turn ended (atomically)',

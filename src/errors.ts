@@ -51,7 +51,10 @@ export const ERRORS = {
   refusal: [EXIT.refusal, 'stopReason refusal'],
   schema_mismatch: [EXIT.schemaMismatch, 'the answer did not match --output-schema after the retries'],
   reply_error: [EXIT.agentFailed, '--strict, or --retries ran out: the answer reads as an API error'],
-  denied: [EXIT.denied, '--strict: a permission was rejected or a tool was blocked'],
+  denied: [
+    EXIT.denied,
+    '--strict: a permission rejected or a tool blocked; or a turn cancelled after a rejection',
+  ],
   os_limit: [
     EXIT.agentFailed,
     'the operating system ran out of something (open files, processes, memory): EMFILE, ENFILE, EAGAIN, ENOMEM',

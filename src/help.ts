@@ -37,6 +37,10 @@ export const EXAMPLES = [
   ],
   ['rho-cursor run --output-schema verdict.json "is this diff safe?" | jq .safe', 'a validated JSON answer'],
   ['rho-cursor run --continue "and now the tests"', "the workspace's newest session"],
+  [
+    'rho-cursor run --agent npx --agent-arg @zed-industries/claude-agent-acp "explain this repo"',
+    "another ACP agent (Claude's adapter)",
+  ],
 ] as const;
 
 // What each exit code means, in the order a reader looks them up.
@@ -48,7 +52,8 @@ const EXIT_MEANING: Record<number, string> = {
   [EXIT.maxTokens]: 'max_tokens, max_turn_requests, or --max-tool-calls reached',
   [EXIT.refusal]: 'refusal',
   [EXIT.schemaMismatch]: 'the answer did not match --output-schema',
-  [EXIT.denied]: '--strict: a permission was rejected or a tool blocked',
+  [EXIT.denied]:
+    '--strict: a permission was rejected or a tool blocked; a turn the agent ended after a rejection',
   [EXIT.timeout]: 'a timeout',
   [EXIT.notFound]: 'the agent executable was not found',
   [EXIT.sighup]: 'cancelled by SIGHUP',

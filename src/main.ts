@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
 import { resolve } from 'node:path';
 import { RhoError, toRhoError } from './errors.js';
+import { osLimitError } from './os-limits.js';
 import { defineRun, fromPeerHabits, unknownCommandError, usageFromCommander } from './args.js';
 import { earlyReports } from './ci/early.js';
 import { outputPathErrors, type PathKind } from './ci/paths.js';
@@ -15,6 +16,7 @@ import type { DoctorRawOptions } from './doctor/command.js';
 import type { CodeCache } from './doctor/report.js';
 import { run } from './run.js';
 import {
+  FENCES,
   assemblePrompt,
   DEFAULT_STEP_TIMEOUT,
   emptyPromptError,
@@ -267,6 +269,12 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
       new Option('--output-format <format>', 'output format').choices(['text', 'json']).default('text'),
     )
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
+    .addOption(
+      new Option(
+        '--agent-arg <arg>',
+        "repeatable: the agent's arguments, instead of Cursor's `--trust acp`",
+      ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
+    )
     .option('--step-timeout <duration>', 'bound on each request', DEFAULT_STEP_TIMEOUT)
     .exitOverride()
     .action(async (o: SessionsRawOptions) =>
@@ -286,7 +294,26 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
       'also run initialize and session/new, timed, and report whether the agent is authenticated',
     )
     .option('--plan', 'show the table as a --plan run sees it')
+    .option('--fence <fence>', `show the rules under this fence: ${FENCES.join(', ')}`)
+    .addOption(
+      new Option(
+        '--allow <rule>',
+        'repeatable: a tool kind or a rule (Shell(npm test), Write(src/**)), as run takes it',
+      ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
+    )
+    .addOption(
+      new Option(
+        '--deny <rule>',
+        'repeatable: a rule or a tool kind (Shell(git push)), as run takes it',
+      ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
+    )
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
+    .addOption(
+      new Option(
+        '--agent-arg <arg>',
+        "repeatable: the agent's arguments, instead of Cursor's `--trust acp`",
+      ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
+    )
     .option('--step-timeout <duration>', 'bound on each handshake step', DEFAULT_STEP_TIMEOUT)
     .exitOverride()
     .action(async (o: DoctorRawOptions) =>
@@ -335,7 +362,12 @@ export async function main(given: string[], version: string, boot: Boot): Promis
   const argv = fromPeerHabits(given);
   // Last resort: a bug must still end in one line and an exit code (the run's exit hook kills the agent).
   process.on('uncaughtException', (e) => {
-    process.stderr.write(`rho-cursor: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
+    const limit = osLimitError(e, 'running');
+    process.stderr.write(
+      limit
+        ? `rho-cursor: ${limit.message} (${limit.hint})\n`
+        : `rho-cursor: internal error: ${e instanceof Error ? e.message : String(e)}\n`,
+    );
     process.exit(1);
   });
   process.stdout.on('error', (e: NodeJS.ErrnoException) => (stdoutFailure ??= e));
@@ -354,7 +386,9 @@ export async function main(given: string[], version: string, boot: Boot): Promis
     }
     if (e instanceof EarlyFailure) return exit(reportEarly(e, t0, argv));
     const err = toRhoError(e);
-    process.stderr.write(`rho-cursor: ${oneLine(err.message + (err.hint ? ` (${err.hint})` : ''))}\n`);
+    // One style for usage errors whichever command found them: they point at --help.
+    const hint = err.hint ?? (err.code === 'usage' ? 'see --help' : undefined);
+    process.stderr.write(`rho-cursor: ${oneLine(err.message + (hint ? ` (${hint})` : ''))}\n`);
     return exit(err.exitCode);
   }
   return exit(code);

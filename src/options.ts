@@ -40,6 +40,8 @@ export interface RunOptions {
   prompt: string;
   model: string | undefined;
   plan: boolean;
+  /** --mode: a mode the agent offers, set before the prompt (--plan sets `plan`). */
+  mode: string | undefined;
   policy: Policy;
   allow: ToolKind[];
   /** Every --allow and --deny value: bare kinds and rules (Shell(...), Write(...), ...); see policy/rules.ts. */
@@ -51,6 +53,8 @@ export interface RunOptions {
   stepTimeoutMs: number;
   idleTimeoutMs: number | undefined;
   agent: string;
+  /** --agent-arg: the agent's arguments, instead of Cursor's `--trust [--model M] acp`. */
+  agentArgs: string[];
   wireLog: string | undefined;
   /** --max-tool-calls: the turn's n+1th tool call cancels it. */
   maxToolCalls: number | undefined;
@@ -175,6 +179,7 @@ export function emptyPromptError(): RhoError {
 export interface RawRunOptions {
   model?: string;
   plan?: boolean;
+  mode?: string;
   permissions?: string;
   allow?: string[];
   deny?: string[];
@@ -184,6 +189,7 @@ export interface RawRunOptions {
   stepTimeout?: string;
   idleTimeout?: string;
   agent?: string;
+  agentArg?: string[];
   wireLog?: string;
   fence?: string;
   maxToolCalls?: string;
@@ -283,6 +289,15 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     if (v !== undefined && v.trim() === '')
       errors.push(new RhoError('usage', `option '${option}' needs a file (got '')`));
   }
+  if (raw.mode !== undefined && raw.mode.trim() === '')
+    errors.push(new RhoError('usage', "option '--mode' needs a mode id (got '')"));
+  if (raw.mode !== undefined && raw.plan === true && raw.mode !== 'plan')
+    errors.push(
+      new RhoError(
+        'usage',
+        `options '--plan' and '--mode ${raw.mode}' cannot be used together (--plan is --mode plan)`,
+      ),
+    );
   if (raw.resume !== undefined && raw.resume.trim() === '')
     errors.push(new RhoError('usage', "option '--resume' needs a sessionId (got '')"));
   if (raw.resume !== undefined && raw.continue === true)
@@ -328,6 +343,7 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     options: {
       model: raw.model,
       plan: raw.plan === true,
+      mode: raw.mode,
       policy: permissions ?? defaultPolicy(interactive),
       allow,
       rules,
@@ -339,6 +355,7 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
       idleTimeoutMs,
       // A path-like agent is relative to where the user typed the command, not to --cwd.
       agent: agentName.includes('/') ? facts.resolvePath(facts.cwd, agentName) : agentName,
+      agentArgs: raw.agentArg ?? [],
       wireLog: raw.wireLog,
       maxToolCalls,
       strict: raw.strict === true,

@@ -7,6 +7,8 @@ export const WARNINGS = {
   'reads-edits-never-ask': 'under allowlist, no fence, and reject or ask: reads and edits run without asking',
   'webfetch-deny-ignored': 'a WebFetch(...) deny rule, which Cursor ignores',
   'read-rules-miss-search': 'a Read(...) rule, which grep and glob ignore',
+  'write-rules-not-asked': 'a Write(...) allow rule: Cursor never asks before an edit',
+  'mcp-rules-cursor-only': "an Mcp(...) rule: held by Cursor's config alone",
   'approval-mode-auto-review': 'approvalMode auto-review: Cursor decides what runs',
   'approval-mode-unknown': 'an approvalMode rho-cursor does not know',
   'ask-without-terminal': '--permissions ask with no terminal: requests are rejected',
@@ -19,6 +21,9 @@ export const WARNINGS = {
   'foreign-session-update': 'the agent sent updates for another sessionId',
   'wire-log-failed': '--wire-log could not be written',
   'socks-proxy': 'doctor: ALL_PROXY or HTTPS_PROXY names a SOCKS proxy',
+  'fence-not-enforced-by-agent':
+    'a fence on an agent that is not Cursor: it holds only through permission answers and the ledger',
+  'model-not-settable': '--model for an agent that is not Cursor and offers no model: not applied',
 } as const;
 
 export type WarningCode = keyof typeof WARNINGS;

@@ -3,6 +3,7 @@ import type { TreeHandle } from '../agent/cgroup.js';
 import type { ErrorCode } from '../errors.js';
 import type { Fence, Policy } from '../options.js';
 import { MATRIX_KINDS, type Cell } from '../policy/matrix.js';
+import type { RulesReport } from './rules.js';
 import { cellText, type Kind, type Row } from './table.js';
 import { oneLine } from '../sanitize/terminal.js';
 
@@ -44,6 +45,10 @@ export interface DoctorReport {
     problem: string | null;
     /** Cursor's newer `agent` binary found on PATH while cursor-agent is missing, and how to pass it. */
     newerName: string | null;
+    /** Is it Cursor? By its name (and --agent-arg), then, with --handshake, by its initialize answer. */
+    cursor: boolean;
+    /** Another agent's agentInfo.title, when the handshake said it. */
+    title: string | null;
   };
   configDir: { dir: string; source: string; how: string; problem: string | null };
   files: { user: FileReport; project: FileReport };
@@ -54,6 +59,8 @@ export interface DoctorReport {
   processes: { handle: TreeHandle['kind']; text: string };
   handshake: HandshakeReport | null;
   plan: boolean;
+  /** With --allow, --deny or --fence: the rules, as Cursor's config gets them, and each kind under them. */
+  rules: RulesReport | null;
   table: Array<{ fence: Fence; policy: Policy } & Record<Kind, Cell>>;
   warnings: Array<{ code: string; message: string }>;
 }
@@ -109,8 +116,16 @@ export function doctorText(r: DoctorReport): string {
         ` (fence ${h.fence})${h.error ? ` · ${h.error}` : ''}`,
     );
   }
+  if (r.rules) lines.push('', ...rulesLines(r.rules));
   lines.push('');
-  lines.push(`what each tool kind does${r.plan ? ' with --plan' : ''}, by --fence and --permissions:`);
+  lines.push(
+    `what each tool kind does${r.plan ? ' with --plan' : ''}${r.rules && r.rules.allow.length + r.rules.deny.length > 0 ? ' under these rules' : ''}, by --fence and --permissions:`,
+  );
+  if (!a.cursor)
+    lines.push(
+      `(this is Cursor's table: ${a.title ?? a.command} is not Cursor, so what runs without asking is its own`,
+      '  settings and mode; a fence holds for it only through permission answers and the ledger)',
+    );
   const widths = [10, 8, ...MATRIX_KINDS.map(() => 15)];
   const header = ['fence', 'policy', ...MATRIX_KINDS];
   lines.push(
@@ -145,4 +160,16 @@ export function doctorText(r: DoctorReport): string {
   );
   // The agent's version, model and errors are its own text: each line stays one line, shown, never interpreted.
   return lines.map(oneLine).join('\n') + '\n';
+}
+
+// The rules section: as read, as Cursor's config gets them, then one line per kind under the chosen fence.
+function rulesLines(x: RulesReport): string[] {
+  const list = (xs: string[]): string => (xs.length ? xs.join(', ') : 'none');
+  const lines = [
+    `rules            allow: ${list(x.allow)} · deny: ${list(x.deny)}`,
+    `Cursor's config  approvalMode allowlist · allow: ${list(x.cursor.allow)} · deny: ${list(x.cursor.deny)} (the run's allow rules replace yours)`,
+    `under --fence ${x.fence} and --permissions ${x.policy}:`,
+  ];
+  for (const k of MATRIX_KINDS) lines.push(`  ${pad(k, 9)}${x.kinds[k]}`);
+  return lines;
 }

@@ -71,12 +71,30 @@ export const SessionEvent = z.object({
   /** Every --allow and --deny value as read: bare kinds and rules (Shell(npm:test), Write(src/**), ...). */
   rules: z.object({ allow: z.array(z.string()), deny: z.array(z.string()) }),
   cwd: z.string(),
-  agent: z.object({ name: z.string().nullable(), version: z.string().nullable() }),
+  agent: z.object({
+    name: z.string().nullable(),
+    title: z
+      .string()
+      .nullable()
+      .describe("the agent's agentInfo.title, the name its lines are labelled with"),
+    version: z.string().nullable(),
+    cursor: z
+      .boolean()
+      .describe(
+        "the agent is Cursor's (by its name at spawn, then its initialize answer): Cursor's behaviour applies",
+      ),
+  }),
   /** The run's --fence: the tool kinds it stops under any policy, and those it leaves to Cursor and the policy. */
   fence: z.object({
     name: z.enum(FENCES),
     blocked: z.array(z.string()),
     open: z.array(z.string()),
+    by: z
+      .string()
+      .nullable()
+      .describe(
+        "what enforces it: Cursor's deny rules and permission answers, or for any other agent 'permission answers and the ledger'; null for none",
+      ),
   }),
   resumed: z
     .boolean()

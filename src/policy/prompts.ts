@@ -33,10 +33,15 @@ function field(label: string, value: string): string[] {
 
 const DETAIL_KEYS = ['command', 'cwd', 'path', 'url', 'query', 'pattern'] as const;
 
-// A permission request: the tool kind and title, its command or path, and the reason Cursor gives.
-export function permissionQuestion(req: PermissionRequest, input: Record<string, unknown>): TerminalQuestion {
+// A permission request: the tool kind and title, its command or path, and the reason the agent (`who`: Cursor,
+// or another agent's agentInfo.title) gives.
+export function permissionQuestion(
+  req: PermissionRequest,
+  input: Record<string, unknown>,
+  who = 'Cursor',
+): TerminalQuestion {
   // The kind shown is the kind the answer is judged by (policy/decide.ts).
-  const lines = [`Cursor asks permission to ${oneLine(req.kind)}: ${oneLine(req.title)}`];
+  const lines = [`${oneLine(who)} asks permission to ${oneLine(req.kind)}: ${oneLine(req.title)}`];
   for (const k of DETAIL_KEYS)
     if (typeof input[k] === 'string' && input[k] !== '') lines.push(...field(k, input[k]));
   if (req.agentReason) lines.push(...field('reason', req.agentReason));
@@ -51,8 +56,8 @@ export function permissionQuestion(req: PermissionRequest, input: Record<string,
 }
 
 // A question sent as a permission request: its title, its text (from toolCall.content) and its options.
-export function permissionAsQuestion(req: PermissionRequest): TerminalQuestion {
-  const lines = [`Cursor asks: ${oneLine(req.title)}`];
+export function permissionAsQuestion(req: PermissionRequest, who = 'Cursor'): TerminalQuestion {
+  const lines = [`${oneLine(who)} asks: ${oneLine(req.title)}`];
   if (req.agentReason && req.agentReason !== req.title) lines.push(...indented(req.agentReason));
   let n = 0;
   const choices = req.options.map((o) =>
@@ -141,3 +146,10 @@ export function matchAnswer(q: TerminalQuestion, typed: string): Choice | undefi
   const starts = q.choices.filter((c) => c.label.toLowerCase().startsWith(t));
   return starts.length === 1 ? starts[0] : undefined;
 }
+
+/** The abort reason of a question still open when the turn ended: it closes with its own line. */
+export const TURN_ENDED = 'turn-ended';
+
+// The line that closes a question nobody answered: the run cancelled it, or the turn ended first.
+export const closingLine = (reason: unknown): string =>
+  reason === TURN_ENDED ? '\n(the turn ended before an answer: not answered)\n' : '\n(cancelled)\n';

@@ -34,6 +34,8 @@ export interface OutputOptions {
   stdoutIsFile?: boolean;
   /** True while a person decides a question at the terminal: nothing the agent sends is drawn meanwhile. */
   asking?(): boolean;
+  /** A person sits at the terminal: while the spinner runs, what they type is not echoed into it. */
+  discardInput?: boolean;
   /** Warning codes the user silenced: kept as events in stream-json and json, never on stderr or in the summary. */
   silenced?: readonly string[];
 }
@@ -136,7 +138,7 @@ export class Output {
   async startSpinner(text: string): Promise<void> {
     const s = this.o.stderr;
     if (this.o.format !== 'text' || !s.isTTY || (s.columns ?? 0) <= 0 || this.closed) return;
-    this.spinner = await startSpinner(s, text, this.o.env, this.o.style);
+    this.spinner = await startSpinner(s, text, this.o.env, this.o.style, this.o.discardInput);
   }
 
   spinnerText(text: string): void {

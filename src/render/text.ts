@@ -26,6 +26,8 @@ export class TextRenderer implements Renderer {
   private todos: Map<string, string> | undefined;
   private readonly printed = new RecentIds(PRINTED_KEPT);
   private readonly tools = new Map<string, ToolEvent>();
+  /** How the agent's own words are labelled: Cursor, or another agent's title (from the session event). */
+  private who = 'Cursor';
 
   constructor(
     private readonly out: Writer,
@@ -66,10 +68,12 @@ export class TextRenderer implements Renderer {
         } else if (!this.printed.has(e.toolCallId)) this.tools.set(e.toolCallId, e);
         return;
       case 'session':
+        this.who = one(e.agent.cursor ? 'Cursor' : (e.agent.title ?? e.agent.name ?? 'agent'));
         this.line(
           this.c.dim(
+            // approvalMode is Cursor's; another agent is named instead.
             one(
-              `session ${e.sessionId} · model ${e.model ?? 'unknown'} · mode ${e.mode ?? 'unknown'} · approvalMode ${e.approvalMode} · permissions ${e.permissions}`,
+              `session ${e.sessionId} · model ${e.model ?? 'unknown'} · mode ${e.mode ?? 'unknown'} · ${e.agent.cursor ? `approvalMode ${e.approvalMode}` : `agent ${this.who}`} · permissions ${e.permissions}`,
             ),
           ),
         );
@@ -86,7 +90,7 @@ export class TextRenderer implements Renderer {
         const d = one('optionId' in e.decision ? e.decision.optionId : 'cancelled');
         const colour =
           'optionId' in e.decision && e.decision.kind.startsWith('allow') ? this.c.green : this.c.red;
-        const why = e.agentReason ? ` · Cursor: ${one(e.agentReason)}` : '';
+        const why = e.agentReason ? ` · ${one(this.who)}: ${one(e.agentReason)}` : '';
         this.line(
           `${this.c.bold('permission')} ${one(e.kind)} ${one(e.title)} → ${colour(d)} (${one(e.reason)})${this.c.dim(why)}`,
         );

@@ -13,6 +13,8 @@ export interface SessionsRawOptions {
   cwd?: string;
   outputFormat: string;
   agent?: string;
+  /** --agent-arg: the agent's own arguments, instead of Cursor's `--trust acp`. */
+  agentArg?: string[];
   stepTimeout: string;
 }
 
@@ -68,7 +70,16 @@ async function listSessions(o: SessionsRawOptions, version: string): Promise<num
   for (const s of signals) process.once(s, onSignal);
   try {
     const sessions = await withAgent(
-      { agentPath, label: command, cwd, env: process.env, stepTimeoutMs, version, signal: abort.signal },
+      {
+        agentPath,
+        args: o.agentArg,
+        label: command,
+        cwd,
+        env: process.env,
+        stepTimeoutMs,
+        version,
+        signal: abort.signal,
+      },
       async (step, init) => {
         if (!sessionCaps(init).list)
           throw new RhoError(

@@ -132,7 +132,8 @@ describe.concurrent("the peers' habits", () => {
     const bad = await runCli(['run', '-C', join(dir, 'nope'), 'go'], { recording: 'tools.jsonl' });
     expect(bad.stderr).toMatch(/option '--cwd' must name a directory/);
     const doctor = await runCli(['doctor', '-C', join(dir, 'nope')], { agent: null });
-    expect(doctor.stderr).toMatch(/option '--cwd' must name a directory/);
+    // A usage error found by doctor or sessions points at --help too.
+    expect(doctor.stderr).toMatch(/option '--cwd' must name a directory \(got '.*nope'\) \(see --help\)/);
   });
 });
 
