@@ -112,6 +112,8 @@ export class Output {
   // Every event of the run, in wire order; after `result` nothing more is written.
   emit(e: Event): void {
     if (this.closed) return;
+    // A warning that writes nothing here (silenced) leaves the spinner running.
+    if (e.type === 'warning' && this.o.silenced?.includes(e.code) && this.o.format === 'text') return;
     if (this.spinner && e.type !== 'extension') this.stopSpinner();
     if (e.type === 'warning' && !this.warningShown(e)) return;
     this.o.onEvent?.(e);
