@@ -8,6 +8,7 @@ export const EXIT = {
   refusal: 5,
   schemaMismatch: 6,
   denied: 7,
+  breach: 8,
   timeout: 124,
   notFound: 127,
   sighup: 129,
@@ -51,6 +52,10 @@ export const ERRORS = {
   schema_mismatch: [EXIT.schemaMismatch, 'the answer did not match --output-schema after the retries'],
   reply_error: [EXIT.agentFailed, '--strict: the answer reads as an API error'],
   denied: [EXIT.denied, '--strict: a permission was rejected or a tool was blocked'],
+  fence_breached: [
+    EXIT.breach,
+    'the workspace changed where the run promised it could not (a fence, a tool shown rejected that ran)',
+  ],
   internal: [EXIT.agentFailed, 'a bug in rho-cursor'],
 } as const satisfies Record<string, readonly [ExitCode, string]>;
 

@@ -27,6 +27,10 @@ export const EXAMPLES = [
   ],
   ['rho-cursor run --output-schema verdict.json "is this diff safe?" | jq .safe', 'a validated JSON answer'],
   ['rho-cursor run --continue "and now the tests"', "the workspace's newest session"],
+  [
+    'rho-cursor run --worktree --patch fix.diff "fix the failing test" && git apply fix.diff',
+    'work in a temporary worktree, keep the patch',
+  ],
 ] as const;
 
 // What each exit code means, in the order a reader looks them up.
@@ -39,6 +43,7 @@ const EXIT_MEANING: Record<number, string> = {
   [EXIT.refusal]: 'refusal',
   [EXIT.schemaMismatch]: 'the answer did not match --output-schema',
   [EXIT.denied]: '--strict: a permission was rejected or a tool blocked',
+  [EXIT.breach]: 'a fence was breached: the workspace changed where it must not',
   [EXIT.timeout]: 'a timeout',
   [EXIT.notFound]: 'the agent executable was not found',
   [EXIT.sighup]: 'cancelled by SIGHUP',

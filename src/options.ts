@@ -78,6 +78,12 @@ export interface RunOptions {
   interactive: boolean;
   /** Warnings from the command line itself (`stdin-ignored`). */
   notices: Notice[];
+  /** The ledger: what changed in the workspace is measured (false with --no-changes). */
+  changes: boolean;
+  /** --worktree: the agent works in a temporary git worktree; --patch writes what it changed there. */
+  worktree: boolean;
+  patch: string | undefined;
+  keepWorktree: boolean;
 }
 
 /** The longest duration any option takes: 24 hours. */
@@ -191,6 +197,11 @@ export interface RawRunOptions {
   continue?: boolean;
   quiet?: boolean;
   color?: string;
+  /** false with --no-changes */
+  changes?: boolean;
+  worktree?: boolean;
+  patch?: string;
+  keepWorktree?: boolean;
 }
 
 /** Facts about the process the pure parser needs; main.ts gathers them. */
@@ -270,6 +281,14 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     errors.push(new RhoError('usage', "options '--resume' and '--continue' cannot be used together"));
   for (const f of raw.attach ?? [])
     if (f.trim() === '') errors.push(new RhoError('usage', "option '--attach' needs a file (got '')"));
+  if (raw.patch !== undefined && raw.patch.trim() === '')
+    errors.push(new RhoError('usage', "option '--patch' needs a file (got '')"));
+  for (const [option, given] of [
+    ['--patch', raw.patch !== undefined],
+    ['--keep-worktree', raw.keepWorktree === true],
+  ] as const)
+    if (given && raw.worktree !== true)
+      errors.push(new RhoError('usage', `option '${option}' needs --worktree`));
   if (raw.promptFile !== undefined && raw.promptFile.trim() === '') {
     errors.push(new RhoError('usage', "option '--prompt-file' needs a file (got '')"));
   }
@@ -326,6 +345,10 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
       color: color!,
       interactive,
       notices,
+      changes: raw.changes !== false,
+      worktree: raw.worktree === true,
+      patch: path(raw.patch),
+      keepWorktree: raw.keepWorktree === true,
     },
   };
 }

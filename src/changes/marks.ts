@@ -1,0 +1,80 @@
+// What the ledger keeps of one file: its size, times, inode and mode (cheap, from lstat) and, while the
+// snapshot's byte budget lasts, a hash of its content (so a file rewritten with the same bytes is unchanged).
+import { createHash } from 'node:crypto';
+import { lstat, readFile, readlink } from 'node:fs/promises';
+
+/** One file as the ledger saw it. */
+export interface FileMark {
+  /** size, mtime, ctime, inode and mode: equal means unchanged (ctime cannot be set back by a process). */
+  stat: string;
+  /** The content's SHA-1 (a link's target for a symbolic link); absent past the byte budget. */
+  hash?: string;
+}
+
+/** A file larger than this is compared by its stat alone. */
+export const HASH_FILE_MAX_BYTES = 8 * 1024 * 1024;
+
+/** How many bytes one snapshot hashes at most; past it files are compared by their stat alone. */
+export class HashBudget {
+  used = 0;
+  over = false;
+  constructor(readonly max: number) {}
+
+  // Takes n bytes from the budget, or says it is spent (and remembers that it was).
+  take(n: number): boolean {
+    if (n > HASH_FILE_MAX_BYTES || this.used + n > this.max) {
+      this.over = true;
+      return false;
+    }
+    this.used += n;
+    return true;
+  }
+}
+
+// The mark of a path now, or null when nothing is there (a directory is no file: null too).
+export async function markOf(path: string, budget?: HashBudget): Promise<FileMark | null> {
+  let s;
+  try {
+    s = await lstat(path, { bigint: true });
+  } catch {
+    return null;
+  }
+  if (s.isDirectory()) return null;
+  const stat = `${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.ino}:${s.mode}`;
+  if (!budget || !budget.take(Number(s.size))) return { stat };
+  const hash = await hashOf(path, s.isSymbolicLink());
+  return hash === undefined ? { stat } : { stat, hash };
+}
+
+// The content hash of a file (a link's target for a link), or undefined when it cannot be read.
+export async function hashOf(path: string, link: boolean): Promise<string | undefined> {
+  try {
+    const data = link ? Buffer.from('link:' + (await readlink(path))) : await readFile(path);
+    return createHash('sha1').update(data).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
+
+// Is the file unchanged? Equal stats say so at once; otherwise equal hashes do (only hashed when needed).
+export async function sameContent(path: string, was: FileMark, now: FileMark): Promise<boolean> {
+  if (was.stat === now.stat) return true;
+  if (was.hash === undefined) return false;
+  const size = now.stat.slice(0, now.stat.indexOf(':'));
+  if (Number(size) > HASH_FILE_MAX_BYTES) return false;
+  const link = (Number(now.stat.split(':')[4]) & 0o170000) === 0o120000;
+  return (await hashOf(path, link)) === was.hash;
+}
+
+// Runs fn over items with at most `limit` at once (file descriptors are finite).
+export async function eachLimited<T>(
+  items: T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
