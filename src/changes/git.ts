@@ -1,6 +1,9 @@
 // The few git commands the ledger and --worktree run, and the pure parse of `git status --porcelain -z`.
 import { execFile } from 'node:child_process';
 
+/** The longest one git command may take before it is ended (and counts as failed). */
+const GIT_TIMEOUT_MS = 60_000;
+
 /** What one git command gave back; never throws for a non-zero exit (the caller decides). */
 export interface GitResult {
   code: number;
@@ -20,7 +23,8 @@ export function git(cwd: string, args: string[], input?: Buffer): Promise<GitRes
     const child = execFile(
       'git',
       args,
-      { cwd, env: gitEnv(), encoding: 'buffer', maxBuffer: 1024 * 1024 * 1024 },
+      // Bounded: a git that hangs (a network filesystem, say) must not hold the run's end for ever.
+      { cwd, env: gitEnv(), encoding: 'buffer', maxBuffer: 1024 * 1024 * 1024, timeout: GIT_TIMEOUT_MS },
       (err, stdout, stderr) => {
         const code =
           err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? Number(err.code) : 127;

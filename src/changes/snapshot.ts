@@ -1,18 +1,20 @@
 // The ledger's two looks at the workspace: before the prompt (a snapshot) and after the turn (what changed).
-// In a git work tree, what `git status` lists (untracked files included) plus a hash of each; outside git, a
-// capped walk. The comparison reads only what may have changed: stats first, hashes only where they differ.
+// In a git work tree, what `git status` lists (untracked files included); outside git, a capped walk. The
+// snapshot the prompt waits for is stats only; the hashes are taken while the turn runs. The comparison
+// reads only what may have changed: stats first, a hash only where they differ.
 import { join } from 'node:path';
 import { classify, type Change, type Was } from './compare.js';
-import { git, gitHead, gitPlace, parseStatus, type GitPlace } from './git.js';
-import { eachLimited, HashBudget, markOf, sameContent, type FileMark } from './marks.js';
+import { git, gitPlace, parseStatus, type GitPlace } from './git.js';
+import { addHash, eachLimited, HashBudget, markOf, markOfSync, sameContent, type FileMark } from './marks.js';
 import { walkFiles } from './walk.js';
 
 /** At most this many files are looked at (walked outside git, listed by git status in it). */
 export const MAX_FILES = 20_000;
 /** At most this many bytes are hashed for one snapshot; past it, files are compared by their stat. */
 export const MAX_HASH_BYTES = 64 * 1024 * 1024;
-/** Files read at once. */
+/** Files looked at at once before the prompt; files hashed at once during the turn (in the background). */
 const CONCURRENCY = 32;
+const HASH_CONCURRENCY = 4;
 
 export interface Snapshot {
   root: string;
@@ -22,6 +24,8 @@ export interface Snapshot {
   files: Map<string, FileMark | null>;
   /** A cap (files or hashed bytes) was reached: changes past it may go unseen. */
   truncated: boolean;
+  /** Stops the background hashing and resolves once it has stopped. */
+  stopHashing(): Promise<void>;
 }
 
 /** One changed path and how it changed. */
@@ -30,51 +34,80 @@ export interface Changed {
   change: Change;
 }
 
-// The workspace before the prompt.
+// The workspace before the prompt: its stats now, its hashes while the turn runs.
 export async function takeSnapshot(root: string): Promise<Snapshot> {
   const place = await gitPlace(root);
-  const budget = new HashBudget(MAX_HASH_BYTES);
-  const listed = place ? await gitListed(root, place) : await walkFiles(root, MAX_FILES);
+  const listed = place ? await gitStatus(root, place) : undefined;
+  const walked = place ? undefined : await walkFiles(root, MAX_FILES);
+  const paths = listed ? [...listed.entries.keys()] : walked!.files;
   const files = new Map<string, FileMark | null>();
-  const paths = place ? [...(listed as Map<string, string>).keys()] : (listed as { files: string[] }).files;
-  const capped = paths.slice(0, MAX_FILES);
-  await eachLimited(capped, CONCURRENCY, async (p) => {
-    files.set(p, await markOf(join(root, p), budget));
+  await eachLimited(paths.slice(0, MAX_FILES), CONCURRENCY, async (p) => {
+    files.set(p, await markOf(join(root, p)));
   });
-  const walkedOver = !place && (listed as { truncated: boolean }).truncated;
-  return { root, git: place, files, truncated: walkedOver || paths.length > MAX_FILES || budget.over };
+  if (place && listed) place.head = listed.head;
+  const budget = new HashBudget(MAX_HASH_BYTES);
+  let stopped = false;
+  const hashing = eachLimited([...files], HASH_CONCURRENCY, async ([p, m]) => {
+    if (m && !stopped) await addHash(join(root, p), m, budget);
+  });
+  const snapshot: Snapshot = {
+    root,
+    git: place,
+    files,
+    truncated: (walked?.truncated ?? false) || paths.length > MAX_FILES,
+    stopHashing: async () => {
+      stopped = true;
+      await hashing;
+      // Hashing stopped at the byte cap: past it, files are compared by their stat alone.
+      if (budget.over) snapshot.truncated = true;
+    },
+  };
+  return snapshot;
 }
 
-// What git status lists under the workspace: workspace-relative path -> its two status letters.
-async function gitListed(root: string, place: GitPlace): Promise<Map<string, string>> {
+/** What one `git status` said: the listed paths (workspace-relative, with their letters) and HEAD. */
+interface GitStatus {
+  entries: Map<string, string>;
+  head: string | null;
+}
+
+// The entries of `git status` under the workspace (untracked files listed one by one, submodules not
+// looked into), with the HEAD the snapshot knows.
+async function gitStatus(root: string, place: GitPlace): Promise<GitStatus> {
   const r = await git(root, [
     'status',
     '--porcelain',
     '-z',
     '--untracked-files=all',
     '--no-renames',
+    '--ignore-submodules=all',
     '--',
     '.',
   ]);
-  const out = new Map<string, string>();
-  if (r.code !== 0) return out;
-  for (const e of parseStatus(r.stdout.toString('utf8'))) {
-    if (!e.path.startsWith(place.prefix) || e.path.endsWith('/')) continue;
-    out.set(e.path.slice(place.prefix.length), e.x + e.y);
-  }
-  return out;
+  const entries = new Map<string, string>();
+  if (r.code === 0)
+    for (const e of parseStatus(r.stdout.toString('utf8'))) {
+      if (!e.path.startsWith(place.prefix) || e.path.endsWith('/')) continue;
+      entries.set(e.path.slice(place.prefix.length), e.x + e.y);
+    }
+  return { entries, head: place.head };
 }
 
 // Paths changed between two commits under the workspace (the agent committed, or checked out another),
 // with whether each existed at the first.
-async function committed(root: string, place: GitPlace, head: string | null): Promise<Map<string, boolean>> {
+async function committed(
+  root: string,
+  from: string | null,
+  to: string | null,
+  prefix: string,
+): Promise<Map<string, boolean>> {
   const out = new Map<string, boolean>();
-  if (head === place.head || !place.head || !head) return out;
-  const r = await git(root, ['diff', '--name-status', '-z', '--no-renames', place.head, head, '--', '.']);
+  if (from === to || !from || !to) return out;
+  const r = await git(root, ['diff', '--name-status', '-z', '--no-renames', from, to, '--', '.']);
   const f = r.stdout.toString('utf8').split('\0');
   for (let i = 0; i + 1 < f.length; i += 2) {
     const path = f[i + 1]!;
-    if (path.startsWith(place.prefix)) out.set(path.slice(place.prefix.length), f[i] !== 'A');
+    if (path.startsWith(prefix)) out.set(path.slice(prefix.length), f[i] !== 'A');
   }
   return out;
 }
@@ -82,36 +115,57 @@ async function committed(root: string, place: GitPlace, head: string | null): Pr
 // What changed since the snapshot, sorted by path; and whether a cap kept part of it from being seen.
 export async function changesSince(before: Snapshot): Promise<{ changed: Changed[]; truncated: boolean }> {
   const { root } = before;
-  const was = new Map<string, Was>();
-  let truncated = before.truncated;
-  for (const [p, m] of before.files) was.set(p, m);
-  if (before.git) {
-    const [listed, head] = await Promise.all([gitListed(root, before.git), gitHead(root)]);
-    for (const [p, existed] of await committed(root, before.git, head))
-      if (!was.has(p)) was.set(p, existed ? 'clean' : null);
-    let n = was.size;
-    for (const [p, xy] of listed) {
-      if (was.has(p)) continue;
-      if (++n > MAX_FILES) {
-        truncated = true;
-        break;
-      }
-      // Not listed before: a tracked file that was clean then, or a file that did not exist.
-      was.set(p, xy === '??' || xy[0] === 'A' ? null : 'clean');
+  const [, now] = await Promise.all([before.stopHashing(), lookAgain(before)]);
+  const was = new Map<string, Was>(before.files);
+  let truncated = before.truncated || now.truncated;
+  for (const [p, existed] of now.committed) if (!was.has(p)) was.set(p, existed ? 'clean' : null);
+  let more = 0;
+  for (const [p, w] of now.seen) {
+    if (was.has(p)) continue;
+    // At most MAX_FILES paths beyond the snapshot's: past them, `truncated` says more may have changed.
+    if (++more > MAX_FILES) {
+      truncated = true;
+      break;
     }
-  } else {
-    const now = await walkFiles(root, MAX_FILES);
-    truncated ||= now.truncated;
-    // Past the first walk's cap a file may have been there all along: only a full first walk tells new ones.
-    if (!before.truncated) for (const p of now.files) if (!was.has(p)) was.set(p, null);
+    was.set(p, w);
   }
   const changed: Changed[] = [];
-  await eachLimited([...was.entries()], CONCURRENCY, async ([path, w]) => {
-    const now = await markOf(join(root, path));
-    const same = w !== null && w !== 'clean' && now !== null && (await sameContent(join(root, path), w, now));
-    const change = classify(w, now !== null, same);
+  for (const [path, w] of was) {
+    const mark = markOfSync(join(root, path));
+    const same =
+      w !== null && w !== 'clean' && mark !== null && (await sameContent(join(root, path), w, mark));
+    const change = classify(w, mark !== null, same);
     if (change) changed.push({ path, change });
-  });
+  }
   changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { changed, truncated };
+}
+
+// The second look: the paths to compare that the snapshot did not hold (with what they were before), and
+// the paths a commit of the agent changed.
+async function lookAgain(
+  before: Snapshot,
+): Promise<{ seen: Map<string, Was>; committed: Map<string, boolean>; truncated: boolean }> {
+  const seen = new Map<string, Was>();
+  if (before.git) {
+    const place = before.git;
+    const [status, head] = await Promise.all([gitStatus(before.root, place), gitHeadNow(before.root)]);
+    // Not listed before: a tracked file that was clean then, or a file that did not exist.
+    for (const [p, xy] of status.entries) seen.set(p, xy === '??' || xy[0] === 'A' ? null : 'clean');
+    return {
+      seen,
+      committed: await committed(before.root, place.head, head, place.prefix),
+      truncated: false,
+    };
+  }
+  const now = await walkFiles(before.root, MAX_FILES);
+  // Past the first walk's cap a file may have been there all along: only a full first walk tells new ones.
+  if (!before.truncated) for (const p of now.files) seen.set(p, null);
+  return { seen, committed: new Map(), truncated: now.truncated };
+}
+
+// HEAD now.
+async function gitHeadNow(root: string): Promise<string | null> {
+  const r = await git(root, ['rev-parse', '-q', '--verify', 'HEAD^{commit}']);
+  return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
 }
