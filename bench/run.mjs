@@ -1,13 +1,14 @@
 // `npm run bench`: times rho-cursor against a minimal NDJSON client and a bare line reader (the limit) on a
 // fake agent, in alternating rounds, prints a markdown report with PASS/FAIL per target and writes it as
 // JSON to bench/last-run.json. Flags: --quick (3 rounds, for development). Env: BENCH_ROUNDS (default 7),
-// BENCH_ONLY=id,id (a subset of scenarios), BENCH_RHO (another build of rho-cursor to time).
+// BENCH_ONLY=id,id (a subset of scenarios), BENCH_RHO (another build of rho-cursor to time),
+// BENCH_KEEP_REPOS=1 (the ledger rows' workspaces kept under $TMPDIR and reused).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measure } from './measure.mjs';
-import { makeRepo } from './repo.mjs';
+import { KEEP, makeRepo } from './repo.mjs';
 import { evaluate, machine, render, toJson } from './report.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -238,7 +239,8 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 rmSync(CONFIG_DIR, { recursive: true, force: true });
-for (const dir of Object.values(repos)) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+if (!KEEP)
+  for (const dir of Object.values(repos)) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 
 const report = evaluate(SCENARIOS, runs);
 const { loadavg: loadAfter, ...host } = machine();

@@ -80,9 +80,11 @@ export class RunLedger {
     this.account.add(e);
   }
 
-  // Resolves once the snapshot is taken: the prompt waits for it.
+  // Resolves once the snapshot is taken: the prompt waits for it. The hashes are taken during the turn, so
+  // they take nothing from the agent's start-up.
   async ready(): Promise<void> {
-    await this.snapshot;
+    const s = await this.snapshot;
+    if (s && !(s instanceof Error)) s.startHashing();
   }
 
   // After the turn: what changed, what no tool accounts for, the tools that ran though shown rejected, the

@@ -5,15 +5,14 @@
 import { join } from 'node:path';
 import { classify, type Change, type Was } from './compare.js';
 import { git, gitPlace, parseStatus, type GitPlace } from './git.js';
-import { addHash, eachLimited, HashBudget, markOf, markOfSync, sameContent, type FileMark } from './marks.js';
+import { addHash, eachLimited, HashBudget, marksOf, sameContent, type FileMark } from './marks.js';
 import { walkFiles } from './walk.js';
 
 /** At most this many files are looked at (walked outside git, listed by git status in it). */
 export const MAX_FILES = 20_000;
 /** At most this many bytes are hashed for one snapshot; past it, files are compared by their stat. */
 export const MAX_HASH_BYTES = 64 * 1024 * 1024;
-/** Files looked at at once before the prompt; files hashed at once during the turn (in the background). */
-const CONCURRENCY = 32;
+/** Files hashed at once during the turn (in the background). */
 const HASH_CONCURRENCY = 4;
 
 export interface Snapshot {
@@ -24,6 +23,8 @@ export interface Snapshot {
   files: Map<string, FileMark | null>;
   /** A cap (files or hashed bytes) was reached: changes past it may go unseen. */
   truncated: boolean;
+  /** Starts hashing the files in the background (once the prompt is sent: the turn is the idle time). */
+  startHashing(): void;
   /** Stops the background hashing and resolves once it has stopped. */
   stopHashing(): Promise<void>;
 }
@@ -34,27 +35,31 @@ export interface Changed {
   change: Change;
 }
 
-// The workspace before the prompt: its stats now, its hashes while the turn runs.
+// The workspace before the prompt: its stats now, its hashes while the turn runs (startHashing).
 export async function takeSnapshot(root: string): Promise<Snapshot> {
   const place = await gitPlace(root);
   const listed = place ? await gitStatus(root, place) : undefined;
   const walked = place ? undefined : await walkFiles(root, MAX_FILES);
   const paths = listed ? [...listed.entries.keys()] : walked!.files;
-  const files = new Map<string, FileMark | null>();
-  await eachLimited(paths.slice(0, MAX_FILES), CONCURRENCY, async (p) => {
-    files.set(p, await markOf(join(root, p)));
-  });
+  const files = await marksOf(root, paths.slice(0, MAX_FILES));
   if (place && listed) place.head = listed.head;
   const budget = new HashBudget(MAX_HASH_BYTES);
   let stopped = false;
-  const hashing = eachLimited([...files], HASH_CONCURRENCY, async ([p, m]) => {
-    if (m && !stopped) await addHash(join(root, p), m, budget);
-  });
+  let started = false;
+  let hashing: Promise<void> = Promise.resolve();
   const snapshot: Snapshot = {
     root,
     git: place,
     files,
     truncated: (walked?.truncated ?? false) || paths.length > MAX_FILES,
+    startHashing: () => {
+      // Once: a retry's prompt (--retries) waits for the same snapshot.
+      if (started) return;
+      started = true;
+      hashing = eachLimited([...files], HASH_CONCURRENCY, async ([p, m]) => {
+        if (m && !stopped) await addHash(join(root, p), m, budget);
+      });
+    },
     stopHashing: async () => {
       stopped = true;
       await hashing;
@@ -130,8 +135,9 @@ export async function changesSince(before: Snapshot): Promise<{ changed: Changed
     was.set(p, w);
   }
   const changed: Changed[] = [];
+  const marks = await marksOf(root, [...was.keys()]);
   for (const [path, w] of was) {
-    const mark = markOfSync(join(root, path));
+    const mark = marks.get(path) ?? null;
     const same =
       w !== null && w !== 'clean' && mark !== null && (await sameContent(join(root, path), w, mark));
     const change = classify(w, mark !== null, same);
