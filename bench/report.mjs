@@ -54,6 +54,7 @@ function loadOf(runs, sides) {
 const ratio = (a, b) => a.ms / b.ms;
 const delta = (a, b) => a.ms - b.ms;
 const rssDelta = (a, b) => (a.rssKiB - b.rssKiB) / 1024;
+const cpuDelta = (a, b) => a.cpuMs - b.cpuMs;
 
 // The targets of issue 10; each reads its figure from the rounds it needs (missing scenarios: not run).
 function targets(runs) {
@@ -116,6 +117,27 @@ function targets(runs) {
       30,
       'ms',
       load('turn-text', ['rho', 'minimal']),
+    ],
+    [
+      'one turn, agent in a cgroup: rho − minimal client',
+      pair('turn-cgroup', 'rho', 'minimal', delta),
+      30,
+      'ms',
+      load('turn-cgroup', ['rho', 'minimal']),
+    ],
+    [
+      'the cgroup itself: rho − rho without it',
+      pair('turn-cgroup', 'rho', 'nocgroup', delta),
+      10,
+      'ms',
+      load('turn-cgroup', ['rho', 'nocgroup']),
+    ],
+    [
+      'the cgroup itself, CPU (user + sys): rho − rho without it',
+      pair('turn-cgroup', 'rho', 'nocgroup', cpuDelta),
+      10,
+      'ms',
+      load('turn-cgroup', ['rho', 'nocgroup']),
     ],
     [
       '`schema` − `--version`',

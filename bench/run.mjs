@@ -67,6 +67,18 @@ const SCENARIOS = [
   { id: 'turn', label: 'one turn, stream-json', env: TURN, sides: [minimal, rho('stream-json')] },
   { id: 'turn-text', label: 'one turn, text', env: TURN, sides: [minimal, rho('text')] },
   {
+    // The whole-tree handle's cost: the same turn with the agent in a cgroup (where the machine gives one)
+    // and without (RHO_CURSOR_CGROUP=off: the process group and the /proc survey alone).
+    id: 'turn-cgroup',
+    label: 'one turn, stream-json, agent in a cgroup / without one',
+    env: TURN,
+    sides: [
+      minimal,
+      rho('stream-json'),
+      { ...rho('stream-json'), side: 'nocgroup', env: { RHO_CURSOR_CGROUP: 'off' } },
+    ],
+  },
+  {
     id: 'chunks-1M',
     label: '1M short chunks (`w123 `), stream-json',
     env: CHUNKS_1M,
@@ -182,7 +194,7 @@ function problem(r, format, env) {
 
 // Runs one client once and returns its figures, or records a failure (null) when it went wrong.
 async function once(s, c, pollMs = 10) {
-  const env = { CURSOR_CONFIG_DIR: CONFIG_DIR, ...s.env };
+  const env = { CURSOR_CONFIG_DIR: CONFIG_DIR, ...s.env, ...c.env };
   const r = await measure(c.cmd, c.args, { env, pollMs });
   const why = problem(r, c.format, s.env);
   if (!why) return r;

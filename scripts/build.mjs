@@ -16,12 +16,24 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 // outside the bundle, so a run that does not need them neither reads nor compiles them. Each is its own
 // CommonJS file, whose exports the bundle sees as Node would (module.exports is the default export).
 const VENDOR = {
-  ajv: ['ajv', 'module.exports = require("ajv");'],
-  'ajv/dist/2020.js': ['ajv-2020', 'module.exports = require("ajv/dist/2020.js");'],
   // ora is an ES module: its default export is what src/ uses.
   ora: ['ora', 'module.exports = require("ora").default;'],
   zod: ['zod', 'module.exports = require("zod");'],
+  // The linear-time regex engine, loaded only for a schema that has a pattern.
+  re2js: ['re2js', 'module.exports = require("re2js");'],
 };
+
+// What --output-schema loads, in one file: ajv-formats generates code with ajv's own codegen classes, so
+// ajv, its 2020-12 class and ajv-formats must share one copy of ajv. Each import path is a key of that file's
+// exports.
+const SCHEMA_KIT = { ajv: 'ajv', 'ajv/dist/2020.js': 'ajv2020', 'ajv-formats': 'formats' };
+const SCHEMA_KIT_FILE = './vendor/schema-kit.cjs';
+VENDOR['schema-kit'] = [
+  'schema-kit',
+  `module.exports = {${Object.entries(SCHEMA_KIT)
+    .map(([path, key]) => `${key}: require(${JSON.stringify(path)})`)
+    .join(', ')}};`,
+];
 
 const common = {
   bundle: true,
@@ -53,6 +65,8 @@ await build({
       setup(b) {
         b.onResolve({ filter: /.*/ }, (args) => {
           if (args.namespace === 'lazy') return { path: args.path, external: true };
+          const kitKey = SCHEMA_KIT[args.path];
+          if (kitKey !== undefined) return { path: kitKey, namespace: 'schema-kit' };
           const vendor = VENDOR[args.path];
           const target = vendor
             ? `./vendor/${vendor[0]}.cjs`
@@ -64,6 +78,14 @@ await build({
             ? { path: target, namespace: 'lazy' }
             : { path: target, external: true };
         });
+        b.onLoad({ filter: /.*/, namespace: 'schema-kit' }, (args) => ({
+          contents: `module.exports = require(${JSON.stringify(SCHEMA_KIT_FILE)})[${JSON.stringify(args.path)}];`,
+          loader: 'js',
+        }));
+        b.onResolve({ filter: /.*/, namespace: 'schema-kit' }, (args) => ({
+          path: args.path,
+          external: true,
+        }));
         b.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({
           contents: `module.exports = require(${JSON.stringify(args.path)});`,
           loader: 'js',

@@ -1,7 +1,7 @@
 // `npm run demo [recording] [flags]`: a whole run against a shipped recording, so a newcomer sees rho-cursor
 // work with no Cursor installed. Each recording gets the flags it was recorded with (see the README).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,15 +48,19 @@ console.error(`demo: replaying ${file} through the real rho-cursor (no Cursor ne
 console.error(
   `demo: rho-cursor ${args.slice(3).join(' ')} "<prompt>"${name.includes('cancel') ? ' (press Ctrl-C to cancel)' : ''}\n`,
 );
+// An empty private config dir, so the demo neither reads nor touches your own Cursor config; removed after.
+const configDir = mkdtempSync(join(tmpdir(), 'rho-demo-'));
+// Ctrl-C is the run's to answer (the cancel recording waits for it); the demo still cleans up after it.
+process.on('SIGINT', () => {});
 const r = spawnSync(join(root, 'bin', 'rho-cursor'), [...args, prompt], {
   stdio: ['ignore', 'inherit', 'inherit'],
   env: {
     ...process.env,
     RHO_REPLAY: file,
     RHO_REPLAY_SPEED: process.env.RHO_REPLAY_SPEED ?? '0.2',
-    // An empty private config dir, so the demo neither reads nor touches your own Cursor config.
-    CURSOR_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'rho-demo-')),
+    CURSOR_CONFIG_DIR: configDir,
   },
 });
+rmSync(configDir, { recursive: true, force: true });
 console.error(`\ndemo: rho-cursor exited with ${r.status}`);
 process.exit(r.status ?? 1);

@@ -13,6 +13,7 @@ export const EXIT = {
   notFound: 127,
   sighup: 129,
   sigint: 130,
+  sigquit: 131,
   sigpipe: 141,
   sigterm: 143,
 } as const;
@@ -50,11 +51,18 @@ export const ERRORS = {
   max_tool_calls: [EXIT.maxTokens, 'the turn reached --max-tool-calls'],
   refusal: [EXIT.refusal, 'stopReason refusal'],
   schema_mismatch: [EXIT.schemaMismatch, 'the answer did not match --output-schema after the retries'],
-  reply_error: [EXIT.agentFailed, '--strict: the answer reads as an API error'],
-  denied: [EXIT.denied, '--strict: a permission was rejected or a tool was blocked'],
+  reply_error: [EXIT.agentFailed, '--strict, or --retries ran out: the answer reads as an API error'],
+  denied: [
+    EXIT.denied,
+    '--strict: a permission rejected or a tool blocked; or a turn cancelled after a rejection',
+  ],
   fence_breached: [
     EXIT.breach,
     'the workspace changed where the run promised it could not (a fence, a tool shown rejected that ran)',
+  ],
+  os_limit: [
+    EXIT.agentFailed,
+    'the operating system ran out of something (open files, processes, memory): EMFILE, ENFILE, EAGAIN, ENOMEM',
   ],
   internal: [EXIT.agentFailed, 'a bug in rho-cursor'],
 } as const satisfies Record<string, readonly [ExitCode, string]>;
@@ -101,5 +109,22 @@ export function exitForStopReason(stopReason: string): ExitCode {
       return EXIT.sigint;
     default:
       return EXIT.agentFailed;
+  }
+}
+
+// The error of a turn that ended without its answer done: refusal, max_tokens, max_turn_requests.
+export function stopReasonError(stopReason: string | null): RhoError | undefined {
+  switch (stopReason) {
+    case 'refusal':
+      return new RhoError('refusal', 'the agent refused to go on (stopReason refusal)');
+    case 'max_tokens':
+      return new RhoError('max_tokens', "the turn ended at the model's token limit (stopReason max_tokens)");
+    case 'max_turn_requests':
+      return new RhoError(
+        'max_tokens',
+        'the turn ended at its limit of model requests (stopReason max_turn_requests)',
+      );
+    default:
+      return undefined;
   }
 }

@@ -1,5 +1,6 @@
 // Pure: the text `--help` adds after commander's option list: examples, exit codes, environment.
 import { ERRORS, EXIT, type ErrorCode } from './errors.js';
+import { WARNINGS } from './config/warning-codes.js';
 
 /** Every environment variable rho-cursor reads, and why. */
 export const ENVIRONMENT = [
@@ -8,6 +9,11 @@ export const ENVIRONMENT = [
   ['XDG_CONFIG_HOME', 'where the config dir is when CURSOR_CONFIG_DIR is unset (absolute paths only)'],
   ['HOME', 'for ~/.cursor'],
   ['RHO_CURSOR_AGENT', 'the agent executable when --agent is absent'],
+  [
+    'RHO_CURSOR_CGROUP',
+    '`off`: no cgroup for the agent (process group and survey only); `v1`, `v2`: only that',
+  ],
+  ['RHO_CURSOR_NO_WARNING', 'warning codes to silence, comma-separated, as --no-warning does'],
   ['PATH', 'where cursor-agent is looked up'],
   ['NO_COLOR', 'no colour (https://no-color.org), also for the spinner'],
   ['FORCE_COLOR', 'colour even when stderr is not a terminal (0 or false: never)'],
@@ -25,8 +31,16 @@ export const EXAMPLES = [
     'rho-cursor run --fence no-shell --attach shot.png "why is the button cut off?"',
     'edits yes, shell never',
   ],
+  [
+    `rho-cursor run --allow 'Shell(npm test)' --allow 'Write(src/**)' --deny 'Shell(git push)' "fix the tests"`,
+    'only npm test, only src/',
+  ],
   ['rho-cursor run --output-schema verdict.json "is this diff safe?" | jq .safe', 'a validated JSON answer'],
   ['rho-cursor run --continue "and now the tests"', "the workspace's newest session"],
+  [
+    'rho-cursor run --agent npx --agent-arg @zed-industries/claude-agent-acp "explain this repo"',
+    "another ACP agent (Claude's adapter)",
+  ],
   [
     'rho-cursor run --worktree --patch fix.diff "fix the failing test" && git apply fix.diff',
     'work in a temporary worktree, keep the patch',
@@ -39,15 +53,17 @@ const EXIT_MEANING: Record<number, string> = {
   [EXIT.agentFailed]: 'the agent failed, broke the protocol or refused plan mode',
   [EXIT.usage]: 'usage or config error',
   [EXIT.auth]: 'authentication required',
-  [EXIT.maxTokens]: 'max_tokens, max_turn_requests',
+  [EXIT.maxTokens]: 'max_tokens, max_turn_requests, or --max-tool-calls reached',
   [EXIT.refusal]: 'refusal',
   [EXIT.schemaMismatch]: 'the answer did not match --output-schema',
-  [EXIT.denied]: '--strict: a permission was rejected or a tool blocked',
+  [EXIT.denied]:
+    '--strict: a permission was rejected or a tool blocked; a turn the agent ended after a rejection',
   [EXIT.breach]: 'a fence was breached: the workspace changed where it must not',
   [EXIT.timeout]: 'a timeout',
   [EXIT.notFound]: 'the agent executable was not found',
   [EXIT.sighup]: 'cancelled by SIGHUP',
   [EXIT.sigint]: 'cancelled by SIGINT (Ctrl-C)',
+  [EXIT.sigquit]: 'ended by SIGQUIT (Ctrl-\\); other fatal signals are 128+n',
   [EXIT.sigpipe]: 'stdout was closed by its reader',
   [EXIT.sigterm]: 'cancelled by SIGTERM',
 };
@@ -99,6 +115,9 @@ export function runHelpAfter(): string {
     '',
     'Environment:',
     ...columns(ENVIRONMENT),
+    '',
+    'Warning codes (--no-warning <code> silences one on stderr and in the summary):',
+    ...columns(Object.entries(WARNINGS)),
     '',
   ].join('\n');
 }

@@ -1,11 +1,13 @@
 // Commander wiring: argv -> options -> run; the only place that exits the process.
 import { Command, CommanderError, Option } from 'commander';
-import { fstatSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, fstatSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
 import { resolve } from 'node:path';
 import { RhoError, toRhoError } from './errors.js';
-import { defineRun, usageFromCommander } from './args.js';
+import { defineRun, fromPeerHabits, unknownCommandError, usageFromCommander } from './args.js';
+import { earlyReports } from './ci/early.js';
+import { outputPathErrors, type PathKind } from './ci/paths.js';
 import { programHelpAfter } from './help.js';
 import { onProcessExit, onStopSignals } from './lifecycle/signals.js';
 import { tuneForTheTurn } from './lifecycle/v8-tuning.js';
@@ -14,6 +16,7 @@ import type { CodeCache } from './doctor/report.js';
 import { run } from './run.js';
 import {
   assemblePrompt,
+  DEFAULT_STEP_TIMEOUT,
   emptyPromptError,
   formatFromArgv,
   resolveRunOptions,
@@ -24,9 +27,9 @@ import {
   type RunOptions,
 } from './options.js';
 import { errorAnnotation } from './ci/github.js';
-import { readAttachments } from './prompt/files.js';
+import { readAttachments, readPromptFile } from './prompt/files.js';
 import type { SessionsRawOptions } from './sessions/command.js';
-import { stdoutBeforeRun } from './render/early.js';
+import { resultBeforeRun, stdoutBeforeRun } from './render/early.js';
 import { fmtMs } from './stop.js';
 
 /** A run that failed before it started: its errors, and the output format when it is known. */
@@ -66,7 +69,28 @@ function processFacts(): Facts {
       }
     },
     resolvePath: (from, p) => resolve(from, p),
+    isStdin,
   };
+}
+
+// Is this path standard input itself (`-f /dev/stdin`, `/proc/self/fd/0`)?
+function isStdin(path: string): boolean {
+  try {
+    const [a, b] = [statSync(path), fstatSync(0)];
+    return a.dev === b.dev && a.ino === b.ino;
+  } catch {
+    return false;
+  }
+}
+
+// What is at a path, for the output checks: a directory, something else, nothing, or a file in the way.
+function pathKind(path: string): PathKind {
+  try {
+    return statSync(path).isDirectory() ? 'directory' : 'other';
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'missing' : code === 'ENOTDIR' ? 'not-a-directory' : 'other';
+  }
 }
 
 // Reads all of standard input, bounded by --timeout (exit 124) when one is given.
@@ -97,22 +121,18 @@ async function readStdin(timeoutMs: number | undefined): Promise<string> {
   }
 }
 
-// Reads the prompt file; a file that cannot be read is a usage error naming it.
-function readPromptFile(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-    throw new RhoError('usage', `option '--prompt-file' cannot read '${file}' (${why})`);
-  }
-}
-
 // Gathers the prompt from its sources: words, then the file, then standard input.
 async function readPrompt(
   source: PromptSource,
   opts: Omit<RunOptions, 'prompt'>,
 ): Promise<{ prompt: string; stdinMs: number }> {
-  const file = source.file === undefined ? undefined : readPromptFile(source.file);
+  // A prompt file that is standard input is read as stdin is (a socket cannot be opened by its path).
+  const file =
+    source.file === undefined
+      ? undefined
+      : isStdin(resolve(source.file))
+        ? await readStdin(opts.timeoutMs)
+        : readPromptFile(source.file);
   let stdin: string | undefined;
   const t = performance.now();
   if (source.readStdin) {
@@ -131,6 +151,20 @@ async function toRunOptions(words: string[], raw: RawRunOptions): Promise<RunOpt
   const parsed = resolveRunOptions(words, raw, processFacts());
   if (!parsed.ok) throw new EarlyFailure(parsed.errors, parsed.format);
   const { options, source } = parsed;
+  // Every file the run will write, checked before anything is spawned or read.
+  const unwritable = outputPathErrors(
+    [
+      ["option '--output-last-message'", options.outputLastMessage],
+      [
+        raw.summaryFile === undefined ? '$GITHUB_STEP_SUMMARY' : "option '--summary-file'",
+        options.summaryFile,
+      ],
+      ["option '--wire-log'", options.wireLog === undefined ? undefined : resolve(options.wireLog)],
+      ['$GITHUB_OUTPUT', options.github ? process.env.GITHUB_OUTPUT || undefined : undefined],
+    ],
+    pathKind,
+  );
+  if (unwritable.length > 0) throw new EarlyFailure(unwritable, options.format);
   try {
     // The files first: a bad one fails at once, before stdin is waited for.
     const attachments = readAttachments(options.attach, options.cwd);
@@ -217,12 +251,18 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
   cmd
     .command('sessions')
     .description("list the workspace's sessions (session/list), newest first, for run --resume")
-    .option('--cwd <dir>', 'the workspace (default: current directory)')
+    .option('-C, --cwd <dir>', 'the workspace (default: current directory)')
     .addOption(
       new Option('--output-format <format>', 'output format').choices(['text', 'json']).default('text'),
     )
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
-    .option('--step-timeout <duration>', 'bound on each request', '10s')
+    .addOption(
+      new Option(
+        '--agent-arg <arg>',
+        "repeatable: the agent's arguments, instead of Cursor's `--trust acp`",
+      ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
+    )
+    .option('--step-timeout <duration>', 'bound on each request', DEFAULT_STEP_TIMEOUT)
     .exitOverride()
     .action(async (o: SessionsRawOptions) =>
       setCode(await (await import('./sessions/command.js')).sessionsCommand(o, version)),
@@ -232,7 +272,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
     .description(
       'explain what a run would meet here: the agent, the config, the key, and what each tool does',
     )
-    .option('--cwd <dir>', 'the workspace (default: current directory)')
+    .option('-C, --cwd <dir>', 'the workspace (default: current directory)')
     .addOption(
       new Option('--output-format <format>', 'output format').choices(['text', 'json']).default('text'),
     )
@@ -242,7 +282,13 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
     )
     .option('--plan', 'show the table as a --plan run sees it')
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
-    .option('--step-timeout <duration>', 'bound on each handshake step', '10s')
+    .addOption(
+      new Option(
+        '--agent-arg <arg>',
+        "repeatable: the agent's arguments, instead of Cursor's `--trust acp`",
+      ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
+    )
+    .option('--step-timeout <duration>', 'bound on each handshake step', DEFAULT_STEP_TIMEOUT)
     .exitOverride()
     .action(async (o: DoctorRawOptions) =>
       setCode(await (await import('./doctor/command.js')).doctorCommand(o, version, boot.codeCache)),
@@ -250,8 +296,9 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
   return cmd;
 }
 
-// Reports a run that failed before it started: one stderr line per error, and `result` on stdout where owed.
-function reportEarly(f: EarlyFailure, t0: number): number {
+// Reports a run that failed before it started: one stderr line per error, `result` on stdout where owed,
+// and under GitHub Actions `exit-code` in $GITHUB_OUTPUT and the summary, as any other failure writes them.
+function reportEarly(f: EarlyFailure, t0: number, argv: readonly string[]): number {
   const github = process.env.GITHUB_ACTIONS === 'true';
   for (const e of f.errors) {
     const hint = e.hint ? ` (${e.hint})` : e.code === 'usage' ? ' (see --help)' : '';
@@ -260,7 +307,17 @@ function reportEarly(f: EarlyFailure, t0: number): number {
     if (github) process.stderr.write(errorAnnotation(e.message + hint));
   }
   const first = f.errors[0]!;
-  process.stdout.write(stdoutBeforeRun(f.format, first, Math.round(performance.now() - t0)));
+  const ms = Math.round(performance.now() - t0);
+  process.stdout.write(stdoutBeforeRun(f.format, first, ms));
+  for (const r of earlyReports(argv, process.env, process.cwd(), resultBeforeRun(first, ms))) {
+    // A path the errors above already named as unwritable is not tried again.
+    if (outputPathErrors([[r.what, r.path]], pathKind).length > 0) continue;
+    try {
+      appendFileSync(r.path, r.text);
+    } catch (e) {
+      process.stderr.write(`rho-cursor: cannot write ${r.what} to ${r.path}: ${(e as Error).message}\n`);
+    }
+  }
   return first.exitCode;
 }
 
@@ -273,8 +330,10 @@ export interface Boot {
   tuneV8: boolean;
 }
 
-export async function main(argv: string[], version: string, boot: Boot): Promise<void> {
+export async function main(given: string[], version: string, boot: Boot): Promise<void> {
   const t0 = performance.now();
+  // `rho-cursor -p "..."` (the print mode of claude, gemini and Cursor's own CLI) is `run`.
+  const argv = fromPeerHabits(given);
   // Last resort: a bug must still end in one line and an exit code (the run's exit hook kills the agent).
   process.on('uncaughtException', (e) => {
     process.stderr.write(`rho-cursor: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
@@ -290,11 +349,15 @@ export async function main(argv: string[], version: string, boot: Boot): Promise
       // --help and --version succeed; a bare `rho-cursor` prints the help and is a usage error.
       if (HELP_OR_VERSION.has(e.code)) return exit(e.exitCode === 0 ? 0 : 2);
       const format = argv[0] === 'run' ? formatFromArgv(argv.slice(1)) : undefined;
-      return exit(reportEarly(new EarlyFailure([usageFromCommander(e)], format), t0));
+      const error =
+        e.code === 'commander.unknownCommand' ? unknownCommandError(e, argv) : usageFromCommander(e);
+      return exit(reportEarly(new EarlyFailure([error], format), t0, argv));
     }
-    if (e instanceof EarlyFailure) return exit(reportEarly(e, t0));
+    if (e instanceof EarlyFailure) return exit(reportEarly(e, t0, argv));
     const err = toRhoError(e);
-    process.stderr.write(`rho-cursor: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
+    // One style for usage errors whichever command found them: they point at --help.
+    const hint = err.hint ?? (err.code === 'usage' ? 'see --help' : undefined);
+    process.stderr.write(`rho-cursor: ${err.message}${hint ? ` (${hint})` : ''}\n`);
     return exit(err.exitCode);
   }
   return exit(code);

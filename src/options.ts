@@ -1,6 +1,8 @@
 // Pure parsing of command-line values: durations, enumerations, and the run's resolved options.
 import { RhoError } from './errors.js';
+import { allowedKinds, NO_RULES, parseRules, type RuleSet } from './policy/rules.js';
 import type { Attachment } from './prompt/attach.js';
+import { silencedWarnings } from './config/warning-codes.js';
 
 export const POLICIES = ['reject', 'allow', 'ask'] as const;
 export type Policy = (typeof POLICIES)[number];
@@ -38,8 +40,12 @@ export interface RunOptions {
   prompt: string;
   model: string | undefined;
   plan: boolean;
+  /** --mode: a mode the agent offers, set before the prompt (--plan sets `plan`). */
+  mode: string | undefined;
   policy: Policy;
   allow: ToolKind[];
+  /** Every --allow and --deny value: bare kinds and rules (Shell(...), Write(...), ...); see policy/rules.ts. */
+  rules: RuleSet;
   fence: Fence;
   format: Format;
   cwd: string;
@@ -47,6 +53,8 @@ export interface RunOptions {
   stepTimeoutMs: number;
   idleTimeoutMs: number | undefined;
   agent: string;
+  /** --agent-arg: the agent's arguments, instead of Cursor's `--trust [--model M] acp`. */
+  agentArgs: string[];
   wireLog: string | undefined;
   /** --max-tool-calls: the turn's n+1th tool call cancels it. */
   maxToolCalls: number | undefined;
@@ -78,6 +86,8 @@ export interface RunOptions {
   interactive: boolean;
   /** Warnings from the command line itself (`stdin-ignored`). */
   notices: Notice[];
+  /** Warning codes silenced by --no-warning and RHO_CURSOR_NO_WARNING: not on stderr, not in the summary. */
+  silenced: string[];
   /** The ledger: what changed in the workspace is measured (false with --no-changes). */
   changes: boolean;
   /** --worktree: the agent works in a temporary git worktree; --patch writes what it changed there. */
@@ -85,6 +95,9 @@ export interface RunOptions {
   patch: string | undefined;
   keepWorktree: boolean;
 }
+
+/** --step-timeout's default: Gemini's initialize took up to 10 s on a busy 2-core machine (contract v3). */
+export const DEFAULT_STEP_TIMEOUT = '30s';
 
 /** The longest duration any option takes: 24 hours. */
 export const MAX_DURATION_MS = 24 * 60 * 60 * 1000;
@@ -172,14 +185,17 @@ export function emptyPromptError(): RhoError {
 export interface RawRunOptions {
   model?: string;
   plan?: boolean;
+  mode?: string;
   permissions?: string;
   allow?: string[];
+  deny?: string[];
   outputFormat?: string;
   cwd?: string;
   timeout?: string;
   stepTimeout?: string;
   idleTimeout?: string;
   agent?: string;
+  agentArg?: string[];
   wireLog?: string;
   fence?: string;
   maxToolCalls?: string;
@@ -197,6 +213,8 @@ export interface RawRunOptions {
   continue?: boolean;
   quiet?: boolean;
   color?: string;
+  /** --no-warning, repeatable (each may be a comma list). */
+  noWarning?: string[];
   /** false with --no-changes */
   changes?: boolean;
   worktree?: boolean;
@@ -215,6 +233,8 @@ export interface Facts {
   stdinHasData: boolean;
   isDirectory(path: string): boolean;
   resolvePath(from: string, path: string): string;
+  /** Is this path standard input itself (`-f /dev/stdin`)? */
+  isStdin?(path: string): boolean;
 }
 
 /** The options of a run, or every usage error found (one line each), with the output format if known. */
@@ -240,12 +260,17 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     raw.permissions === undefined
       ? undefined
       : check(() => oneOf<Policy>('--permissions', POLICIES, raw.permissions!));
-  const allow = (raw.allow ?? []).map((k) => check(() => oneOf<ToolKind>('--allow', TOOL_KINDS, k)));
+  const parsedRules = parseRules(raw.allow ?? [], raw.deny ?? []);
+  errors.push(...parsedRules.errors);
+  const rules = parsedRules.rules;
+  const allow = allowedKinds(rules);
   const fence = check(() =>
     raw.fence === undefined ? defaultFence(raw.plan === true) : oneOf<Fence>('--fence', FENCES, raw.fence),
   );
-  if (fence !== undefined && !allow.includes(undefined))
-    check(() => checkAllowUnderFence(fence, allow as ToolKind[], raw.fence !== undefined));
+  if (fence !== undefined && parsedRules.errors.length === 0) {
+    check(() => checkAllowUnderFence(fence, allow, raw.fence !== undefined));
+    check(() => checkRulesUnderFence(fence, rules, raw.fence !== undefined));
+  }
   const maxToolCalls =
     raw.maxToolCalls === undefined
       ? undefined
@@ -259,7 +284,7 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
   const duration = (option: string, v: string | undefined): number | undefined =>
     v === undefined ? undefined : check(() => durationOption(option, v));
   const timeoutMs = duration('--timeout', raw.timeout);
-  const stepTimeoutMs = duration('--step-timeout', raw.stepTimeout ?? '10s');
+  const stepTimeoutMs = duration('--step-timeout', raw.stepTimeout ?? DEFAULT_STEP_TIMEOUT);
   const idleTimeoutMs = duration('--idle-timeout', raw.idleTimeout);
   const agentName = raw.agent ?? (facts.env.RHO_CURSOR_AGENT || 'cursor-agent');
   if (agentName.trim() === '') {
@@ -275,12 +300,28 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     if (v !== undefined && v.trim() === '')
       errors.push(new RhoError('usage', `option '${option}' needs a file (got '')`));
   }
+  if (raw.mode !== undefined && raw.mode.trim() === '')
+    errors.push(new RhoError('usage', "option '--mode' needs a mode id (got '')"));
+  if (raw.mode !== undefined && raw.plan === true && raw.mode !== 'plan')
+    errors.push(
+      new RhoError(
+        'usage',
+        `options '--plan' and '--mode ${raw.mode}' cannot be used together (--plan is --mode plan)`,
+      ),
+    );
   if (raw.resume !== undefined && raw.resume.trim() === '')
     errors.push(new RhoError('usage', "option '--resume' needs a sessionId (got '')"));
   if (raw.resume !== undefined && raw.continue === true)
     errors.push(new RhoError('usage', "options '--resume' and '--continue' cannot be used together"));
   for (const f of raw.attach ?? [])
     if (f.trim() === '') errors.push(new RhoError('usage', "option '--attach' needs a file (got '')"));
+  const silenced = silencedWarnings(raw.noWarning ?? [], facts.env.RHO_CURSOR_NO_WARNING);
+  for (const u of silenced.unknown)
+    errors.push(
+      new RhoError('usage', `${u.from}: no warning has the code '${u.code}' (run --help lists the codes)`),
+    );
+  if (words.filter((w) => w === '-').length > 1)
+    errors.push(new RhoError('usage', '`-` (standard input) can stand only once among the prompt words'));
   if (raw.patch !== undefined && raw.patch.trim() === '')
     errors.push(new RhoError('usage', "option '--patch' needs a file (got '')"));
   for (const [option, given] of [
@@ -295,7 +336,10 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
   if (errors.length > 0) return { ok: false, errors, format };
 
   const source = promptSource(words, raw.promptFile, facts.stdinIsTTY);
-  const interactive = facts.stdinIsTTY && facts.stderrIsTTY && !source.readStdin;
+  // `-f /dev/stdin` reads standard input as the prompt file: it is read, and no person can answer on it.
+  const fileIsStdin =
+    raw.promptFile !== undefined && facts.isStdin?.(facts.resolvePath(facts.cwd, raw.promptFile)) === true;
+  const interactive = facts.stdinIsTTY && facts.stderrIsTTY && !source.readStdin && !fileIsStdin;
   const github = facts.env.GITHUB_ACTIONS === 'true';
   // Under GitHub Actions the summary goes to the step summary unless --no-summary says otherwise.
   const summaryFile =
@@ -305,7 +349,7 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
   const path = (v: string | undefined): string | undefined =>
     v === undefined ? undefined : facts.resolvePath(facts.cwd, v);
   const notices: Notice[] = [];
-  if (!source.readStdin && !facts.stdinIsTTY && facts.stdinHasData) {
+  if (!source.readStdin && !fileIsStdin && !facts.stdinIsTTY && facts.stdinHasData) {
     notices.push({
       code: 'stdin-ignored',
       message:
@@ -318,8 +362,10 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     options: {
       model: raw.model,
       plan: raw.plan === true,
+      mode: raw.mode,
       policy: permissions ?? defaultPolicy(interactive),
-      allow: allow as ToolKind[],
+      allow,
+      rules,
       fence: fence!,
       format: format!,
       cwd,
@@ -328,6 +374,7 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
       idleTimeoutMs,
       // A path-like agent is relative to where the user typed the command, not to --cwd.
       agent: agentName.includes('/') ? facts.resolvePath(facts.cwd, agentName) : agentName,
+      agentArgs: raw.agentArg ?? [],
       wireLog: raw.wireLog,
       maxToolCalls,
       strict: raw.strict === true,
@@ -345,6 +392,7 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
       color: color!,
       interactive,
       notices,
+      silenced: silenced.codes,
       changes: raw.changes !== false,
       worktree: raw.worktree === true,
       patch: path(raw.patch),
@@ -379,5 +427,20 @@ export function checkAllowUnderFence(fence: Fence, allow: readonly ToolKind[], f
   throw new RhoError(
     'usage',
     `option '--allow ${closed[0]}' cannot reopen what ${from} closes: it rejects ${what}; drop --allow or pass --fence none`,
+  );
+}
+
+// Rules cannot reopen what the fence closes either: no Shell(...) allow under no-shell, no allow rule at all
+// under read-only (it rejects every permission request); deny rules only narrow, so they always stand.
+export function checkRulesUnderFence(fence: Fence, rules: RuleSet = NO_RULES, fenceGiven = true): void {
+  const closed = rules.allow.find(
+    (r) => r.type !== 'kind' && (fence === 'read-only' || (fence === 'no-shell' && r.type === 'Shell')),
+  );
+  if (!closed) return;
+  const what = fence === 'read-only' ? 'every permission request' : 'every execute request';
+  const from = fenceGiven ? `--fence ${fence}` : `--fence ${fence} (implied by --plan)`;
+  throw new RhoError(
+    'usage',
+    `option '--allow ${closed.text}' cannot reopen what ${from} closes: it rejects ${what}; drop --allow or pass --fence none`,
   );
 }

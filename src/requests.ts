@@ -1,16 +1,20 @@
 // Answers every request the agent sends: permissions by policy, Cursor's extensions, -32601 for the rest.
 import type { Connection } from './acp/connection.js';
+import type { AgentIdentity } from './agent/identity.js';
 import { isRecord, str, type Id, type Request } from './acp/messages.js';
 import type { Event, PermissionEvent, PlanEvent, QuestionEvent } from './events/types.js';
 import { normalizeTodos, type ToolStore } from './events/tools.js';
 import { extension } from './events/updates.js';
 import type { RunOptions } from './options.js';
 import type { Asker, Choice } from './policy/ask.js';
+import { judgeByRules } from './policy/judge.js';
+import { subjectOf } from './policy/subject.js';
 import {
   askQuestion,
   permissionAsQuestion,
   permissionQuestion,
   planQuestion,
+  TURN_ENDED,
   type TerminalQuestion,
 } from './policy/prompts.js';
 import {
@@ -19,6 +23,7 @@ import {
   isRejection,
   permissionResult,
   readPermissionRequest,
+  requestKind,
   SKIP_QUESTION_REASON,
   type PermissionRequest,
   type PlanAnswer,
@@ -33,21 +38,28 @@ export interface RequestContext {
   asker: Asker | undefined;
   /** Leaves the terminal at the start of a line before a question is shown (the text renderer's settle). */
   settle?: () => void;
+  /** Which agent this is: Cursor's extensions (cursor/*) are answered only for Cursor. */
+  identity?: () => AgentIdentity;
 }
 
 export class AgentRequests {
   /** Requests a person is still deciding: answered `cancelled` if the run is cancelled, dropped if withdrawn. */
-  private readonly pending = new Map<Id | null, { cancel: () => void; withdraw: () => void }>();
+  private readonly pending = new Map<
+    Id | null,
+    { cancel: () => void; withdraw: () => void; end: () => void }
+  >();
   private cancelled = false;
 
   constructor(private readonly ctx: RequestContext) {}
 
   handle(msg: Request): void {
     const p = msg.params;
-    switch (msg.method) {
+    // Another agent's cursor/* request is not Cursor's extension: it is answered as any unknown method.
+    const method = msg.method.startsWith('cursor/') && !this.cursor() ? '' : msg.method;
+    switch (method) {
       case 'session/request_permission':
         this.announceTool(p);
-        return this.permission(msg.id, readPermissionRequest(this.withKnownTool(p)));
+        return this.permission(msg.id, readPermissionRequest(this.withKnownTool(p)), p);
       case 'cursor/ask_question':
         return this.question(msg.id, p);
       case 'cursor/create_plan':
@@ -98,9 +110,24 @@ export class AgentRequests {
     return { ...params, toolCall: { title: known.title, kind: known.kind, ...tc } };
   }
 
+  // Is the agent Cursor (the default when the run does not say)?
+  private cursor(): boolean {
+    return this.ctx.identity?.().cursor ?? true;
+  }
+
+  // How the agent is named in a question: Cursor, or its agentInfo.title.
+  private who(): string {
+    return this.ctx.identity?.().title ?? 'Cursor';
+  }
+
   // Is a person still deciding one of the agent's requests?
   asking(): boolean {
     return this.pending.size > 0;
+  }
+
+  // The turn is over: a question still on the screen closes with a line saying so, unanswered.
+  endQuestions(): void {
+    for (const p of [...this.pending.values()]) p.end();
   }
 
   // Answers every request still waiting on a person with `cancelled`, as ACP requires on session/cancel.
@@ -109,8 +136,15 @@ export class AgentRequests {
     for (const p of [...this.pending.values()]) p.cancel();
   }
 
-  private permission(id: Id | null, req: PermissionRequest): void {
+  private permission(id: Id | null, req: PermissionRequest, params: unknown): void {
     const { opts } = this.ctx;
+    const toolCall = isRecord(params) ? params.toolCall : undefined;
+    const ruled = judgeByRules(
+      requestKind(req),
+      subjectOf(toolCall, this.ctx.tools.get(req.toolCallId)),
+      opts.rules,
+      opts.cwd,
+    );
     const verdict = this.cancelled
       ? {
           decision: { outcome: 'cancelled' as const },
@@ -123,11 +157,14 @@ export class AgentRequests {
           opts.allow,
           opts.interactive && this.ctx.asker !== undefined,
           opts.fence,
+          ruled,
         );
     if (verdict) return this.answerPermission(id, req, verdict);
     // A person decides: what the question shows and offers is built in policy/prompts.ts.
     const input = this.ctx.tools.get(req.toolCallId)?.input ?? {};
-    const q = req.isQuestion ? permissionAsQuestion(req) : permissionQuestion(req, input);
+    const q = req.isQuestion
+      ? permissionAsQuestion(req, this.who())
+      : permissionQuestion(req, input, this.who());
     const withdrawn = (): Event =>
       req.isQuestion
         ? this.questionEvent(req, { outcome: 'withdrawn' })
@@ -330,6 +367,12 @@ export class AgentRequests {
         this.pending.delete(id);
         abort.abort();
         this.ctx.emit(withdrawn());
+      },
+      end: () => {
+        if (settled) return;
+        settled = true;
+        this.pending.delete(id);
+        abort.abort(TURN_ENDED);
       },
     });
     // The question starts on a fresh line, after everything rendered so far.

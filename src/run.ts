@@ -11,13 +11,15 @@ import {
   stepTimeoutError,
 } from './acp/answers.js';
 import { rpcErrorText, RpcRequestError, type Connection } from './acp/connection.js';
+import { cursorAtSpawn, identify, type AgentIdentity } from './agent/identity.js';
 import { linkAgent } from './agent/link.js';
 import { AgentProcess } from './agent/process.js';
 import { resolveAgent } from './agent/resolve.js';
+import { agentWarnings } from './agent/warnings.js';
 import { Cancel } from './cancel.js';
 import { loadConfig, type LoadedConfig } from './config/load.js';
 import { configWarnings, type Warning } from './config/warnings.js';
-import { exitForStopReason, RhoError, toRhoError, type ExitCode } from './errors.js';
+import { exitForStopReason, RhoError, stopReasonError, toRhoError, type ExitCode } from './errors.js';
 import { RunFacts } from './events/facts.js';
 import { ToolStore } from './events/tools.js';
 import type { ResultEvent } from './events/types.js';
@@ -28,9 +30,11 @@ import { IdleTimer } from './lifecycle/idle.js';
 import { Teardown } from './lifecycle/teardown.js';
 import type { RunOptions } from './options.js';
 import type { Asker } from './policy/ask.js';
+import { cursorRules, needsCursorRules, rulesJson } from './policy/rules.js';
 import { Output } from './render/output.js';
 import { AgentRequests } from './requests.js';
 import { readSession, replyReadsAsError, sessionCaps, workspaceSessions } from './session.js';
+import { modelSetting, modeSetting, readChoices, type Setting } from './session-choices.js';
 import { isRecord } from './acp/messages.js';
 import type { StopSignal } from './stop.js';
 import { errorAnnotation } from './ci/github.js';
@@ -72,6 +76,8 @@ export type Phase =
   | 'session/list'
   | 'session/load'
   | 'session/set_mode'
+  | 'session/set_model'
+  | 'session/set_config_option'
   | 'prompt'
   | 'teardown';
 
@@ -105,6 +111,18 @@ interface RunState {
   resumed: boolean;
   config?: LoadedConfig;
   warnings: Warning[];
+  /** The warnings of the user's Cursor config: shown only once the agent is known to be Cursor. */
+  cursorWarnings: Warning[];
+  /** Is the agent Cursor? The guess from its name at spawn, then what initialize says. */
+  identity: AgentIdentity;
+  /** The agent got Cursor's private config dir for the fence (Cursor by its name at spawn). */
+  privateDir: boolean;
+  /** --model went on the command line (`--model M`, Cursor by its name at spawn). */
+  modelFlag: boolean;
+  /** The initialize answer of the current try. */
+  initResult?: Record<string, unknown>;
+  /** The models and modes session/new offered. */
+  choices?: ReturnType<typeof readChoices>;
   agent?: AgentProcess;
   conn?: Connection;
   requests?: AgentRequests;
@@ -190,6 +208,8 @@ function newState(opts: RunOptions, io: RunIO): RunState {
       onEvent: (e) => onEvent(s, e),
       answerToStderr: opts.outputSchema !== undefined,
       github: opts.github,
+      silenced: opts.silenced,
+      discardInput: opts.interactive,
     }),
     cancel: new Cancel({
       graceMs: CANCEL_GRACE_MS,
@@ -214,6 +234,10 @@ function newState(opts: RunOptions, io: RunIO): RunState {
     phase: 'config',
     accepting: true,
     warnings: [],
+    cursorWarnings: [],
+    identity: identify(cursorAtSpawn(opts.agent, opts.agentArgs)),
+    privateDir: false,
+    modelFlag: false,
     sessionId: null,
     model: null,
     modes: [],
@@ -261,7 +285,7 @@ function cancelTurn(s: RunState): boolean {
 async function readConfig(s: RunState): Promise<void> {
   const { opts, io } = s;
   s.config = loadConfig(io.env, io.home, opts.cwd);
-  s.warnings = configWarnings({
+  s.cursorWarnings = configWarnings({
     config: s.config.effective,
     // Ask with nobody at the terminal rejects, so the warnings judge it as reject.
     policy: opts.policy === 'ask' && !opts.interactive ? 'reject' : opts.policy,
@@ -305,8 +329,18 @@ async function prepareAgent(s: RunState): Promise<void> {
     s.wire = wire;
     s.teardown.defer({ name: 'wire log', run: () => closeWireLog(s, wire) });
   }
-  const args = ['--trust', ...(opts.model ? ['--model', opts.model] : []), 'acp'];
-  s.launch = { path: agentPath, args, env: fenceEnv(opts.fence, s.config!, io.env, s.teardown) };
+  // Cursor's arguments unless --agent-arg gives the agent's own; --model is a flag for Cursor only, and so
+  // is the private config dir of the fence and the rules.
+  const cursor = s.identity.cursor;
+  const rules = cursorRules(opts.rules);
+  s.modelFlag = cursor && opts.model !== undefined;
+  s.privateDir = cursor && (opts.fence !== 'none' || needsCursorRules(rules));
+  const args =
+    opts.agentArgs.length > 0
+      ? opts.agentArgs
+      : ['--trust', ...(s.modelFlag ? ['--model', opts.model!] : []), 'acp'];
+  const env = cursor ? fenceEnv(opts.fence, s.config!, io.env, s.teardown, rules) : io.env;
+  s.launch = { path: agentPath, args, env };
 }
 
 // Starts one agent and joins it to the run. Each try (--retries) has its own; what an earlier one still
@@ -321,7 +355,7 @@ function spawnAgent(s: RunState): void {
   s.releaseAgent = s.teardown.defer({
     name: 'agent',
     run: () => agent.terminate(KILL_GRACE_MS),
-    runSync: () => agent.killNow(),
+    runSync: () => agent.killNowAndRelease(),
   });
   const attempt = s.attempt;
   const live = (): boolean => s.attempt === attempt;
@@ -349,7 +383,8 @@ function spawnAgent(s: RunState): void {
         s.idle?.touch();
         emit(s, { type: 'history', update: (msg.params as { update?: unknown }).update ?? null });
       } else if (msg.method === 'session/update')
-        for (const e of eventsFromUpdate(msg.params, s.ctx)) emit(s, fenceTool(opts.fence, s.tools, e));
+        for (const e of eventsFromUpdate(msg.params, s.ctx))
+          emit(s, s.privateDir && s.identity.cursor ? fenceTool(opts.fence, s.tools, e) : e);
       // A withdrawn request a person is deciding closes unanswered (and says so); any other is kept raw.
       else if (msg.method !== '$/cancel_request' || !s.requests?.withdraw(msg.params))
         emit(s, extension(msg.method, msg.params));
@@ -384,6 +419,7 @@ function spawnAgent(s: RunState): void {
     opts,
     asker: s.io.asker,
     settle: () => s.out.settle(),
+    identity: () => s.identity,
   });
 }
 
@@ -401,7 +437,7 @@ function emit(s: RunState, e: Parameters<Output['emit']>[0]): void {
 // Sends one handshake request, bounded by --step-timeout and by a stop.
 function step<T>(
   s: RunState,
-  method: 'initialize' | 'session/new' | 'session/list' | 'session/load' | 'session/set_mode',
+  method: Exclude<Phase, 'config' | 'spawn' | 'prompt' | 'teardown'>,
   params: unknown,
 ): Promise<T> {
   s.phase = method;
@@ -423,11 +459,16 @@ async function handshake(s: RunState): Promise<void> {
   for (const w of s.warnings.splice(0)) out.warn(w.code, w.message);
   out.flush();
   if (!s.cancel.cause) await out.startSpinner(`starting ${opts.agent}`);
-  const initResult = checkInitialize(
-    await init.catch((e: unknown) => {
-      throw initializeError(e);
-    }),
-  );
+  let initResult: Record<string, unknown> | undefined;
+  try {
+    initResult = checkInitialize(
+      await init.catch((e: unknown) => {
+        throw initializeError(e);
+      }),
+    );
+  } finally {
+    knowAgent(s, initResult);
+  }
   s.timings.initializeMs = Math.round(io.now() - t);
   // An image for an agent that takes none is refused now, before a session is made (exit 2).
   s.promptCaps = promptCaps(initResult);
@@ -437,20 +478,21 @@ async function handshake(s: RunState): Promise<void> {
   try {
     session = await openSession(s, initResult);
   } catch (e) {
-    throw isAuthError(e) ? authError(e, initResult, opts.agent) : e;
+    throw isAuthError(e) ? authError(e, initResult, opts.agent, s.identity.cursor) : e;
   }
   s.timings.sessionNewMs = Math.round(io.now() - t);
   const facts = readSession(initResult, session);
+  s.choices = readChoices(session);
   s.sessionId = facts.sessionId;
   s.ctx.sessionId = facts.sessionId;
-  s.model = facts.model;
+  s.model = (await chooseModel(s, session)) ?? facts.model;
   s.modes = facts.modes;
   s.ctx.mode = facts.mode;
   const config = s.config!;
   emit(s, {
     type: 'session',
     sessionId: facts.sessionId,
-    model: facts.model,
+    model: s.model,
     mode: facts.mode,
     modes: facts.modes,
     configDir: config.configDir,
@@ -458,13 +500,57 @@ async function handshake(s: RunState): Promise<void> {
     approvalMode: config.effective.approvalMode,
     permissions: opts.policy,
     allow: opts.allow,
+    rules: rulesJson(opts.rules),
     cwd: opts.cwd,
-    agent: facts.agent,
-    fence: fenceSummary(opts.fence),
+    agent: { ...facts.agent, cursor: s.identity.cursor },
+    fence: fenceSummary(opts.fence, s.privateDir && s.identity.cursor),
     resumed: s.resumed,
     replayed: s.replayed,
   });
   out.flush();
+}
+
+// Once initialize answered (or failed), the agent is known: Cursor's behaviour applies only to Cursor, and the
+// warnings that depend on it are shown, once.
+function knowAgent(s: RunState, initResult: Record<string, unknown> | undefined): void {
+  s.initResult = initResult;
+  if (initResult) s.identity = identify(cursorAtSpawn(s.opts.agent, s.opts.agentArgs), initResult);
+  const warnings = agentWarnings({
+    identity: s.identity,
+    fence: s.opts.fence,
+    privateDir: s.privateDir,
+    cursorWarnings: s.cursorWarnings.splice(0),
+  });
+  for (const w of warnings) s.out.warn(w.code, w.message);
+}
+
+// --model for an agent that did not take it as a flag: session/set_model or its model config option; a model
+// it does not offer is exit 2, and one it offers no way to set a `model-not-settable` warning. Returns the
+// model now in use, or undefined when unchanged.
+async function chooseModel(s: RunState, session: unknown): Promise<string | null | undefined> {
+  const model = s.opts.model;
+  if (model === undefined || (s.modelFlag && s.identity.cursor)) return undefined;
+  const setting = modelSetting(readChoices(session), s.sessionId!, model);
+  if (!setting) {
+    s.out.warn(
+      'model-not-settable',
+      `${s.identity.title} offers no model to choose (no models in session/new, no model config option): --model ${model} is not applied`,
+    );
+    return undefined;
+  }
+  return (await applySetting(s, setting)).currentModel ?? model;
+}
+
+// Sends one session setting (model or mode), an error naming what the agent said; what it reports after.
+async function applySetting(s: RunState, setting: Setting): Promise<ReturnType<typeof readChoices>> {
+  try {
+    return readChoices(await step<unknown>(s, setting.method, setting.params));
+  } catch (e) {
+    if (!(e instanceof RpcRequestError)) throw e;
+    if (s.opts.plan && (setting.params.modeId === 'plan' || setting.params.value === 'plan'))
+      throw new RhoError('plan_refused', `the agent refused plan mode: ${rpcErrorText(e.rpc)}`);
+    throw new RhoError('rpc_error', `${setting.method} failed: ${rpcErrorText(e.rpc)}`);
+  }
 }
 
 // session/new, or with --resume/--continue session/load; resolves with what session/new would answer.
@@ -542,13 +628,15 @@ async function firstTurn(s: RunState): Promise<void> {
     try {
       spawnAgent(s);
       await handshake(s);
-      if (opts.plan) await enterPlanMode(s);
+      const mode = opts.plan ? 'plan' : opts.mode;
+      if (mode !== undefined) await enterMode(s, mode);
       const text = s.schema ? opts.prompt + '\n' + schemaInstruction(s.schema) : opts.prompt;
       await s.cancel.race(s.ledger!.ready());
       await promptTurn(s, promptBlocks(text, opts.attachments, s.promptCaps));
+      // Under --retries such an answer is a failure: retried while tries are left, then the run's error.
       const apiError = s.stopReason === 'end_turn' ? replyReadsAsError(s.replyHead) : undefined;
-      if (!apiError || s.attempt > opts.retries || !beforeAnyTool(s)) return;
-      throw new RhoError('reply_error', `the answer reads as an API error: ${apiError}`);
+      if (!apiError || opts.retries === 0) return;
+      throw new RhoError('reply_error', `the answer reads as an API error (--retries): ${apiError}`);
     } catch (e) {
       const error = toRhoError(e);
       if (s.attempt > opts.retries || !retriable(s, error)) throw e;
@@ -600,24 +688,14 @@ function nextAttempt(s: RunState): void {
   Object.assign(s.timings, { initializeMs: null, sessionNewMs: null, promptMs: null });
 }
 
-// 4. Plan mode, confirmed by the agent, before the prompt.
-async function enterPlanMode(s: RunState): Promise<void> {
-  if (!s.modes.includes('plan')) {
-    throw new RhoError(
-      'plan_refused',
-      `the agent offers no plan mode (modes: ${s.modes.join(', ') || 'none'})`,
-    );
-  }
-  try {
-    await step(s, 'session/set_mode', { sessionId: s.sessionId, modeId: 'plan' });
-  } catch (e) {
-    if (e instanceof RpcRequestError)
-      throw new RhoError('plan_refused', `the agent refused plan mode: ${rpcErrorText(e.rpc)}`);
-    throw e;
-  }
-  if (s.ctx.mode !== 'plan') {
-    s.ctx.mode = 'plan';
-    emit(s, { type: 'mode', mode: 'plan' });
+// 4. The mode (--plan is --mode plan), confirmed by the agent, before the prompt: session/set_mode, or the mode
+// config option where only that offers it (Codex).
+async function enterMode(s: RunState, mode: string): Promise<void> {
+  const after = await applySetting(s, modeSetting(s.choices!, s.sessionId!, mode, s.opts.plan));
+  const now = after.currentMode ?? mode;
+  if (s.ctx.mode !== now) {
+    s.ctx.mode = now;
+    emit(s, { type: 'mode', mode: now });
   }
   s.out.flush();
 }
@@ -642,13 +720,16 @@ async function promptTurn(s: RunState, prompt: ContentBlock[]): Promise<void> {
         () => (s.accepting = false),
       ),
     );
+  } catch (e) {
+    // Claude's adapter without a key answers the prompt, not session/new, with auth_required: exit 3 all the same.
+    throw isAuthError(e) ? authError(e, s.initResult, s.opts.agent, s.identity.cursor) : e;
   } finally {
     s.timings.promptMs = Math.round(io.now() - s.promptSentAt);
     // What the agent sends after the turn's answer is not this run's output: `result` is always last.
     s.accepting = false;
   }
   // An unknown stopReason, or `cancelled` we did not ask for, is the agent breaking the protocol.
-  const { stopReason, error } = readStopReason(answer, s.cancel.cause !== undefined);
+  const { stopReason, error } = readStopReason(answer, s.cancel.cause !== undefined, s.facts.rejectedLast());
   s.stopReason = stopReason;
   if (error) throw error;
   // Cursor reports some API failures as reply text and still ends the turn normally: say so.
@@ -687,24 +768,32 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
   const { out, opts, cancel } = s;
   s.phase = 'teardown';
   s.accepting = false;
+  s.requests?.endQuestions();
   s.conn?.close(new RhoError('cancelled', 'the run is over'));
   // Nothing more is asked of the agent: its kill ladder runs while the result is written, not after it.
   // Its step stays on the teardown stack, which waits for it (and reports its failure) in turn.
   s.releaseAgent?.().catch(() => {});
-  // A breach outranks everything: the workspace changed where the run promised it could not.
+  // Every tool ends in a final state. One whose request rho-cursor rejected did not run: rejected (the same
+  // for an edit Codex reports in progress as for a pending shell command). Any other one still running when
+  // the run was stopped was cancelled; one the agent left pending or in progress when its turn ended (or it
+  // died) is too, its last word kept as reportedStatus so the outputs can say the agent never finished it.
+  const stopped = s.stopReason === 'cancelled' || cancel.cause !== undefined;
+  for (const t of s.tools.all()) {
+    if (t.status === 'pending' || t.status === 'in_progress') {
+      const verdict = s.tools.verdictOf(t.toolCallId) === 'rejected' ? 'rejected' : 'cancelled';
+      if (verdict === 'rejected' || !stopped) t.reportedStatus = t.status;
+      t.status = verdict;
+      out.emit(t);
+    }
+  }
+  // A breach outranks everything: the workspace changed where the run promised it could not. Measured once
+  // every tool has its final state, so a tool shown rejected that the ledger shows ran is corrected.
   const breach = await closeLedger(s);
   // A stop (a signal, a timeout, a closed stdout) decides the exit code, even if the agent failed meanwhile.
   let error = breach ?? cancel.error() ?? thrown;
   error ??= s.sideFailure;
   if (!error && opts.strict && s.stopReason === 'end_turn') error = strictFailure(s);
-  if (s.stopReason === 'cancelled' || cancel.cause) {
-    for (const t of s.tools.all()) {
-      if (t.status === 'pending' || t.status === 'in_progress') {
-        t.status = 'cancelled';
-        out.emit(t);
-      }
-    }
-  }
+  error ??= stopReasonError(s.stopReason);
   let result = resultEvent(s, error);
   // The files a script or a CI job reads (-o, the summary, $GITHUB_OUTPUT): a failure to write them fails the run.
   const failed = await deliverReports(opts, s.io.env, { result, facts: s.facts, structured: s.structured });

@@ -1,4 +1,5 @@
 // Pure: the agent's answers that decide whether the run may go on (initialize, an auth error, the stopReason).
+import { cursorAtSpawn, identify } from '../agent/identity.js';
 import { RhoError } from '../errors.js';
 import { fmtMs } from '../stop.js';
 import { rpcErrorText, RpcRequestError } from './connection.js';
@@ -9,7 +10,7 @@ export const STOP_REASONS = ['end_turn', 'max_tokens', 'max_turn_requests', 'ref
 
 /** ACP v2 (a draft) refuses a v1 initialize with this code. */
 const UNSUPPORTED_VERSION = -32022;
-const CURSOR_HINT = 'set CURSOR_API_KEY or run `cursor-agent login`';
+export const CURSOR_HINT = 'set CURSOR_API_KEY or run `cursor-agent login`';
 
 // What the agent said, short, for a message: JSON of at most 200 characters.
 function said(value: unknown): string {
@@ -56,24 +57,30 @@ export function initializeError(err: unknown): unknown {
   );
 }
 
-// Is this JSON-RPC error ACP's authRequired (-32000), or one that says so?
+/** ACP's auth_required error code; the rest of the -32000 range is any server error. */
+const AUTH_REQUIRED = -32000;
+/** What an auth error says: "Authentication required", "not logged in", "invalid API key"... never just "author". */
+const AUTH_WORDS =
+  /\b(auth(entication|enticate|enticated|orization|orized)?|unauthori[sz]ed|log(ged)? ?in|sign(ed)? ?in|api[ _-]?key|credentials?)\b/i;
+
+// Is this JSON-RPC error ACP's auth_required: code -32000 with a message (or data) about authentication, or
+// data that names auth_required? Any other error that mentions "auth" is not one.
 export function isAuthError(err: unknown): err is RpcRequestError {
-  return err instanceof RpcRequestError && (err.rpc.code === -32000 || /auth/i.test(err.rpc.message));
+  if (!(err instanceof RpcRequestError) || err.rpc.code !== AUTH_REQUIRED) return false;
+  const data = err.rpc.data;
+  const named = (v: unknown): boolean => v === 'auth_required' || v === 'authRequired';
+  if (named(data) || (isRecord(data) && Object.values(data).some(named))) return true;
+  return AUTH_WORDS.test(err.rpc.message) || (typeof data === 'string' && AUTH_WORDS.test(data));
 }
 
-// Does the agent look like Cursor's, so Cursor's login hint applies? By what it says, else by its name.
-function cursorLike(init: unknown, agentLabel: string): boolean {
-  const methods = isRecord(init) && Array.isArray(init.authMethods) ? init.authMethods : [];
-  const name = isRecord(init) && isRecord(init.agentInfo) ? str(init.agentInfo.name) : null;
-  if (methods.length === 0 && name === null) return /(^|\/)(cursor-agent|agent)$/.test(agentLabel);
-  return (
-    methods.some((m) => isRecord(m) && typeof m.id === 'string' && m.id.startsWith('cursor')) ||
-    /cursor/i.test(name ?? '')
-  );
-}
-
-// The auth error the user sees: what the agent said and the ways it offers to log in; Cursor's hint for Cursor.
-export function authError(err: RpcRequestError, init: unknown, agentLabel: string): RhoError {
+// The auth error the user sees: what the agent said and the ways it offers to log in; Cursor's hint for Cursor
+// (told from initialize, else from the executable's name).
+export function authError(
+  err: RpcRequestError,
+  init: unknown,
+  agentLabel: string,
+  cursor = identify(cursorAtSpawn(agentLabel, []), init).cursor,
+): RhoError {
   const methods = (isRecord(init) && Array.isArray(init.authMethods) ? init.authMethods : [])
     .filter(isRecord)
     .map((m) => {
@@ -84,7 +91,7 @@ export function authError(err: RpcRequestError, init: unknown, agentLabel: strin
     });
   const offers = methods.length > 0 ? `; it offers: ${methods.join('; ')}` : '';
   const message = `${agentLabel} needs authentication: ${rpcErrorText(err.rpc)}${offers}`;
-  return new RhoError('auth_required', message, cursorLike(init, agentLabel) ? { hint: CURSOR_HINT } : {});
+  return new RhoError('auth_required', message, cursor ? { hint: CURSOR_HINT } : {});
 }
 
 // session/prompt's answer: the stopReason, or the protocol error for a missing or unknown one, or an
@@ -92,6 +99,7 @@ export function authError(err: RpcRequestError, init: unknown, agentLabel: strin
 export function readStopReason(
   result: unknown,
   cancelledByUs: boolean,
+  rejected?: { title: string; kind: string },
 ): { stopReason: string | null; error?: RhoError } {
   const stopReason = isRecord(result) ? str(result.stopReason) : null;
   if (stopReason === null) {
@@ -106,6 +114,17 @@ export function readStopReason(
       error: new RhoError(
         'protocol',
         `session/prompt answered stopReason ${said(stopReason)}, which ACP v1 does not define (${STOP_REASONS.join(', ')})`,
+      ),
+    };
+  }
+  // A turn ended right after rho-cursor rejected one of the agent's requests (and no tool started since) was
+  // ended by that rejection: denied, exit 7, as --strict would have it.
+  if (stopReason === 'cancelled' && !cancelledByUs && rejected) {
+    return {
+      stopReason,
+      error: new RhoError(
+        'denied',
+        `the agent ended its turn (cancelled) when rho-cursor rejected its request to ${rejected.kind}: ${rejected.title}`,
       ),
     };
   }

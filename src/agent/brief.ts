@@ -7,6 +7,8 @@ import { RhoError } from '../errors.js';
 
 export interface BriefInput {
   agentPath: string;
+  /** --agent-arg: the agent's own arguments, instead of Cursor's `--trust acp`. */
+  args?: readonly string[];
   label: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -31,7 +33,8 @@ export async function withAgent<T>(
   process.once('exit', killOnExit);
   let phase = 'initialize';
   try {
-    agent = new AgentProcess(i.agentPath, ['--trust', 'acp'], i.cwd, i.env);
+    const args = i.args && i.args.length > 0 ? [...i.args] : ['--trust', 'acp'];
+    agent = new AgentProcess(i.agentPath, args, i.cwd, i.env);
     const conn = linkAgent(agent, {
       label: i.label,
       phase: () => phase,

@@ -4,6 +4,7 @@ import { Connection, type ConnectionHandlers } from '../acp/connection.js';
 import { textChunkEvent } from '../acp/fast-path.js';
 import { LineBuffer, LineOverflowError } from '../acp/framing.js';
 import { RhoError } from '../errors.js';
+import { osLimitError } from '../os-limits.js';
 import type { MessageEvent, ThoughtEvent } from '../events/types.js';
 import type { WireLog } from '../wirelog.js';
 import type { AgentProcess } from './process.js';
@@ -89,8 +90,12 @@ export function linkAgent(agent: AgentProcess, o: LinkOptions): Connection {
       info.signal ? `was killed by ${info.signal}` : `exited with code ${String(info.code)}`,
     ),
   );
+  // A machine out of processes or files (EAGAIN, EMFILE) is named as such; anything else is a missing agent.
   agent.child.once('error', (e) =>
-    conn.close(new RhoError('agent_not_found', `cannot start ${o.label}: ${e.message}`)),
+    conn.close(
+      osLimitError(e, `starting ${o.label}`, { spawn: true }) ??
+        new RhoError('agent_not_found', `cannot start ${o.label}: ${e.message}`),
+    ),
   );
   return conn;
 }

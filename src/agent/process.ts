@@ -1,6 +1,8 @@
-// The agent child: spawned without a shell in its own process group, stderr always drained, and ended
-// with everything it started (its group, its descendants, and anything carrying the run's mark).
+// The agent child: spawned without a shell in its own process group (and in a cgroup of its own where the
+// machine offers one), stderr always drained, and ended with everything it started (its cgroup, its group,
+// its descendants, and anything carrying the run's mark).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { AgentCgroup } from './cgroup.js';
 import {
   agentProcesses,
   forkCount,
@@ -12,6 +14,7 @@ import {
   type Proc,
 } from './tree.js';
 import { stderrMessage } from './stderr.js';
+import { pipesLimitError } from '../os-limits.js';
 
 export interface ExitInfo {
   code: number | null;
@@ -36,6 +39,8 @@ export class AgentProcess {
   private since: number | undefined;
   /** The machine's fork count just before the agent was spawned (see newPidsFrom). */
   private readonly forksBefore: number | undefined;
+  /** The agent's cgroup: every process it starts, wherever it goes; undefined where none could be made. */
+  readonly cgroup: AgentCgroup | undefined;
 
   constructor(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
     // Unique among this machine's runs (a live pid, and the time within it); no secret, so node:crypto,
@@ -44,12 +49,29 @@ export class AgentProcess {
     this.mark = `${RUN_MARK_VAR}=${id}`;
     this.forksBefore = forkCount();
     // detached puts the agent in a new process group whose id is its pid, so the whole tree can be signalled.
-    this.child = spawn(command, args, {
-      cwd,
-      env: { ...env, [RUN_MARK_VAR]: id },
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-    });
+    const start = (): ChildProcessWithoutNullStreams =>
+      spawn(command, args, {
+        cwd,
+        env: { ...env, [RUN_MARK_VAR]: id },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+      });
+    let cgroup = AgentCgroup.create(env);
+    if (cgroup) {
+      const { value, inside } = cgroup.enclose(start);
+      this.child = value;
+      if (!inside) {
+        cgroup.remove();
+        cgroup = undefined;
+      }
+    } else this.child = start();
+    this.cgroup = cgroup;
+    // Out of file descriptors, Node leaves the pipes unset and reports the error only later: stop here.
+    if (!this.child.stdin || !this.child.stdout || !this.child.stderr) {
+      this.child.once('error', () => {});
+      this.cgroup?.remove();
+      throw pipesLimitError(`starting ${command}`);
+    }
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
         this.exitInfo = { code, signal };
@@ -128,6 +150,7 @@ export class AgentProcess {
   private signalAll(signal: NodeJS.Signals): void {
     const procs = this.survey();
     this.signalGroup(signal);
+    this.cgroup?.signal(signal);
     const groups = new Set<number>();
     for (const p of procs) {
       try {
@@ -150,6 +173,7 @@ export class AgentProcess {
   // Is anything of the agent's left alive? Zombies count as gone (where PID 1 reaps no orphans they stay).
   alive(): boolean {
     if (this.exitInfo === undefined) return true;
+    if (this.cgroup && this.cgroup.pids().length > 0) return true;
     const procs = this.listProcs();
     return this.survey(procs).length > 0 || this.groupAlive(procs);
   }
@@ -167,6 +191,15 @@ export class AgentProcess {
   // The kill ladder: SIGTERM to the group and every descendant, then SIGKILL once the grace runs out
   // while anything is left; escalate() (a signal during teardown) skips the rest of the grace.
   async terminate(graceMs = 2000): Promise<void> {
+    try {
+      await this.ladder(graceMs);
+    } finally {
+      // Whatever is left in the cgroup ends now, and the cgroup goes with the run.
+      await this.cgroup?.release();
+    }
+  }
+
+  private async ladder(graceMs: number): Promise<void> {
     if (this.child.pid === undefined) return;
     this.child.stdin.end();
     this.signalAll('SIGTERM');
@@ -195,6 +228,13 @@ export class AgentProcess {
     this.escalated = true;
     this.escalate?.();
     if (this.child.pid !== undefined) this.signalAll('SIGKILL');
+    this.cgroup?.killAll();
+  }
+
+  // The exit hook's path: everything killed now, and the cgroup removed once the kernel has emptied it.
+  killNowAndRelease(): void {
+    this.killNow();
+    this.cgroup?.releaseSync();
   }
 }
 

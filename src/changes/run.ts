@@ -119,10 +119,8 @@ export class RunLedger {
     const ran = rejectedThatRan(this.account.rejected.values(), o.changes);
     for (const r of ran) {
       const kept = this.account.rejected.get(r.toolCallId)!.tool;
-      const said =
-        kept.reportedStatus === 'pending' || kept.reportedStatus === undefined
-          ? 'completed'
-          : kept.reportedStatus;
+      // It ran: what the agent last said if that was a final status, else completed (its change is there).
+      const said = kept.reportedStatus === 'failed' ? 'failed' : 'completed';
       const { reportedStatus: _, ...rest } = kept;
       o.corrected.push({ ...rest, status: said as ToolEvent['status'] });
       o.warnings.push({

@@ -45,7 +45,7 @@ export function summaryMarkdown({ result, facts, fence }: SummaryInput): string 
     '',
     '| stopReason | exit code | duration | model | fence |',
     '| --- | --- | --- | --- | --- |',
-    `| ${result.stopReason ?? 'none'} | ${result.exitCode} | ${(result.durationMs / 1000).toFixed(1)} s | ${cell(result.model ?? 'default')} | ${fence} |`,
+    `| ${result.stopReason ?? 'none'} | ${result.exitCode} | ${(result.durationMs / 1000).toFixed(1)} s | ${cell(result.model ?? 'unknown')} | ${fence} |`,
     '',
   ];
   if (result.error)

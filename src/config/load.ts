@@ -1,9 +1,11 @@
 // Reads the config files from disk before anything is spawned; the only file I/O of the config module.
 // Synchronous: two small files, read before anything else can happen (no thread pool round trips, and
-// node:fs/promises, ~2 ms to load, stays unloaded).
-import { readFileSync, statSync } from 'node:fs';
+// node:fs/promises, ~2 ms to load, stays unloaded). Read within bounds (files/untrusted.ts): a FIFO, a
+// device or a file over 1 MiB is a config error found without blocking.
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { RhoError } from '../errors.js';
+import { FileRefused, readUntrusted } from '../files/untrusted.js';
 import { configProblems, effectiveConfig, parseConfigText, type CursorConfig } from './cli-config.js';
 import { resolveConfigDir, type ConfigDirSource } from './paths.js';
 
@@ -30,13 +32,19 @@ export interface LoadedConfig {
 function inspectFile(path: string, project: boolean): ConfigFile {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readUntrusted(path, 'config').toString('utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') {
+    if (err instanceof FileRefused && err.refusal.reason === 'missing') {
       return { path, exists: false, data: undefined, problem: undefined };
     }
-    const problem = new RhoError('config_invalid', `cannot read ${path}: ${(err as Error).message}`);
+    // An OS limit (EMFILE) is its own error; anything else about the file is a config error naming it.
+    const problem =
+      err instanceof RhoError
+        ? err
+        : new RhoError(
+            'config_invalid',
+            err instanceof FileRefused ? err.message : `cannot read ${path}: ${(err as Error).message}`,
+          );
     return { path, exists: true, data: undefined, problem };
   }
   try {

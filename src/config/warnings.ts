@@ -42,13 +42,16 @@ export function configWarnings(input: WarningInput): Warning[] {
   if (mode === 'unrestricted' && policy !== 'allow') {
     // Never names a --permissions value: the policy may be the default the user never typed.
     const where = input.configFile ?? 'cli-config.json';
-    const answer = policy === 'ask' ? 'asking' : 'rejecting';
+    // Under ask a person expects to be asked; under reject a script expects refusals: say which fails.
+    const consequence =
+      policy === 'ask' ? 'you are never asked before a tool runs' : 'there is nothing to reject';
     out.push({
       code: 'policy-fences-nothing',
       message:
         `approvalMode is unrestricted${config.approvalModeSet ? ` in ${where}` : ` (Cursor's default: ${where} does not set it)`}: ` +
-        `Cursor asks no permission, so ${answer} permission requests fences nothing; ` +
-        `set "approvalMode": "allowlist" in ${where}, or pass --fence no-shell or --fence read-only, or --permissions allow to run unfenced knowingly`,
+        `Cursor asks no permission, so ${consequence} and nothing is fenced; ` +
+        `set "approvalMode": "allowlist" in ${where} (shell and fetch then ask; reads and edits still run unasked), ` +
+        `or pass --fence no-shell or --fence read-only, or --permissions allow to run unfenced knowingly`,
     });
   }
   if (
@@ -62,16 +65,18 @@ export function configWarnings(input: WarningInput): Warning[] {
         'plan mode does not block shell commands: the agent can still run them (--fence no-shell or read-only does)',
     });
   }
-  if (mode === 'allowlist' && policy !== 'allow') {
-    // Under a fence, reads are open by design and said so on the fence line; edits still deserve the warning.
-    const unasked = (['read', 'edit'] as const).filter(
-      (k) => gate(k, config, plan) === 'runs' && !(k === 'read' && fence !== 'none'),
-    );
+  // Under a fence, what stays open (reads, edits under no-shell) is said on the fence line: no warning.
+  if (mode === 'allowlist' && policy !== 'allow' && fence === 'none') {
+    const unasked = (['read', 'edit'] as const).filter((k) => gate(k, config, plan) === 'runs');
     if (unasked.length > 0) {
-      const answer = policy === 'ask' ? 'asking' : 'rejecting';
+      const what = unasked.map((k) => `${k}s`).join(' and ');
+      const consequence =
+        policy === 'ask'
+          ? 'you are not asked before them'
+          : 'rejecting permission requests does not stop them';
       out.push({
         code: 'reads-edits-never-ask',
-        message: `${unasked.join(' and ')} never ask permission under allowlist: ${answer} permission requests does not stop them${unasked.includes('edit') ? ' (--fence read-only does)' : ''}`,
+        message: `${what} never ask permission under allowlist: ${consequence}${unasked.includes('edit') ? ' (--fence read-only stops edits)' : ''}; --no-warning reads-edits-never-ask once that is what you want`,
       });
     }
   }

@@ -22,6 +22,7 @@ export interface DoctorRawOptions {
   handshake?: boolean;
   plan?: boolean;
   agent?: string;
+  agentArg?: string[];
   stepTimeout: string;
 }
 
@@ -46,6 +47,7 @@ export async function doctorCommand(
       home: homedir(),
       cwd,
       agent: o.agent === undefined ? undefined : o.agent.includes('/') ? resolve(o.agent) : o.agent,
+      agentArgs: o.agentArg ?? [],
       handshake: o.handshake === true,
       plan: o.plan === true,
       stepTimeoutMs,

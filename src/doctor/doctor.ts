@@ -1,15 +1,19 @@
 // `rho-cursor doctor`: gathers what a run would meet on this machine (agent, config, key, optionally the
 // handshake) into one report whose exit code is the one a run would have.
 import { execFile } from 'node:child_process';
+import { cursorAtSpawn } from '../agent/identity.js';
+import { probeTreeHandle, treeHandleText } from '../agent/cgroup.js';
 import { newerNameHint, resolveAgent } from '../agent/resolve.js';
 import { inspectConfig, firstProblem, type ConfigFile } from '../config/load.js';
 import { describeSource } from '../config/paths.js';
 import { configWarnings } from '../config/warnings.js';
+import { silencedWarnings } from '../config/warning-codes.js';
 import type { RhoError } from '../errors.js';
 import { overlayText } from '../fence/overlay.js';
 import { prepareFenceDir, type FenceDir } from '../fence/private-dir.js';
 import { defaultFence, defaultPolicy } from '../options.js';
 import { handshake } from './handshake.js';
+import { socksProxyWarning } from './proxy.js';
 import { tableJson, type CodeCache, type DoctorReport, type FileReport } from './report.js';
 import { doctorTable } from './table.js';
 
@@ -19,6 +23,8 @@ export interface DoctorInput {
   cwd: string;
   /** --agent as given (already resolved against the caller's directory when path-like). */
   agent: string | undefined;
+  /** --agent-arg: the agent's own arguments (then it is not Cursor at spawn). */
+  agentArgs?: string[];
   handshake: boolean;
   plan: boolean;
   stepTimeoutMs: number;
@@ -71,6 +77,8 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
     version: null,
     problem: null,
     newerName: null,
+    cursor: cursorAtSpawn(command, i.agentArgs ?? []),
+    title: null,
   };
   let hs: DoctorReport['handshake'] = null;
   let fence: FenceDir | undefined;
@@ -80,14 +88,18 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
   process.once('exit', release);
   try {
     agent.path = resolveAgent(command, i.env, i.cwd);
-    fence = prepareFenceDir(config.configDir, overlayText(config.user.data, 'read-only'));
-    const env = { ...i.env, CURSOR_CONFIG_DIR: fence.dir };
-    const v = await agentVersion(agent.path, env);
-    agent.version = v.version ?? null;
-    agent.problem = v.problem ?? null;
+    // Cursor's private dir for Cursor only; another agent's `--version` is asked only when it has no arguments.
+    if (agent.cursor) fence = prepareFenceDir(config.configDir, overlayText(config.user.data, 'read-only'));
+    const env = fence ? { ...i.env, CURSOR_CONFIG_DIR: fence.dir } : i.env;
+    if (!i.agentArgs?.length) {
+      const v = await agentVersion(agent.path, env);
+      agent.version = v.version ?? null;
+      agent.problem = v.problem ?? null;
+    }
     if (i.handshake && !error) {
       const r = await handshake({
         agentPath: agent.path,
+        args: i.agentArgs,
         label: command,
         cwd: i.cwd,
         env,
@@ -98,6 +110,10 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
       });
       hs = r.report;
       error ??= r.error;
+      if (r.identity) {
+        agent.cursor = r.identity.cursor;
+        agent.title = r.identity.cursor ? null : r.identity.title;
+      }
     }
   } catch (e) {
     const err = e as RhoError;
@@ -112,6 +128,7 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
   }
 
   const policy = defaultPolicy(i.interactive);
+  const tree = probeTreeHandle(i.env);
   return {
     type: 'doctor',
     exitCode: error ? error.exitCode : 0,
@@ -129,16 +146,23 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
     files: { user: fileReport(config.user, false), project: fileReport(config.project, true) },
     approvalMode: config.effective.approvalMode,
     apiKey: { set: Boolean(i.env.CURSOR_API_KEY) },
+    processes: { handle: tree.kind, text: treeHandleText(tree) },
     handshake: hs,
     plan: i.plan,
     table: tableJson(doctorTable(config.effective, i.plan)),
-    warnings: configWarnings({
-      config: config.effective,
-      policy,
-      allow: [],
-      plan: i.plan,
-      fence: defaultFence(i.plan),
-      configFile: config.user.path,
-    }),
+    warnings: (agent.cursor
+      ? configWarnings({
+          config: config.effective,
+          policy,
+          allow: [],
+          plan: i.plan,
+          fence: defaultFence(i.plan),
+          configFile: config.user.path,
+        })
+      : []
+    )
+      .concat(socksProxyWarning(i.env) ?? [])
+      // What RHO_CURSOR_NO_WARNING silences, a default run here would not show either.
+      .filter((w) => !silencedWarnings([], i.env.RHO_CURSOR_NO_WARNING).codes.includes(w.code)),
   };
 }

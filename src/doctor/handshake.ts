@@ -1,6 +1,7 @@
 // doctor --handshake: initialize and session/new against the real agent, timed, then the agent is ended.
 // The caller gives it a fenced environment, so Cursor cannot rewrite the user's cli-config.json while we look.
-import { isAuthError } from '../acp/answers.js';
+import { CURSOR_HINT, isAuthError } from '../acp/answers.js';
+import { cursorAtSpawn, identify, type AgentIdentity } from '../agent/identity.js';
 import { isRecord, str } from '../acp/messages.js';
 import { withAgent, type BriefInput } from '../agent/brief.js';
 import { RhoError, toRhoError } from '../errors.js';
@@ -12,7 +13,10 @@ export interface HandshakeInput extends BriefInput {
 }
 
 // Runs the two steps and reports them; the error, if any, is what a run would have failed with.
-export async function handshake(i: HandshakeInput): Promise<{ report: HandshakeReport; error?: RhoError }> {
+export async function handshake(
+  i: HandshakeInput,
+): Promise<{ report: HandshakeReport; error?: RhoError; identity?: AgentIdentity }> {
+  let identity: AgentIdentity | undefined;
   const report: HandshakeReport = {
     initializeMs: null,
     sessionNewMs: null,
@@ -24,8 +28,9 @@ export async function handshake(i: HandshakeInput): Promise<{ report: HandshakeR
   try {
     await withAgent(
       i,
-      async (step, _init, initializeMs) => {
+      async (step, init, initializeMs) => {
         report.initializeMs = initializeMs;
+        identity = identify(cursorAtSpawn(i.label, i.args ?? []), init);
         const t = i.now();
         try {
           const session = await step<unknown>('session/new', { cwd: i.cwd, mcpServers: [] });
@@ -37,17 +42,19 @@ export async function handshake(i: HandshakeInput): Promise<{ report: HandshakeR
           if (!isAuthError(e)) throw e;
           report.sessionNewMs = Math.round(i.now() - t);
           report.authenticated = false;
-          throw new RhoError('auth_required', `the agent is not authenticated: ${e.rpc.message}`, {
-            hint: 'set CURSOR_API_KEY or run `cursor-agent login`',
-          });
+          throw new RhoError(
+            'auth_required',
+            `the agent is not authenticated: ${e.rpc.message}`,
+            identity?.cursor === false ? {} : { hint: CURSOR_HINT },
+          );
         }
       },
       i.now,
     );
-    return { report };
+    return { report, identity };
   } catch (e) {
     const error = toRhoError(e);
     report.error = error.hint ? `${error.message} (${error.hint})` : error.message;
-    return { report, error };
+    return { report, error, identity };
   }
 }

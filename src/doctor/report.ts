@@ -1,4 +1,5 @@
 // Pure: what doctor found, as one value, and its text and JSON forms.
+import type { TreeHandle } from '../agent/cgroup.js';
 import type { ErrorCode } from '../errors.js';
 import type { Fence, Policy } from '../options.js';
 import { MATRIX_KINDS, type Cell } from '../policy/matrix.js';
@@ -42,12 +43,18 @@ export interface DoctorReport {
     problem: string | null;
     /** Cursor's newer `agent` binary found on PATH while cursor-agent is missing, and how to pass it. */
     newerName: string | null;
+    /** Is it Cursor? By its name (and --agent-arg), then, with --handshake, by its initialize answer. */
+    cursor: boolean;
+    /** Another agent's agentInfo.title, when the handshake said it. */
+    title: string | null;
   };
   configDir: { dir: string; source: string; how: string; problem: string | null };
   files: { user: FileReport; project: FileReport };
   /** The approvalMode Cursor applies (its default `unrestricted` when the file sets none). */
   approvalMode: string;
   apiKey: { set: boolean };
+  /** The whole-tree handle a run's agent gets here (a cgroup), or none, and the promise it keeps. */
+  processes: { handle: TreeHandle['kind']; text: string };
   handshake: HandshakeReport | null;
   plan: boolean;
   table: Array<{ fence: Fence; policy: Policy } & Record<Kind, Cell>>;
@@ -93,6 +100,7 @@ export function doctorText(r: DoctorReport): string {
   const modeNote = r.files.user.approvalMode === null ? " (Cursor's default)" : '';
   lines.push(`approvalMode     ${r.approvalMode}${modeNote}`);
   lines.push(`CURSOR_API_KEY   ${r.apiKey.set ? 'set' : 'not set'}`);
+  lines.push(`processes        ${r.processes.text}`);
   if (r.handshake) {
     const h = r.handshake;
     const ms = (n: number | null): string => (n === null ? '–' : `${n} ms`);
@@ -106,6 +114,11 @@ export function doctorText(r: DoctorReport): string {
   }
   lines.push('');
   lines.push(`what each tool kind does${r.plan ? ' with --plan' : ''}, by --fence and --permissions:`);
+  if (!a.cursor)
+    lines.push(
+      `(this is Cursor's table: ${a.title ?? a.command} is not Cursor, so what runs without asking is its own`,
+      '  settings and mode; a fence holds for it only through permission answers and the ledger)',
+    );
   const widths = [10, 8, ...MATRIX_KINDS.map(() => 15)];
   const header = ['fence', 'policy', ...MATRIX_KINDS];
   lines.push(

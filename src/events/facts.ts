@@ -33,6 +33,8 @@ export class RunFacts {
   /** The current turn's answer, kept only when something needs it (-o, the summary, --output-schema). */
   answer = '';
   rejections = 0;
+  /** The current turn's last request rho-cursor rejected, and how many tools the turn had started by then. */
+  private lastRejection: { title: string; kind: string; atTool: number } | undefined;
   /** Rejected updates of tools beyond the kept ones (a fence's rule, a rejected permission); > 0 is what counts. */
   private rejectedBeyond = 0;
 
@@ -42,6 +44,14 @@ export class RunFacts {
   newTurn(): void {
     this.answer = '';
     this.turnToolCalls = 0;
+    this.lastRejection = undefined;
+  }
+
+  // The request rho-cursor rejected this turn after which no tool started, if any: a turn the agent then ends
+  // `cancelled` was ended by that rejection (Codex's only reject option aborts the turn).
+  rejectedLast(): { title: string; kind: string } | undefined {
+    const r = this.lastRejection;
+    return r && r.atTool === this.turnToolCalls ? { title: r.title, kind: r.kind } : undefined;
   }
 
   // Takes one event; `newTool` says a tool event started a new call (the tool store knows). Memory stays
@@ -51,12 +61,21 @@ export class RunFacts {
       case 'message':
         if (this.keepAnswer) this.answer += e.text;
         return;
-      case 'tool':
-        return this.tool(e.toolCallId, e.kind, e.title, e.status, newTool);
+      case 'tool': {
+        // The summary's status cell says when the agent never finished a tool the run closed.
+        const never =
+          e.status === 'cancelled' && (e.reportedStatus === 'pending' || e.reportedStatus === 'in_progress');
+        const status = never
+          ? `cancelled (never finished: left ${e.reportedStatus!.replace('_', ' ')})`
+          : e.status;
+        return this.tool(e.toolCallId, e.kind, e.title, status, newTool);
+      }
       case 'permission': {
         const d = e.decision;
         const rejected = !('optionId' in d) || d.kind.startsWith('reject');
         if (rejected) this.rejections++;
+        if (rejected && e.decidedBy !== 'withdrawn' && e.decidedBy !== 'cancel')
+          this.lastRejection = { title: e.title, kind: e.kind, atTool: this.turnToolCalls };
         if (this.decisionCount++ < FACTS_KEPT)
           this.decisions.push({
             kind: e.kind,

@@ -68,13 +68,33 @@ export const SessionEvent = z.object({
   approvalMode: z.string(),
   permissions: z.enum(['reject', 'allow', 'ask']),
   allow: z.array(z.string()),
+  /** Every --allow and --deny value as read: bare kinds and rules (Shell(npm:test), Write(src/**), ...). */
+  rules: z.object({ allow: z.array(z.string()), deny: z.array(z.string()) }),
   cwd: z.string(),
-  agent: z.object({ name: z.string().nullable(), version: z.string().nullable() }),
+  agent: z.object({
+    name: z.string().nullable(),
+    title: z
+      .string()
+      .nullable()
+      .describe("the agent's agentInfo.title, the name its lines are labelled with"),
+    version: z.string().nullable(),
+    cursor: z
+      .boolean()
+      .describe(
+        "the agent is Cursor's (by its name at spawn, then its initialize answer): Cursor's behaviour applies",
+      ),
+  }),
   /** The run's --fence: the tool kinds it stops under any policy, and those it leaves to Cursor and the policy. */
   fence: z.object({
     name: z.enum(FENCES),
     blocked: z.array(z.string()),
     open: z.array(z.string()),
+    by: z
+      .string()
+      .nullable()
+      .describe(
+        "what enforces it: Cursor's deny rules and permission answers, or for any other agent 'permission answers and the ledger'; null for none",
+      ),
   }),
   resumed: z
     .boolean()
@@ -150,8 +170,10 @@ export const PermissionEvent = z
     /** Why Cursor asked, when it said (e.g. "Shell allowlist is empty"). */
     agentReason: z.string().nullable().describe('why the agent asked, when it said'),
     decidedBy: z
-      .enum(['policy', 'allow-flag', 'person', 'cancel', 'no-option', 'withdrawn'])
-      .describe('withdrawn: the agent sent $/cancel_request and the request was never answered'),
+      .enum(['policy', 'allow-flag', 'rule', 'person', 'cancel', 'no-option', 'withdrawn'])
+      .describe(
+        'rule: an --allow or --deny rule (Shell(...), Write(...), ...); withdrawn: the agent sent $/cancel_request and the request was never answered',
+      ),
   })
   .meta({ title: 'permission', description: 'a session/request_permission and how it was answered' });
 
@@ -240,11 +262,14 @@ export const Timings = z
 
 export const Usage = z
   .object({
-    used: z.number().describe('context tokens in use'),
-    size: z.number().describe('the context window, in tokens'),
-    cost: z.object({ amount: z.number(), currency: z.string() }).nullable(),
+    used: z.number().optional().describe('context tokens in use'),
+    size: z.number().optional().describe('the context window, in tokens'),
+    cost: z.object({ amount: z.number(), currency: z.string() }).optional(),
   })
-  .meta({ title: 'usage', description: 'the last usage_update the agent sent' });
+  .meta({
+    title: 'usage',
+    description: 'the last usage_update the agent sent; a field it sent as null (or not at all) is left out',
+  });
 
 export const Changes = z
   .object({

@@ -164,6 +164,11 @@ export class ToolStore {
     return tool;
   }
 
+  // The answer rho-cursor gave the tool's permission request, if it rejected or cancelled it.
+  verdictOf(toolCallId: string): 'rejected' | 'cancelled' | undefined {
+    return this.verdicts.get(toolCallId);
+  }
+
   /** How many tool calls the store has started (a new toolCallId each). */
   get calls(): number {
     return this.counts.calls;

@@ -174,15 +174,21 @@ function planTodos(update: Record<string, unknown>, ctx: UpdateContext): Event[]
   return [{ type: 'todos', todos, source: 'plan' }];
 }
 
-// usage_update {used, size, cost?}: the numbers the result reports; anything malformed is ignored.
+// usage_update {used, size, cost}: the fields the result reports. A null or absent field is left out and the
+// others kept (Claude's adapter sends `used: null` beside size and cost); a field of another type makes the
+// update malformed, and it is ignored, as is one that carries nothing.
 export function readUsage(update: Record<string, unknown>): Usage | undefined {
-  if (typeof update.used !== 'number' || typeof update.size !== 'number') return undefined;
+  const usage: Usage = {};
+  for (const k of ['used', 'size'] as const) {
+    const v = update[k];
+    if (typeof v === 'number') usage[k] = v;
+    else if (v !== null && v !== undefined) return undefined;
+  }
   const c = update.cost;
-  const cost =
-    isRecord(c) && typeof c.amount === 'number' && typeof c.currency === 'string'
-      ? { amount: c.amount, currency: c.currency }
-      : null;
-  return { used: update.used, size: update.size, cost };
+  if (isRecord(c) && typeof c.amount === 'number' && typeof c.currency === 'string')
+    usage.cost = { amount: c.amount, currency: c.currency };
+  else if (c !== null && c !== undefined) return undefined;
+  return Object.keys(usage).length > 0 ? usage : undefined;
 }
 
 // A notice of severity warning or error is something the person must see: a warning event.

@@ -156,6 +156,10 @@ function place(from: string, st: Stats, to: string, tmp: string): void {
       cpSync(from, tmp, { recursive: true, verbatimSymlinks: true });
     } else if (st.isSymbolicLink()) {
       symlinkSync(readlinkSync(from), tmp);
+    } else if (!st.isFile()) {
+      // A FIFO the agent left would block the copy (and the run's teardown) for ever; a device or a socket is
+      // no config either: none is carried back.
+      throw new Error(`${from} is not a regular file, not carried back`);
     } else {
       copyFileSync(from, tmp);
       chmodSync(tmp, st.mode & 0o7777);

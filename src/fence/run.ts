@@ -5,21 +5,24 @@ import type { ToolStore } from '../events/tools.js';
 import type { Event } from '../events/types.js';
 import type { Teardown } from '../lifecycle/teardown.js';
 import type { Fence } from '../options.js';
+import { needsCursorRules, type CursorRules } from '../policy/rules.js';
 import { overlayText } from './overlay.js';
 import { prepareFenceDir, sweepStaleFenceDirs } from './private-dir.js';
 import { fenceRuleBlocks } from './rules.js';
 
-// Prepares the private config dir and returns the agent's environment; under `none`, the caller's own.
+// Prepares the private config dir and returns the agent's environment; under `none` with no rules for
+// Cursor's config (--allow/--deny), the caller's own.
 export function fenceEnv(
   fence: Fence,
   config: LoadedConfig,
   env: NodeJS.ProcessEnv,
   teardown: Teardown,
+  rules: CursorRules = { allow: [], deny: [] },
 ): NodeJS.ProcessEnv {
-  if (fence === 'none') return env;
+  if (fence === 'none' && !needsCursorRules(rules)) return env;
   // A run that was SIGKILLed could not release its dir: the next fenced run does, carrying back first.
   sweepStaleFenceDirs();
-  const dir = prepareFenceDir(config.configDir, overlayText(config.user.data, fence));
+  const dir = prepareFenceDir(config.configDir, overlayText(config.user.data, fence, rules));
   // Registered before the agent, so the stack ends the agent first and nothing writes while we carry back.
   teardown.defer({
     name: 'fence dir',

@@ -1,7 +1,7 @@
 // The only terminal I/O of the policy: ask the person at the terminal, in raw mode, one question at a time.
 import { StringDecoder } from 'node:string_decoder';
 import { EMPTY_EDITOR, feedKeys } from './line-editor.js';
-import { hint, matchAnswer, menu, type Choice, type TerminalQuestion } from './prompts.js';
+import { closingLine, hint, matchAnswer, menu, type Choice, type TerminalQuestion } from './prompts.js';
 
 export type { Choice, TerminalQuestion } from './prompts.js';
 
@@ -132,7 +132,7 @@ function askOnce(t: Terminal, q: TerminalQuestion, signal: AbortSignal): Promise
       }
     };
     const onEnd = (): void => endOfInput();
-    const onAbort = (): void => finish(undefined, '\n(cancelled)\n');
+    const onAbort = (): void => finish(undefined, closingLine(signal.reason));
     const offContinue = t.onContinue(() => {
       if (closed) return;
       raw(true);

@@ -3,6 +3,7 @@ import { isRecord } from '../acp/messages.js';
 import { contentText } from '../events/tools.js';
 import { fenceRejects } from '../fence/rules.js';
 import type { Fence, Policy, ToolKind } from '../options.js';
+import type { RuleVerdict } from './judge.js';
 import { answerFor } from './matrix.js';
 
 export const QUESTION_SKIP = '__ask_question_skip__';
@@ -22,7 +23,7 @@ export interface PermissionRequest {
   isQuestion: boolean;
 }
 
-export type DecidedBy = 'policy' | 'allow-flag' | 'person' | 'cancel' | 'no-option';
+export type DecidedBy = 'policy' | 'allow-flag' | 'rule' | 'person' | 'cancel' | 'no-option';
 
 export interface Verdict {
   decision: { optionId: string; kind: string } | { outcome: 'cancelled' };
@@ -77,12 +78,14 @@ export function requestKind(req: Pick<PermissionRequest, 'kind' | 'toolCallId'>)
 }
 
 // Decides a permission request without a person; returns undefined when a person at the terminal must choose.
+// `ruled` is the --allow/--deny rules' verdict (policy/judge.ts): after the fence, before the kind and policy.
 export function decidePermission(
   req: PermissionRequest,
   policy: Policy,
   allow: readonly ToolKind[],
   interactive: boolean,
   fence: Fence = 'none',
+  ruled?: RuleVerdict,
 ): Verdict | undefined {
   if (req.isQuestion) {
     if (policy === 'ask' && interactive) return undefined;
@@ -105,6 +108,8 @@ export function decidePermission(
     const what = fence === 'read-only' ? 'every permission request' : `${kind} requests`;
     return pick(req, 'reject_once', `--fence ${fence} rejects ${what}${net}`, 'policy');
   }
+  if (ruled)
+    return pick(req, ruled.decision === 'allow' ? 'allow_once' : 'reject_once', ruled.reason, 'rule');
   const answer = answerFor(kind, policy, allow);
   if (answer === 'allowed') {
     const byFlag = policy !== 'allow';

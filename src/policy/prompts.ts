@@ -36,9 +36,14 @@ function field(label: string, value: string): string[] {
 
 const DETAIL_KEYS = ['command', 'cwd', 'path', 'url', 'query', 'pattern'] as const;
 
-// A permission request: the tool kind and title, its command or path, and the reason Cursor gives.
-export function permissionQuestion(req: PermissionRequest, input: Record<string, unknown>): TerminalQuestion {
-  const lines = [`Cursor asks permission to ${visible(req.kind)}: ${visible(req.title)}`];
+// A permission request: the tool kind and title, its command or path, and the reason the agent (`who`: Cursor,
+// or another agent's agentInfo.title) gives.
+export function permissionQuestion(
+  req: PermissionRequest,
+  input: Record<string, unknown>,
+  who = 'Cursor',
+): TerminalQuestion {
+  const lines = [`${visible(who)} asks permission to ${visible(req.kind)}: ${visible(req.title)}`];
   for (const k of DETAIL_KEYS)
     if (typeof input[k] === 'string' && input[k] !== '') lines.push(...field(k, input[k]));
   if (req.agentReason) lines.push(...field('reason', req.agentReason));
@@ -53,8 +58,8 @@ export function permissionQuestion(req: PermissionRequest, input: Record<string,
 }
 
 // A question sent as a permission request: its title, its text (from toolCall.content) and its options.
-export function permissionAsQuestion(req: PermissionRequest): TerminalQuestion {
-  const lines = [`Cursor asks: ${visible(req.title)}`];
+export function permissionAsQuestion(req: PermissionRequest, who = 'Cursor'): TerminalQuestion {
+  const lines = [`${visible(who)} asks: ${visible(req.title)}`];
   if (req.agentReason && req.agentReason !== req.title) lines.push(...indented(req.agentReason));
   let n = 0;
   const choices = req.options.map((o) =>
@@ -143,3 +148,10 @@ export function matchAnswer(q: TerminalQuestion, typed: string): Choice | undefi
   const starts = q.choices.filter((c) => c.label.toLowerCase().startsWith(t));
   return starts.length === 1 ? starts[0] : undefined;
 }
+
+/** The abort reason of a question still open when the turn ended: it closes with its own line. */
+export const TURN_ENDED = 'turn-ended';
+
+// The line that closes a question nobody answered: the run cancelled it, or the turn ended first.
+export const closingLine = (reason: unknown): string =>
+  reason === TURN_ENDED ? '\n(the turn ended before an answer: not answered)\n' : '\n(cancelled)\n';

@@ -5,9 +5,6 @@ import { pathToFileURL } from 'node:url';
 import { RhoError } from '../errors.js';
 import { fenceFor } from '../markdown.js';
 
-/** The largest file --attach takes. */
-export const ATTACH_MAX_BYTES = 10 * 1024 * 1024;
-
 export type Attachment =
   | { kind: 'image'; path: string; mimeType: string; data: string }
   | { kind: 'text'; path: string; uri: string; text: string };

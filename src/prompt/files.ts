@@ -1,9 +1,27 @@
-// Reads the --attach files before anything is spawned: a file that is missing, unreadable, too large or
-// binary and not an image is a usage error naming it.
-import { readFileSync, statSync } from 'node:fs';
+// Reads the files a run's prompt is made of before anything is spawned (--prompt-file, --attach): a file
+// that is missing, unreadable, not a regular file, too large, or (--attach) binary and not an image is a
+// usage error naming it.
 import { isAbsolute, relative } from 'node:path';
 import { RhoError } from '../errors.js';
-import { ATTACH_MAX_BYTES, classifyAttachment, type Attachment } from './attach.js';
+import { describeRefusal, FileRefused, readUntrusted, type Refusal } from '../files/untrusted.js';
+import { fileErrorText } from '../file-errors.js';
+import { classifyAttachment, type Attachment } from './attach.js';
+
+// Reads the prompt file within bounds (10 MiB, a regular file); anything else is a usage error naming it.
+export function readPromptFile(file: string): string {
+  try {
+    return readUntrusted(file, 'promptFile').toString('utf8');
+  } catch (e) {
+    if (!(e instanceof FileRefused)) throw e;
+    const r = e.refusal;
+    if (r.reason === 'missing' || r.reason === 'unreadable')
+      throw new RhoError(
+        'usage',
+        `option '--prompt-file' cannot read '${file}' (${fileErrorText({ code: r.reason === 'missing' ? 'ENOENT' : r.code })})`,
+      );
+    throw new RhoError('usage', `option '--prompt-file': '${file}' ${describeRefusal(r)}`);
+  }
+}
 
 // `files` are absolute; each is named in the prompt relative to the workspace when it lies inside it.
 export function readAttachments(files: readonly string[], workspace: string): Attachment[] {
@@ -12,19 +30,25 @@ export function readAttachments(files: readonly string[], workspace: string): At
     const shown = rel === '' || rel.startsWith('..') || isAbsolute(rel) ? file : rel;
     let bytes: Buffer;
     try {
-      const st = statSync(file);
-      if (!st.isFile()) throw new RhoError('usage', `option '--attach' takes a file: '${shown}' is not one`);
-      if (st.size > ATTACH_MAX_BYTES)
-        throw new RhoError(
-          'usage',
-          `option '--attach' takes files up to 10 MiB: '${shown}' is ${(st.size / 1048576).toFixed(1)} MiB`,
-        );
-      bytes = readFileSync(file);
+      bytes = readUntrusted(file, 'attach');
     } catch (e) {
-      if (e instanceof RhoError) throw e;
-      const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-      throw new RhoError('usage', `option '--attach' cannot read '${shown}' (${why})`);
+      if (e instanceof FileRefused) throw new RhoError('usage', attachRefusal(shown, e.refusal));
+      throw e;
     }
     return classifyAttachment(shown, file, bytes);
   });
+}
+
+// Pure: why --attach did not take a file, naming it as the prompt would.
+export function attachRefusal(shown: string, r: Refusal): string {
+  switch (r.reason) {
+    case 'missing':
+      return `option '--attach' cannot read '${shown}' (${fileErrorText({ code: 'ENOENT' })})`;
+    case 'unreadable':
+      return `option '--attach' cannot read '${shown}' (${fileErrorText({ code: r.code })})`;
+    case 'not-regular':
+      return `option '--attach' takes a file: '${shown}' is not one (${r.what})`;
+    case 'too-large':
+      return `option '--attach' takes files up to 10 MiB: '${shown}' is ${(r.size / 1048576).toFixed(1)} MiB`;
+  }
 }

@@ -48,11 +48,13 @@ export async function startSpinner(
   text: string,
   env: NodeJS.ProcessEnv = process.env,
   style: Style = DEFAULT_STYLE,
+  /** A person types at this terminal: keys typed meanwhile are not echoed into the spinner (Ctrl-C still works). */
+  discardInput = false,
 ): Promise<Spinner> {
   if (style.quiet || env.TERM === 'dumb') return NO_SPINNER;
   const { default: ora } = await import('ora');
   const color = colourEnabled(style.color, env, true) ? 'cyan' : false;
-  const s = ora({ text, stream, color, discardStdin: false, hideCursor: false }).start();
+  const s = ora({ text, stream, color, discardStdin: discardInput, hideCursor: false }).start();
   return {
     text: (t) => {
       s.text = t;

@@ -25,8 +25,12 @@ export interface OutputOptions {
   onEvent?(e: Event): void;
   /** --output-schema in text mode: the answer's text goes to stderr, the validated value alone to stdout. */
   answerToStderr?: boolean;
-  /** Under GitHub Actions, each warning is also a workflow annotation on stderr. */
+  /** Under GitHub Actions, each warning is a workflow annotation on stderr (its one line there). */
   github?: boolean;
+  /** A person sits at the terminal: while the spinner runs, what they type is not echoed into it. */
+  discardInput?: boolean;
+  /** Warning codes the user silenced: kept as events in stream-json and json, never on stderr or in the summary. */
+  silenced?: readonly string[];
 }
 
 // A stream that failed (a reader that went away, a full disk) takes no more writes and never asks to wait:
@@ -59,6 +63,8 @@ export class Output {
   private readonly err: Writer & { end(): void };
   private closed = false;
   private nonJson = 0;
+  /** Non-JSON lines from the agent written as annotations (the first few, as on stderr). */
+  private nonJsonNoted = 0;
   /** The last answer checked against --output-schema matched it (its value may be null). */
   private matched = false;
   /** While close() waits for stdout to take the output: stops that wait. */
@@ -79,7 +85,9 @@ export class Output {
   // Loads the renderer and writes what arrived before it.
   async open(): Promise<void> {
     if (this.renderer) return;
-    const answerTo = this.o.answerToStderr && this.o.format === 'text' ? this.err : this.out;
+    // With --output-schema the answer's text goes to stderr, and under -q nowhere: stdout has the value.
+    const aside = this.o.style?.quiet ? { isTTY: false, write: () => true } : this.err;
+    const answerTo = this.o.answerToStderr && this.o.format === 'text' ? aside : this.out;
     const renderer = await makeRenderer(this.o.format, answerTo, this.err, this.o.env, this.o.style);
     this.renderer ??= renderer;
     for (const e of this.early.splice(0)) this.renderer.emit(e);
@@ -89,7 +97,7 @@ export class Output {
   async startSpinner(text: string): Promise<void> {
     const s = this.o.stderr;
     if (this.o.format !== 'text' || !s.isTTY || (s.columns ?? 0) <= 0 || this.closed) return;
-    this.spinner = await startSpinner(s, text, this.o.env, this.o.style);
+    this.spinner = await startSpinner(s, text, this.o.env, this.o.style, this.o.discardInput);
   }
 
   spinnerText(text: string): void {
@@ -105,21 +113,48 @@ export class Output {
   emit(e: Event): void {
     if (this.closed) return;
     if (this.spinner && e.type !== 'extension') this.stopSpinner();
+    if (e.type === 'warning' && !this.warningShown(e)) return;
     this.o.onEvent?.(e);
     if (e.type === 'validation') this.matched = e.valid;
-    if (e.type === 'warning' && this.o.github) this.err.write(warningAnnotation(e.code, e.message));
     this.summary?.add(e);
+    this.render(e);
+  }
+
+  private render(e: Event): void {
     if (this.renderer) this.renderer.emit(e);
     else this.early.push(e);
   }
 
-  // A warning is an event, and also a line on stderr outside text mode (text mode renders it there itself).
+  // Where a warning goes: a silenced one only into stream-json and json; under GitHub Actions the
+  // annotation is its one line on stderr (the text renderer would print it a second time). False: done.
+  private warningShown(e: Event & { type: 'warning' }): boolean {
+    if (this.o.silenced?.includes(e.code)) {
+      if (this.o.format !== 'text') {
+        this.summary?.add(e);
+        this.render(e);
+      }
+      return false;
+    }
+    if (!this.o.github) return true;
+    if (e.code !== 'agent-non-json' || this.nonJsonNoted < NON_JSON_SHOWN) {
+      this.nonJsonNoted += e.code === 'agent-non-json' ? 1 : 0;
+      this.err.write(warningAnnotation(e.code, e.message));
+    }
+    if (this.o.format !== 'text') return true;
+    this.o.onEvent?.(e);
+    return false;
+  }
+
+  // A warning is an event, and also a line on stderr outside text mode (text mode renders it there itself;
+  // under GitHub Actions its annotation is that line).
   warn(code: string, message: string, line?: string): void {
     if (this.closed) return;
     this.emit({ type: 'warning', code, message, ...(line === undefined ? {} : { line }) });
     // Non-JSON lines from the agent are all events, but only the first few are lines on stderr.
     const shown = code !== 'agent-non-json' || ++this.nonJson <= NON_JSON_SHOWN;
-    if (this.o.format !== 'text' && shown) this.err.write(`rho-cursor: warning: ${message}\n`);
+    const silenced = this.o.silenced?.includes(code) === true;
+    if (this.o.format !== 'text' && shown && !silenced && !this.o.github)
+      this.err.write(`rho-cursor: warning: ${message}\n`);
   }
 
   // Leaves the terminal at the start of a line, everything so far written, before a question is shown.

@@ -24,6 +24,10 @@ export function lineDelta(oldText: string | null, newText: string): { added: num
   return { added: newLines.length - common, removed: oldLines.length - common };
 }
 
+// A tool the agent left pending or in progress when its turn ended, which the run closed as cancelled.
+export const unfinished = (tool: Pick<ToolEvent, 'status' | 'reportedStatus'>): boolean =>
+  tool.status === 'cancelled' && (tool.reportedStatus === 'pending' || tool.reportedStatus === 'in_progress');
+
 // A short summary of what the tool returned: exit code and first line, match counts, +/- lines.
 export function toolSummary(tool: ToolEvent): string {
   // Any JSON value can arrive as a tool's output: only an object is looked into.
@@ -34,6 +38,7 @@ export function toolSummary(tool: ToolEvent): string {
   // A rejected tool left pending was never reported completed (the SDK's example agent leaves it so).
   if (tool.status === 'rejected')
     return tool.reportedStatus === 'pending' ? 'did not run' : 'did not run (Cursor reported it completed)';
+  if (unfinished(tool)) return `never finished: the agent left it ${tool.reportedStatus!.replace('_', ' ')}`;
   if (Array.isArray(tool.output)) return `${tool.output.length} item${tool.output.length === 1 ? '' : 's'}`;
   if (!out) return '';
   if (Array.isArray(out.diffs)) {

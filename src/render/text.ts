@@ -28,6 +28,8 @@ export class TextRenderer implements Renderer {
   /** Tools printed as rejected: a later state that says they ran is printed again, corrected. */
   private readonly shownRejected = new RecentIds(PRINTED_KEPT);
   private readonly tools = new Map<string, ToolEvent>();
+  /** How the agent's own words are labelled: Cursor, or another agent's title (from the session event). */
+  private who = 'Cursor';
 
   constructor(
     private readonly out: Writer,
@@ -71,12 +73,15 @@ export class TextRenderer implements Renderer {
         } else if (!this.printed.has(e.toolCallId)) this.tools.set(e.toolCallId, e);
         return;
       case 'session':
+        this.who = e.agent.cursor ? 'Cursor' : (e.agent.title ?? e.agent.name ?? 'agent');
         this.line(
           this.c.dim(
-            `session ${e.sessionId} · model ${e.model ?? 'default'} · mode ${e.mode ?? '?'} · approvalMode ${e.approvalMode} · permissions ${e.permissions}`,
+            // approvalMode is Cursor's; another agent is named instead.
+            `session ${e.sessionId} · model ${e.model ?? 'unknown'} · mode ${e.mode ?? 'unknown'} · ${e.agent.cursor ? `approvalMode ${e.approvalMode}` : `agent ${this.who}`} · permissions ${e.permissions}`,
           ),
         );
-        if (e.fence.name !== 'none') this.line(this.c.dim(fenceLine(e.fence)));
+        if (e.fence.name !== 'none' || e.rules.allow.length + e.rules.deny.length > 0)
+          this.line(this.c.dim(fenceLine(e.fence, e.rules)));
         if (e.resumed)
           this.line(
             this.c.dim(
@@ -88,7 +93,7 @@ export class TextRenderer implements Renderer {
         const d = 'optionId' in e.decision ? e.decision.optionId : 'cancelled';
         const colour =
           'optionId' in e.decision && e.decision.kind.startsWith('allow') ? this.c.green : this.c.red;
-        const why = e.agentReason ? ` · Cursor: ${e.agentReason}` : '';
+        const why = e.agentReason ? ` · ${this.who}: ${e.agentReason}` : '';
         this.line(
           `${this.c.bold('permission')} ${e.kind} ${e.title} → ${colour(d)} (${e.reason})${this.c.dim(why)}`,
         );

@@ -12,6 +12,8 @@ export interface SessionsRawOptions {
   cwd?: string;
   outputFormat: string;
   agent?: string;
+  /** --agent-arg: the agent's own arguments, instead of Cursor's `--trust acp`. */
+  agentArg?: string[];
   stepTimeout: string;
 }
 
@@ -23,7 +25,25 @@ export function sessionsText(sessions: readonly SessionInfo[], cwd: string): str
     .join('');
 }
 
+// Pure: the json output of a listing that failed: no sessions, and the error as a run's result carries it.
+export function sessionsErrorJson(cwd: string, e: RhoError): string {
+  const message = e.hint ? `${e.message} (${e.hint})` : e.message;
+  return JSON.stringify({ cwd, sessions: [], exitCode: e.exitCode, error: { code: e.code, message } }) + '\n';
+}
+
+// Lists the sessions; in json a failure is still one object on stdout (the error line goes to stderr too).
 export async function sessionsCommand(o: SessionsRawOptions, version: string): Promise<number> {
+  try {
+    return await listSessions(o, version);
+  } catch (e) {
+    const err = toRhoError(e);
+    if (o.outputFormat === 'json')
+      process.stdout.write(sessionsErrorJson(resolve(o.cwd ?? process.cwd()), err));
+    throw err;
+  }
+}
+
+async function listSessions(o: SessionsRawOptions, version: string): Promise<number> {
   const cwd = resolve(o.cwd ?? process.cwd());
   let isDir = false;
   try {
@@ -46,7 +66,16 @@ export async function sessionsCommand(o: SessionsRawOptions, version: string): P
   for (const s of signals) process.once(s, onSignal);
   try {
     const sessions = await withAgent(
-      { agentPath, label: command, cwd, env: process.env, stepTimeoutMs, version, signal: abort.signal },
+      {
+        agentPath,
+        args: o.agentArg,
+        label: command,
+        cwd,
+        env: process.env,
+        stepTimeoutMs,
+        version,
+        signal: abort.signal,
+      },
       async (step, init) => {
         if (!sessionCaps(init).list)
           throw new RhoError(

@@ -91,7 +91,7 @@ describe('--attach', () => {
   });
 
   it.each([
-    ['missing.md', {}, /'--attach' cannot read 'missing.md' \(ENOENT\)/],
+    ['missing.md', {}, /'--attach' cannot read 'missing.md' \(no such file\)/],
     ['bin.dat', { 'bin.dat': Buffer.from([1, 2, 0, 3]) }, /'bin.dat' is binary/],
     ['big.txt', { 'big.txt': 'x'.repeat(10 * 1024 * 1024 + 1) }, /up to 10 MiB: 'big.txt' is 10.0 MiB/],
     ['docs', {}, /takes a file: 'docs' is not one/],

@@ -111,6 +111,17 @@ describe('doctor', () => {
     );
   });
 
+  it('says when ALL_PROXY or HTTPS_PROXY names a socks5:// proxy, never its URL', async () => {
+    const secret = 'socks5://user:pw-hidden@127.0.0.1:1080';
+    for (const name of ['ALL_PROXY', 'HTTPS_PROXY']) {
+      const r = await runCli(['doctor'], { env: { [name]: secret } });
+      expect(r.stdout).toMatch(new RegExp(`socks-proxy: ${name} names a SOCKS proxy.*Failed to initialize`));
+      expect(r.stdout + r.stderr).not.toContain('pw-hidden');
+    }
+    const http = await doctorJson([], { env: { ALL_PROXY: 'http://127.0.0.1:3128', HTTPS_PROXY: '' } });
+    expect(http.report.warnings.map((w: { code: string }) => w.code)).not.toContain('socks-proxy');
+  });
+
   it('--plan: plan mode blocks edits but not shell', async () => {
     const { report } = await doctorJson(['--plan'], { cliConfig: { approvalMode: 'allowlist' } });
     expect(report.plan).toBe(true);

@@ -54,7 +54,9 @@ describe('the prompt', () => {
   it('a missing --prompt-file is a usage error naming it', async () => {
     const r = await runCli(['run', ...SJ, '-f', '/nonexistent/task.md'], { recording: 'tools.jsonl' });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/'--prompt-file' cannot read '\/nonexistent\/task.md' \(ENOENT\)/);
+    expect(r.stderr).toMatch(
+      /'--prompt-file' cannot read '\/nonexistent\/task.md' \(no such file\) \(see --help\)/,
+    );
     expect(r.events).toEqual([
       expect.objectContaining({
         type: 'result',

@@ -57,7 +57,8 @@ describe.skipIf(!hasScript)('a permission request the agent withdraws', () => {
     const r = await child;
     const log = readPeerLog(join(dir, 'peer.log'));
     expect(r.exitCode, screen).toBe(0);
-    expect(screen).toMatch(/Cursor asks permission to execute: make deploy/);
+    // Contract v3: the peer is not Cursor, so the question names it by its agentInfo (rho-peer).
+    expect(screen).toMatch(/rho-peer asks permission to execute: make deploy/);
     expect(screen).toMatch(/went on/);
     expect(screen).toMatch(/withdrawn by the agent/);
     expect(log.some((e) => e.event === 'withdrawn')).toBe(true);

@@ -199,7 +199,16 @@ describe('stop reasons and exit codes', () => {
   ])('%s exits %i', async (recording, code, reason) => {
     const r = await runCli(['run', ...SJ, 'go'], { recording });
     expect(r.exitCode).toBe(code);
-    expect(r.events.at(-1)).toMatchObject({ type: 'result', stopReason: reason, exitCode: code });
+    // The error code table's code, as --max-tool-calls sets its own.
+    expect(r.events.at(-1)).toMatchObject({
+      type: 'result',
+      stopReason: reason,
+      exitCode: code,
+      error: { code: reason, message: expect.stringContaining(`stopReason ${reason}`) as unknown },
+    });
+    const text = await runCli(['run', 'go'], { recording });
+    expect(text.exitCode).toBe(code);
+    expect(text.stderr).toContain(`stopReason: ${reason}\nrho-cursor: `);
   });
 
   it('authRequired exits 3 with the hint and never calls authenticate', async () => {

@@ -218,4 +218,19 @@ describe('rho-cursor sessions', () => {
       'rho-cursor: the agent cannot list sessions (no agentCapabilities.sessionCapabilities.list)',
     );
   });
+
+  it('--output-format json: a failure is still one json object on stdout, as run gives', async () => {
+    const { r } = await sessionsRun(['--output-format', 'json'], { sessions }, { loadSession: true });
+    expect(r.exitCode).toBe(2);
+    expect(JSON.parse(r.stdout)).toEqual({
+      cwd: expect.any(String) as unknown,
+      sessions: [],
+      exitCode: 2,
+      error: {
+        code: 'capability_missing',
+        message: expect.stringContaining('cannot list sessions') as unknown,
+      },
+    });
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
 });

@@ -60,6 +60,44 @@ describe('--retries', () => {
     expect(r.events.at(-1)).toMatchObject({ error: { code: 'rpc_error' } });
   });
 
+  it('out of retries, an answer that reads as an API error fails the run: exit 1, reply_error', async () => {
+    const { r, tries } = await retryRun([...SJ, '--retries', '1'], { failTimes: 5, failWith: 'apiError' });
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(tries).toBe(2);
+    expect(r.events.at(-1)).toMatchObject({
+      type: 'result',
+      stopReason: 'end_turn',
+      exitCode: 1,
+      error: { code: 'reply_error', message: expect.stringContaining('Error: ConnectError') as unknown },
+    });
+    expect(r.stderr).toMatch(/rho-cursor: the answer reads as an API error/);
+  });
+
+  it.each([
+    'Error: T: [internal] Failed to run step, exceeded max retries',
+    'Connect error resource_exhausted: Error',
+  ])('%j is an API error to --retries and to --strict', async (apiErrorText) => {
+    const retried = await retryRun([...SJ, '--retries', '1'], {
+      failTimes: 1,
+      failWith: 'apiError',
+      apiErrorText,
+    });
+    expect(retried.r.exitCode, retried.r.stderr).toBe(0);
+    expect(retried.tries).toBe(2);
+    expect(retried.r.events.filter((e) => e.type === 'attempt')).toHaveLength(1);
+    const strict = await retryRun([...SJ, '--strict'], { failTimes: 1, failWith: 'apiError', apiErrorText });
+    expect(strict.r.exitCode).toBe(1);
+    expect(strict.r.events.at(-1)).toMatchObject({
+      error: { code: 'reply_error', message: expect.stringContaining(apiErrorText) as unknown },
+    });
+    // Without either, the run still says so.
+    const plain = await retryRun(SJ, { failTimes: 1, failWith: 'apiError', apiErrorText });
+    expect(plain.r.exitCode).toBe(0);
+    expect(plain.r.events.filter((e) => e.type === 'warning').map((e) => e.code)).toContain(
+      'reply-looks-like-error',
+    );
+  });
+
   it('is off by default', async () => {
     const { r, tries } = await retryRun(SJ, { failTimes: 1, failWith: 'exit' });
     expect(r.exitCode).toBe(1);

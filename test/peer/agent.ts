@@ -7,7 +7,10 @@ import {
   RequestError,
   type AnyMessage,
   type InitializeResponse,
+  type NewSessionResponse,
   type PromptResponse,
+  type SessionNotification,
+  type SetSessionConfigOptionResponse,
 } from '@agentclientprotocol/sdk';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
@@ -83,8 +86,15 @@ async function settle(p: Promise<unknown>): Promise<object> {
   return fate;
 }
 
+// How it was started (its arguments, and whether it got a private Cursor config dir), for --agent-arg tests.
+log({ started: { argv: process.argv.slice(2), cursorConfigDir: process.env.CURSOR_CONFIG_DIR ?? null } });
+
+/** The session's config options as they stand (set_config_option changes a current value). */
+const configOptions = script.session?.configOptions?.map((o) => ({ ...o }));
+
 const app = agent({ name: 'rho-peer' })
-  .onRequest('initialize', () => {
+  .onRequest('initialize', async () => {
+    if (script.initializeDelayMs) await new Promise((r) => setTimeout(r, script.initializeDelayMs));
     if (script.initialize && 'error' in script.initialize) throw rpcError(script.initialize.error);
     if (script.initialize) return script.initialize.result as InitializeResponse;
     return {
@@ -94,25 +104,44 @@ const app = agent({ name: 'rho-peer' })
         promptCapabilities: { image: true, audio: true, embeddedContext: true },
       },
       authMethods: script.authMethods ?? [],
-      agentInfo: { name: 'rho-peer', version: '1.0.0' },
+      agentInfo: script.agentInfo ?? { name: 'rho-peer', version: '1.0.0' },
     };
   })
   .onRequest('session/new', () => {
     if (script.newSessionError) throw rpcError(script.newSessionError);
+    const s = script.session;
     return {
       sessionId: PEER_SESSION,
-      modes: {
-        currentModeId: 'code',
-        availableModes: [
-          { id: 'code', name: 'Code' },
-          { id: 'plan', name: 'Plan' },
-        ],
-      },
-    };
+      ...(s
+        ? { modes: s.modes, models: s.models, configOptions }
+        : {
+            modes: {
+              currentModeId: 'code',
+              availableModes: [
+                { id: 'code', name: 'Code' },
+                { id: 'plan', name: 'Plan' },
+              ],
+            },
+          }),
+    } as NewSessionResponse;
   })
   .onRequest('session/set_mode', () => ({}))
+  // Claude's adapter sets models with the unstable session/set_model, which the SDK no longer types.
+  .onRequest(
+    'session/set_model',
+    (p: unknown) => p,
+    () => ({}),
+  )
+  .onRequest('session/set_config_option', ({ params }) => {
+    const o = configOptions?.find((c) => c.id === params.configId);
+    if (!o || !('value' in params) || typeof params.value !== 'string')
+      throw new RequestError(-32602, `no config option ${params.configId}`);
+    o.currentValue = params.value;
+    return { configOptions: configOptions ?? [] } as SetSessionConfigOptionResponse;
+  })
   .onRequest('session/prompt', async ({ client }) => {
-    for (const step of script.turn) await play(step, client);
+    for (const step of script.turn)
+      if ((await play(step, client)) === 'abort') return { stopReason: 'cancelled' };
     if ('error' in script.stop) throw rpcError(script.stop.error);
     return { stopReason: script.stop.stopReason } as PromptResponse;
   })
@@ -123,10 +152,15 @@ const app = agent({ name: 'rho-peer' })
 
 type Client = Parameters<Parameters<typeof app.onConnect>[0]>[0]['client'];
 
-// Plays one step of the turn.
-async function play(step: Step, client: Client): Promise<void> {
+// Plays one step of the turn; 'abort' ends the turn there (a rejected request of an abortOnReject step).
+async function play(step: Step, client: Client): Promise<void | 'abort'> {
   if ('update' in step)
     return client.notify('session/update', { sessionId: PEER_SESSION, update: step.update });
+  if ('rawUpdate' in step)
+    return client.notify('session/update', {
+      sessionId: PEER_SESSION,
+      update: step.rawUpdate as SessionNotification['update'],
+    });
   if ('foreignUpdate' in step)
     return client.notify('session/update', { sessionId: 'someone-else', update: step.foreignUpdate });
   if ('notify' in step) return client.notify(step.notify, step.params);
@@ -144,6 +178,9 @@ async function play(step: Step, client: Client): Promise<void> {
   if (!step.withdrawWhen) {
     const fate = await settle(client.request('session/request_permission', params));
     log({ event: 'answered', method: 'session/request_permission', toolCallId, ...fate });
+    const chosen = (fate as { result?: { outcome?: { optionId?: string } } }).result?.outcome?.optionId;
+    const kind = step.permission.options.find((o) => o.optionId === chosen)?.kind;
+    if (step.abortOnReject && (kind === undefined || kind.startsWith('reject'))) return 'abort';
     return;
   }
   // Withdrawn with the SDK's own $/cancel_request once the question is on the screen; never waited for again.

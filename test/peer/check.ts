@@ -15,6 +15,10 @@ const REQUESTS: Record<string, Schema> = {
   'session/close': acp.zCloseSessionRequest,
   'session/set_mode': acp.zSetSessionModeRequest,
   'session/set_config_option': acp.zSetSessionConfigOptionRequest,
+  // Unstable in ACP v1 and dropped from the SDK's schemas, but Claude's and Gemini's adapters take it.
+  'session/set_model': acp.zSetSessionModeRequest
+    .omit({ modeId: true })
+    .extend({ modelId: acp.zSessionModeId }),
   'session/prompt': acp.zPromptRequest,
 };
 const NOTIFICATIONS: Record<string, Schema> = {

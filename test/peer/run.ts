@@ -16,6 +16,8 @@ export interface PeerLogEntry {
   result?: unknown;
   error?: { code: number; message: string };
   hang?: boolean;
+  /** How the peer was started: its arguments and CURSOR_CONFIG_DIR. */
+  started?: { argv: string[]; cursorConfigDir: string | null };
 }
 
 let built: Promise<string> | undefined;

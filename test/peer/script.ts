@@ -11,6 +11,8 @@ export interface PeerError {
 /** One thing the peer does during the turn, in order; requests wait for their answer. */
 export type Step =
   | { update: SessionUpdate }
+  /** An update as it is, where the SDK's types would refuse it (Claude's usage_update with `used: null`). */
+  | { rawUpdate: Record<string, unknown> }
   /** An update sent with another sessionId. */
   | { foreignUpdate: SessionUpdate }
   /** A client request, e.g. one the client did not advertise; the answer (or a hang) is logged. */
@@ -19,16 +21,38 @@ export type Step =
   | { notify: string; params?: unknown }
   /** Waits for the client's session/cancel (then the turn ends as `stop` says). */
   | { awaitCancel: true }
-  /** session/request_permission; `withdrawWhen` names a file whose creation makes the peer send $/cancel_request. */
-  | { permission: { toolCall: ToolCallUpdate; options: PermissionOption[] }; withdrawWhen?: string };
+  /**
+   * session/request_permission; `withdrawWhen` names a file whose creation makes the peer send $/cancel_request;
+   * `abortOnReject`: a reject answer ends the turn at once, `cancelled` (Codex's only reject option aborts).
+   */
+  | {
+      permission: { toolCall: ToolCallUpdate; options: PermissionOption[] };
+      withdrawWhen?: string;
+      abortOnReject?: boolean;
+    };
+
+/** A select config option as ACP v1 sends it in session/new's configOptions (Codex's model and mode). */
+export interface PeerSelect {
+  type: 'select';
+  id: string;
+  name: string;
+  category?: string;
+  currentValue: string;
+  options: Array<{ value: string; name: string }>;
+}
 
 export interface Script {
   /** initialize: the result to answer (any value, a wrong protocolVersion included), or an error. */
   initialize?: { result: unknown } | { error: PeerError };
   /** session/new answered with this error instead of a session. */
   newSessionError?: PeerError;
-  /** authMethods and agentInfo of a normal initialize. */
+  /** authMethods and agentInfo of a normal initialize (agentInfo default: rho-peer, no title). */
   authMethods?: Array<{ id: string; name: string; description?: string }>;
+  agentInfo?: { name: string; title?: string; version: string };
+  /** initialize is answered after this long (Gemini's took 2-10 s on a busy machine). */
+  initializeDelayMs?: number;
+  /** What session/new answers besides its sessionId (default: modes code and plan). */
+  session?: { modes?: unknown; models?: unknown; configOptions?: PeerSelect[] };
   turn: Step[];
   /** How session/prompt ends: a stopReason (any string), or an error. */
   stop: { stopReason: string } | { error: PeerError };
@@ -267,6 +291,155 @@ export function simple(stop: Script['stop'], more: Partial<Script> = {}): Script
   return {
     turn: [{ update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'ok' } } }],
     stop,
+    ...more,
+  };
+}
+
+// A select config option whose values are also their names.
+export function select(id: string, currentValue: string, values: string[]): PeerSelect {
+  return {
+    type: 'select',
+    id,
+    name: id,
+    category: id,
+    currentValue,
+    options: values.map((v) => ({ value: v, name: v })),
+  };
+}
+
+/** Claude's adapter: option ids that differ from their kinds, as @zed-industries/claude-agent-acp 0.23 sends. */
+export const CLAUDE_OPTIONS: PermissionOption[] = [
+  { optionId: 'allow_always', name: 'Always Allow', kind: 'allow_always' },
+  { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+  { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+];
+
+/** Codex's adapter: its only reject option aborts the turn (@zed-industries/codex-acp 0.16). */
+export const CODEX_OPTIONS: PermissionOption[] = [
+  { optionId: 'approved', name: 'Yes', kind: 'allow_once' },
+  { optionId: 'approved-for-session', name: 'Yes, always', kind: 'allow_always' },
+  { optionId: 'abort', name: 'No, and tell Codex what to do differently', kind: 'reject_once' },
+];
+
+/** The agentInfo each adapter sends (Cursor's recorded build sends none). */
+export const CLAUDE_INFO = {
+  name: '@zed-industries/claude-agent-acp',
+  title: 'Claude Code',
+  version: '0.23.1',
+};
+export const CODEX_INFO = { name: 'codex-acp', title: 'Codex', version: '0.16.0' };
+export const GEMINI_INFO = { name: 'gemini-cli', title: 'Gemini CLI', version: '0.61.0' };
+
+const text = (t: string): Step => ({
+  update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: t } },
+});
+
+// Claude's adapter: models in session/new's `models`, modes also a config option, string rawOutput for Read
+// and Bash, an empty chunk, a shell command it asks about, and usage_update with `used: null`.
+export function claudeLike(more: Partial<Script> = {}): Script {
+  return {
+    agentInfo: CLAUDE_INFO,
+    authMethods: [{ id: 'claude-login', name: 'Log in with Claude Code' }],
+    session: {
+      models: {
+        currentModelId: 'default',
+        availableModels: [
+          { modelId: 'default', name: 'Default' },
+          { modelId: 'opus', name: 'Opus' },
+          { modelId: 'sonnet', name: 'Sonnet' },
+        ],
+      },
+      modes: {
+        currentModeId: 'default',
+        availableModes: ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'].map((id) => ({
+          id,
+          name: id,
+        })),
+      },
+    },
+    turn: [
+      {
+        update: {
+          sessionUpdate: 'tool_call',
+          toolCallId: 'toolu_read',
+          title: 'Read README.md',
+          kind: 'read',
+          status: 'pending',
+          rawInput: { file_path: '/w/README.md' },
+        },
+      },
+      {
+        update: {
+          sessionUpdate: 'tool_call_update',
+          toolCallId: 'toolu_read',
+          status: 'completed',
+          rawOutput: '# Title\nsecond line\n',
+        },
+      },
+      {
+        update: {
+          sessionUpdate: 'tool_call',
+          toolCallId: 'toolu_bash',
+          title: 'rm -rf build',
+          kind: 'execute',
+          status: 'pending',
+          rawInput: { command: 'rm -rf build' },
+        },
+      },
+      {
+        permission: {
+          toolCall: {
+            toolCallId: 'toolu_bash',
+            content: [{ type: 'content', content: { type: 'text', text: 'Claude wants to run a command' } }],
+          },
+          options: CLAUDE_OPTIONS,
+        },
+      },
+      text(''),
+      text('the answer'),
+      {
+        rawUpdate: {
+          sessionUpdate: 'usage_update',
+          used: null,
+          size: 200000,
+          cost: { amount: 0.0123, currency: 'USD' },
+        },
+      },
+    ],
+    stop: { stopReason: 'end_turn' },
+    ...more,
+  };
+}
+
+// Codex's adapter: model and mode only as configOptions, and its one reject option aborts the turn; `kind`
+// picks what it asks about: an edit it reports in progress, or a shell command still pending.
+export function codexLike(kind: 'edit' | 'execute', more: Partial<Script> = {}): Script {
+  const id = kind === 'edit' ? 'call_edit' : 'call_shell';
+  return {
+    agentInfo: CODEX_INFO,
+    authMethods: [{ id: 'chatgpt', name: 'Login with ChatGPT' }],
+    session: {
+      configOptions: [
+        select('mode', 'auto', ['read-only', 'auto', 'full-access']),
+        select('model', 'gpt-5-codex/medium', ['gpt-5-codex/low', 'gpt-5-codex/medium', 'gpt-5-codex/high']),
+      ],
+    },
+    turn: [
+      text('Let me do that.'),
+      {
+        update: {
+          sessionUpdate: 'tool_call',
+          toolCallId: id,
+          title: kind === 'edit' ? 'Edit src/a.ts' : 'rm -rf build',
+          kind,
+          status: kind === 'edit' ? 'in_progress' : 'pending',
+          rawInput: kind === 'edit' ? { path: '/w/src/a.ts' } : { command: ['rm', '-rf', 'build'] },
+        },
+      },
+      { permission: { toolCall: { toolCallId: id }, options: CODEX_OPTIONS }, abortOnReject: true },
+      text(' Done.'),
+    ],
+    stop: { stopReason: 'end_turn' },
     ...more,
   };
 }

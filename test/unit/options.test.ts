@@ -174,9 +174,22 @@ describe('parseRunArgv: the command line of `run`', () => {
       {},
       { timeoutMs: 120_000, stepTimeoutMs: 500, idleTimeoutMs: 30_000 },
     ],
-    ['go', {}, { stepTimeoutMs: 10_000, timeoutMs: undefined, idleTimeoutMs: undefined }],
+    ['go', {}, { stepTimeoutMs: 30_000, timeoutMs: undefined, idleTimeoutMs: undefined }],
     ['go --cwd /tmp --agent ./bin/agent', {}, { cwd: '/tmp', agent: '/home/u/./bin/agent' }],
     ['go', { env: { RHO_CURSOR_AGENT: 'my-agent' } }, { agent: 'my-agent' }],
+    ['go', {}, { agentArgs: [], mode: undefined }],
+    [
+      'go --agent npx --agent-arg @zed-industries/claude-agent-acp',
+      {},
+      { agent: 'npx', agentArgs: ['@zed-industries/claude-agent-acp'] },
+    ],
+    [
+      'go --agent-arg @google/gemini-cli --agent-arg --experimental-acp',
+      {},
+      { agentArgs: ['@google/gemini-cli', '--experimental-acp'] },
+    ],
+    ['go --mode acceptEdits', {}, { mode: 'acceptEdits', plan: false }],
+    ['go --plan --mode plan', {}, { mode: 'plan', plan: true }],
     [
       'go --allow execute --allow fetch --permissions allow',
       {},
@@ -220,6 +233,7 @@ describe('parseRunArgv: the command line of `run`', () => {
     ['go --cwd /nope', [/'--cwd' must name a directory \(got '\/nope'\)/], 'text'],
     ['go --bogus --output-format stream-json', [/unknown option '--bogus'/], 'stream-json'],
     ['go --timeout', [/argument missing/], 'text'],
+    ['go --plan --mode yolo', [/'--plan' and '--mode yolo' cannot be used together/], 'text'],
   ])('%j is a usage error', (line, messages, format) => {
     const r = parse(line);
     expect(r.ok).toBe(false);

@@ -17,7 +17,7 @@ describe('readSession', () => {
       model: 'composer-2.5[fast=true]',
       mode: 'agent',
       modes: ['agent', 'plan'],
-      agent: { name: 'cursor-agent', version: '2026.10.01' },
+      agent: { name: 'cursor-agent', title: null, version: '2026.10.01' },
     });
   });
 
@@ -27,7 +27,35 @@ describe('readSession', () => {
       model: null,
       mode: null,
       modes: [],
-      agent: { name: null, version: null },
+      agent: { name: null, title: null, version: null },
+    });
+  });
+
+  it('reads the model and mode from configOptions where only they report them (Codex)', () => {
+    const select = (id: string, currentValue: string, values: string[]) => ({
+      type: 'select',
+      id,
+      name: id,
+      category: id,
+      currentValue,
+      options: values.map((value) => ({ value, name: value })),
+    });
+    const facts = readSession(
+      { agentInfo: { name: 'codex-acp', title: 'Codex', version: '0.16.0' } },
+      {
+        sessionId: 's',
+        configOptions: [
+          select('mode', 'auto', ['read-only', 'auto', 'full-access']),
+          select('model', 'gpt-5-codex/medium', ['gpt-5-codex/low', 'gpt-5-codex/medium']),
+        ],
+      },
+    );
+    expect(facts).toEqual({
+      sessionId: 's',
+      model: 'gpt-5-codex/medium',
+      mode: 'auto',
+      modes: ['read-only', 'auto', 'full-access'],
+      agent: { name: 'codex-acp', title: 'Codex', version: '0.16.0' },
     });
   });
 

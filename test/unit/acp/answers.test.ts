@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { authError, checkInitialize, initializeError, readStopReason } from '../../../src/acp/answers.js';
+import {
+  authError,
+  checkInitialize,
+  initializeError,
+  isAuthError,
+  readStopReason,
+} from '../../../src/acp/answers.js';
 import { RpcRequestError } from '../../../src/acp/connection.js';
 import type { RhoError } from '../../../src/errors.js';
 
@@ -64,6 +70,31 @@ describe('the JSON-RPC error text', () => {
     expect(new RpcRequestError('x', { code: 1, message: 'm', data: { a: 1 } }).message).toBe(
       'x failed: m: {"a":1} (code 1)',
     );
+  });
+});
+
+describe('isAuthError', () => {
+  it.each([
+    { code: -32000, message: 'Authentication required', auth: true },
+    { code: -32000, message: 'Authentication required: run `claude /login`', auth: true },
+    { code: -32000, message: 'Not logged in', auth: true },
+    { code: -32000, message: 'Invalid API key', auth: true },
+    { code: -32000, message: 'Unauthorized', auth: true },
+    { code: -32000, message: 'Server error', data: 'auth_required', auth: true },
+    { code: -32000, message: 'Server error', data: { reason: 'auth_required' }, auth: true },
+    { code: -32000, message: 'Server error', data: 'please sign in first', auth: true },
+    { code: -32000, message: 'Rate limit exceeded', auth: false },
+    { code: -32000, message: 'Internal error', data: { details: 'backend down' }, auth: false },
+    { code: -32000, message: 'unknown author in commit', auth: false },
+    { code: -32603, message: 'Authentication required', auth: false },
+    { code: -32603, message: 'OAuth token refresh failed for MCP server', auth: false },
+    { code: -32602, message: 'Invalid params: authMethodId', auth: false },
+  ])('$code "$message" $data: $auth', ({ code, message, data, auth }) => {
+    expect(isAuthError(new RpcRequestError('session/prompt', { code, message, data }))).toBe(auth);
+  });
+
+  it('is never true of an error that is no JSON-RPC answer', () => {
+    expect(isAuthError(new Error('Authentication required'))).toBe(false);
   });
 });
 

@@ -124,7 +124,8 @@ describe('summaryMarkdown', () => {
       facts: facts([]),
     });
     expect(md).toContain('### rho-cursor: failed\n');
-    expect(md).toContain('| none | 127 | 1.2 s | default | none |');
+    // Issue 23: a model never known is `unknown`, not `default`.
+    expect(md).toContain('| none | 127 | 1.2 s | unknown | none |');
     expect(md).toContain('**Error** (`agent_not_found`): cursor-agent is not on PATH\n');
     expect(md).not.toMatch(/#### (Answer|Tools|Permission|Warnings)/);
   });

@@ -122,10 +122,18 @@ describe('configWarnings', () => {
     { name: 'an unknown approvalMode', mode: 'yolo', policy: 'reject', codes: ['approval-mode-unknown'] },
     // A fence makes the config allowlist with deny rules, whatever the user's file says.
     {
+      // Issue 23: the fence line says edits stay open under no-shell; a warning on every run said it again.
       name: 'reject under unrestricted, fence no-shell',
       policy: 'reject',
       fence: 'no-shell',
-      codes: ['reads-edits-never-ask'],
+      codes: [],
+    },
+    {
+      name: 'ask under allowlist, fence no-shell',
+      mode: 'allowlist',
+      policy: 'ask',
+      fence: 'no-shell',
+      codes: [],
     },
     { name: 'reject under unrestricted, fence read-only', policy: 'reject', fence: 'read-only', codes: [] },
     { name: 'plan with fence read-only', policy: 'allow', plan: true, fence: 'read-only', codes: [] },
@@ -153,7 +161,7 @@ describe('configWarnings', () => {
     const [unset] = warningsOf({ name: '', policy: 'reject', codes: [] });
     const [set] = warningsOf({ name: '', mode: 'unrestricted', policy: 'reject', codes: [] });
     expect(unset?.message).toContain(`(Cursor's default: ${FILE} does not set it)`);
-    expect(unset?.message).toContain('rejecting permission requests fences nothing');
+    expect(unset?.message).toContain('there is nothing to reject and nothing is fenced');
     expect(set?.message).not.toContain("Cursor's default");
     expect(set?.message).toContain(`unrestricted in ${FILE}`);
   });
@@ -173,9 +181,26 @@ describe('configWarnings', () => {
   it('names only the kinds that never ask', () => {
     const [both] = warningsOf({ name: '', mode: 'allowlist', policy: 'reject', codes: [] });
     const [readOnly] = warningsOf({ name: '', mode: 'allowlist', policy: 'reject', plan: true, codes: [] });
-    expect(both?.message).toMatch(/^read and edit never ask/);
+    expect(both?.message).toMatch(/^reads and edits never ask permission under allowlist: rejecting/);
     expect(both?.message).not.toContain('--permissions reject');
-    expect(readOnly?.message).toMatch(/^read never ask/);
+    expect(readOnly?.message).toMatch(/^reads never ask/);
+  });
+
+  it('under ask says the person is not asked, never that asking fences nothing', () => {
+    const [unrestricted] = warningsOf({ name: '', policy: 'ask', codes: [] });
+    const [allowlist] = warningsOf({ name: '', mode: 'allowlist', policy: 'ask', codes: [] });
+    expect(unrestricted?.message).toContain('you are never asked before a tool runs and nothing is fenced');
+    expect(allowlist?.message).toContain(
+      'reads and edits never ask permission under allowlist: you are not asked',
+    );
+    for (const w of [unrestricted, allowlist]) expect(w?.message).not.toMatch(/asking permission requests/);
+  });
+
+  it("following policy-fences-nothing's advice is told what stays open, and the next warning how to silence it", () => {
+    const [first] = warningsOf({ name: '', policy: 'reject', codes: [] });
+    expect(first?.message).toContain('shell and fetch then ask; reads and edits still run unasked');
+    const [next] = warningsOf({ name: '', mode: 'allowlist', policy: 'reject', codes: [] });
+    expect(next?.message).toContain('--no-warning reads-edits-never-ask');
   });
 
   it('names the unknown approvalMode', () => {

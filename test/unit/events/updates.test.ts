@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolStore } from '../../../src/events/tools.js';
-import { eventsFromUpdate, extension, type UpdateContext } from '../../../src/events/updates.js';
+import { eventsFromUpdate, extension, readUsage, type UpdateContext } from '../../../src/events/updates.js';
 
 const newContext = (): UpdateContext => ({ tools: new ToolStore(), lastTodos: '', title: null, mode: null });
 const params = (update: Record<string, unknown>) => ({ sessionId: 's1', update });
@@ -319,5 +319,21 @@ describe('fields a known update kind does not name', () => {
         ctx,
       ),
     ).toEqual([{ type: 'message', text: 'a' }]);
+  });
+});
+
+describe('readUsage', () => {
+  const cost = { amount: 0.07, currency: 'USD' };
+  it.each([
+    { said: 'every field', update: { used: 5, size: 100, cost }, usage: { used: 5, size: 100, cost } },
+    { said: 'used null (Claude)', update: { used: null, size: 100, cost }, usage: { size: 100, cost } },
+    { said: 'no cost', update: { used: 5, size: 100 }, usage: { used: 5, size: 100 } },
+    { said: 'cost null', update: { used: 5, size: 100, cost: null }, usage: { used: 5, size: 100 } },
+    { said: 'only a cost', update: { used: null, size: null, cost }, usage: { cost } },
+    { said: 'all null', update: { used: null, size: null, cost: null }, usage: undefined },
+    { said: 'used a string', update: { used: 'many', size: 100 }, usage: undefined },
+    { said: 'a malformed cost', update: { used: 5, size: 100, cost: { amount: '1' } }, usage: undefined },
+  ])('$said', ({ update, usage }) => {
+    expect(readUsage({ sessionUpdate: 'usage_update', ...update })).toEqual(usage);
   });
 });

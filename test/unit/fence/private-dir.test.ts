@@ -132,6 +132,18 @@ describe('release', () => {
   });
 });
 
+describe('prepareFenceDir with a hostile agent', () => {
+  it('never opens a FIFO the agent left in the private dir (it would block the teardown): reported, not carried', () => {
+    const { user, root } = setup();
+    const f = prepareFenceDir(user, OVERLAY, root);
+    expect(spawnSync('mkfifo', [join(f.dir, 'trap')]).status).toBe(0);
+    const problems = f.release();
+    expect(problems).toEqual([expect.stringMatching(/could not carry trap back.*not a regular file/)]);
+    expect(existsSync(join(user, 'trap'))).toBe(false);
+    expect(existsSync(f.dir)).toBe(false);
+  });
+});
+
 describe('sweepStaleFenceDirs', () => {
   it('carries back and removes what a SIGKILLed run left, and leaves live runs alone', () => {
     const { user, root } = setup();

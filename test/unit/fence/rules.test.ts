@@ -58,7 +58,22 @@ describe('fenceSummary', () => {
     ['no-shell', ['execute'], ['read', 'search', 'edit', 'fetch']],
     ['read-only', ['edit', 'execute', 'fetch'], ['read', 'search']],
   ] as const)('%s blocks %j and leaves %j open', (fence, blocked, open) => {
-    expect(fenceSummary(fence)).toEqual({ name: fence, blocked, open });
+    expect(fenceSummary(fence)).toMatchObject({ name: fence, blocked, open });
+  });
+
+  it.each([
+    ['none', true, null],
+    ['none', false, null],
+    ['no-shell', true, "Cursor's deny rules in a private config dir, and permission answers"],
+    ['read-only', false, 'permission answers and the ledger'],
+  ] as const)('%s, Cursor rules %s: enforced by %j', (fence, rules, by) => {
+    expect(fenceSummary(fence, rules).by).toBe(by);
+  });
+
+  it("says on its line when only the answers enforce it (an agent that is not Cursor's)", () => {
+    expect(fenceLine(fenceSummary('no-shell', false))).toMatch(
+      /^fence no-shell: blocks execute · .* · enforced only by permission answers and the ledger$/,
+    );
   });
 
   it('never claims search blocked: no rule reaches grep and glob', () => {

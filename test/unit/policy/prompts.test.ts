@@ -42,6 +42,14 @@ const tone = readPermissionRequest({
 });
 
 describe('permissionQuestion', () => {
+  it.each([
+    [undefined, 'Cursor asks permission to execute: `wc -l hello.txt`'],
+    ['Claude Code', 'Claude Code asks permission to execute: `wc -l hello.txt`'],
+    ['Evil\x1b[2J', 'Evil^[[2J asks permission to execute: `wc -l hello.txt`'],
+  ])('names the agent that asks (%j), never as Cursor unless it is', (who, line) => {
+    expect(permissionQuestion(shell, {}, who).lines[0]).toBe(line);
+  });
+
   it('shows the tool, its command and the reason, and offers only the once options', () => {
     const q = permissionQuestion(shell, { command: 'wc -l hello.txt' });
     expect(q.lines).toEqual([

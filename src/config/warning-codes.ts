@@ -1,0 +1,50 @@
+// Pure: every warning code a run (or doctor) gives and when, the one list behind --no-warning's check,
+// `run --help` and the README's table.
+export const WARNINGS = {
+  'policy-fences-nothing':
+    'approvalMode is unrestricted (or unset) and the policy is not allow, with no fence: nothing asks',
+  'plan-allows-shell': '--plan --fence none while shell would still run or be allowed',
+  'reads-edits-never-ask': 'under allowlist, no fence, and reject or ask: reads and edits run without asking',
+  'webfetch-deny-ignored': 'a WebFetch(...) deny rule, which Cursor ignores',
+  'read-rules-miss-search': 'a Read(...) rule, which grep and glob ignore',
+  'approval-mode-auto-review': 'approvalMode auto-review: Cursor decides what runs',
+  'approval-mode-unknown': 'an approvalMode rho-cursor does not know',
+  'ask-without-terminal': '--permissions ask with no terminal: requests are rejected',
+  'stdin-ignored': 'standard input is a pipe or a file that the prompt does not read',
+  'no-session-to-continue': '--continue found no session: a new one is started',
+  'agent-non-json': 'the agent wrote a line that is not JSON-RPC',
+  'reply-looks-like-error': 'the turn ended end_turn but the reply reads as an API error',
+  'agent-warning': 'the agent sent a notice of severity warning',
+  'agent-error': 'the agent sent a notice of severity error',
+  'foreign-session-update': 'the agent sent updates for another sessionId',
+  'wire-log-failed': '--wire-log could not be written',
+  'socks-proxy': 'doctor: ALL_PROXY or HTTPS_PROXY names a SOCKS proxy',
+  'fence-not-enforced-by-agent':
+    'a fence on an agent that is not Cursor: it holds only through permission answers and the ledger',
+  'unaccounted-change': 'a file changed that no completed edit, delete or move of the agent names',
+  'rejected-tool-ran': 'a tool shown rejected ran: the ledger shows its change',
+  'ledger-failed': "the workspace's changes could not be measured",
+  'model-not-settable': '--model for an agent that is not Cursor and offers no model: not applied',
+} as const;
+
+export type WarningCode = keyof typeof WARNINGS;
+export const WARNING_CODES = Object.keys(WARNINGS) as WarningCode[];
+
+// The codes of --no-warning (repeatable, comma lists too) and RHO_CURSOR_NO_WARNING, or the unknown ones.
+export function silencedWarnings(
+  flags: readonly string[],
+  env: string | undefined,
+): { codes: string[]; unknown: Array<{ code: string; from: string }> } {
+  const codes: string[] = [];
+  const unknown: Array<{ code: string; from: string }> = [];
+  const take = (list: string, from: string): void => {
+    for (const code of list.split(',').map((c) => c.trim())) {
+      if (code === '') continue;
+      if ((WARNING_CODES as readonly string[]).includes(code)) codes.push(code);
+      else unknown.push({ code, from });
+    }
+  };
+  for (const f of flags) take(f, '--no-warning');
+  take(env ?? '', 'RHO_CURSOR_NO_WARNING');
+  return { codes: [...new Set(codes)], unknown };
+}

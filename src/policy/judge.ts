@@ -1,0 +1,111 @@
+// Pure: a permission request judged by the --allow and --deny rules alone, before its kind and --permissions:
+// a matching deny wins, then an allow that covers all of it; an edit outside the Write(...) allow rules is
+// rejected whatever the policy. Undefined: the rules say nothing, the kind and the policy decide.
+import type { ToolKind } from '../options.js';
+import { domainCovered, pathCovered, shellAllowed, shellDenied, workspacePath } from './match.js';
+import type { Rule, RuleSet } from './rules.js';
+import type { Subject } from './subject.js';
+
+export interface RuleVerdict {
+  decision: 'allow' | 'deny';
+  reason: string;
+}
+
+type Of<T extends Rule['type']> = Rule & { type: T };
+const of = <T extends Rule['type']>(rules: readonly Rule[], type: T): Of<T>[] =>
+  rules.filter((r): r is Of<T> => r.type === type);
+
+const EDITS: ReadonlySet<string> = new Set(['edit', 'delete', 'move']);
+const deny = (reason: string): RuleVerdict => ({ decision: 'deny', reason });
+const allow = (reason: string): RuleVerdict => ({ decision: 'allow', reason });
+const list = (rs: readonly Rule[]): string => rs.map((r) => r.text).join(', ');
+
+// Judges one request of the given kind (the kind it is decided by) by the rules.
+export function judgeByRules(
+  kind: ToolKind,
+  s: Subject,
+  rules: RuleSet,
+  cwd: string,
+): RuleVerdict | undefined {
+  const deniedKind = of(rules.deny, 'kind').find((r) => r.kind === kind);
+  if (deniedKind) return deny(`--deny ${kind}`);
+  if (kind === 'execute') return judgeShell(s, rules);
+  if (EDITS.has(kind)) return judgePaths(s, rules, cwd, 'Write', true);
+  if (kind === 'read') return judgePaths(s, rules, cwd, 'Read', false);
+  if (kind === 'fetch') return judgeFetch(s, rules);
+  return undefined;
+}
+
+// Shell: a deny covering any part of any named command wins; an allow needs every part of every command.
+function judgeShell(s: Subject, rules: RuleSet): RuleVerdict | undefined {
+  const denies = of(rules.deny, 'Shell');
+  const allows = of(rules.allow, 'Shell');
+  if (denies.length > 0 && s.commands.length === 0)
+    return deny(`the command is not known, and ${list(denies)} may cover it`);
+  for (const c of s.commands) {
+    const hit = shellDenied(c, denies);
+    if (hit) return deny(`--deny ${hit.text} covers \`${c}\``);
+  }
+  if (allows.length === 0 || s.commands.length === 0) return undefined;
+  if (s.commands.every((c) => shellAllowed(c, allows))) return allow(`--allow ${list(allows)}`);
+  return undefined;
+}
+
+// Read or Write: a deny covering any path wins; Write allow rules must cover every path, else the edit is
+// rejected (strict); Read allow rules allow what they cover and leave the rest to the policy.
+function judgePaths(
+  s: Subject,
+  rules: RuleSet,
+  cwd: string,
+  type: 'Read' | 'Write',
+  strict: boolean,
+): RuleVerdict | undefined {
+  const denies = of(rules.deny, type);
+  const allows = of(rules.allow, type);
+  if (denies.length > 0 && s.paths.length === 0)
+    return deny(`the path is not known, and ${list(denies)} may cover it`);
+  for (const p of s.paths) {
+    const hit = denies.find((r) => pathCovered(r.glob, p, cwd));
+    if (hit) return deny(`--deny ${hit.text} covers ${workspacePath(p, cwd)}`);
+  }
+  if (allows.length === 0) return undefined;
+  const outside = s.paths.filter((p) => !allows.some((r) => pathCovered(r.glob, p, cwd)));
+  if (s.paths.length > 0 && outside.length === 0) return allow(`--allow ${list(allows)}`);
+  if (!strict) return undefined;
+  return deny(
+    s.paths.length === 0
+      ? `the path is not known, so ${list(allows)} cannot vouch for it`
+      : `${workspacePath(outside[0]!, cwd)} is outside ${list(allows)}`,
+  );
+}
+
+// Fetch: by the domain of the URL the agent named.
+function judgeFetch(s: Subject, rules: RuleSet): RuleVerdict | undefined {
+  const denies = of(rules.deny, 'WebFetch');
+  const allows = of(rules.allow, 'WebFetch');
+  if (denies.length > 0 && s.urls.length === 0)
+    return deny(`the URL is not known, and ${list(denies)} may cover it`);
+  for (const u of s.urls) {
+    const hit = denies.find((r) => domainCovered(r.domain, u));
+    if (hit) return deny(`--deny ${hit.text} covers ${u}`);
+  }
+  if (
+    allows.length > 0 &&
+    s.urls.length > 0 &&
+    s.urls.every((u) => allows.some((r) => domainCovered(r.domain, u)))
+  )
+    return allow(`--allow ${list(allows)}`);
+  return undefined;
+}
+
+// The changed paths (relative to the workspace) that no Write(...) allow rule covers, or that a Write(...) deny
+// rule covers: what the change ledger reports as a breach (exit 8). No Write allow rules: only the denies count.
+export function outsideWriteRules(paths: readonly string[], rules: RuleSet, cwd = '/'): string[] {
+  const allows = of(rules.allow, 'Write');
+  const denies = of(rules.deny, 'Write');
+  return paths.filter(
+    (p) =>
+      denies.some((r) => pathCovered(r.glob, p, cwd)) ||
+      (allows.length > 0 && !allows.some((r) => pathCovered(r.glob, p, cwd))),
+  );
+}

@@ -1,0 +1,102 @@
+// Pure: does a rule cover a shell command, a path or a domain? Allow rules are read strictly (every part of a
+// compound command must be covered, words exactly as written), deny rules generously (any part, wrappers and
+// quotes seen through, a deny of `git push` also covers `git push origin main`).
+import { isAbsolute, relative, resolve } from 'node:path';
+import picomatch from 'picomatch';
+import type { Rule } from './rules.js';
+import { looseParts, parseShell } from './shell.js';
+
+type ShellRule = Extract<Rule, { type: 'Shell' }>;
+
+const escape = (s: string): string => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+// `*` matches any run of characters, everything else itself.
+const globRe = (glob: string): string => glob.split('*').map(escape).join('.*');
+
+// Does the rule cover one simple command (its words)? deny: the rule's words may be followed by more.
+export function shellRuleCovers(rule: ShellRule, words: readonly string[], side: 'allow' | 'deny'): boolean {
+  const [command, ...rest] = words;
+  if (command === undefined) return false;
+  if (!new RegExp(`^${globRe(rule.command)}$`, 's').test(command)) return false;
+  if (rule.args === undefined) return true;
+  const tail = rule.prefix || side === 'deny' ? '(?: .*)?' : '';
+  return new RegExp(`^${globRe(rule.args)}${tail}$`, 's').test(rest.join(' '));
+}
+
+// A catch-all allow (Shell(*)) vouches for anything, a substitution or a redirection included.
+const catchAll = (r: ShellRule): boolean => r.command === '*' && r.args === undefined;
+
+// Is the whole command line allowed? Every part must be covered; an opaque line or a write only by Shell(*).
+export function shellAllowed(line: string, allow: readonly ShellRule[]): boolean {
+  if (allow.some(catchAll)) return true;
+  const p = parseShell(line);
+  if (p.opaque !== undefined || p.writes || p.parts.length === 0) return false;
+  return p.parts.every((words) => allow.some((r) => shellRuleCovers(r, words, 'allow')));
+}
+
+const WRAPPERS = new Set(['sudo', 'doas', 'command', 'builtin', 'exec', 'nohup', 'time', 'nice', 'env']);
+const KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', '{', 'xargs']);
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh']);
+
+// The commands a part may really run: itself, without assignments, wrappers and keywords in front, the
+// command's base name (`/usr/bin/git`), and the script of `bash -c '...'` or `eval ...`.
+function runnable(words: string[], depth: number): string[][] {
+  let i = 0;
+  while (i < words.length) {
+    const w = words[i]!;
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) || KEYWORDS.has(w)) i++;
+    else if (WRAPPERS.has(w.replace(/^.*\//, ''))) {
+      i++;
+      while (i < words.length && words[i]!.startsWith('-')) i++;
+    } else break;
+  }
+  const rest = words.slice(i);
+  if (rest.length === 0) return [words];
+  const base = rest[0]!.replace(/^.*\//, '');
+  const out = [words, rest, [base, ...rest.slice(1)]];
+  if (depth < 3) {
+    const c = rest.indexOf('-c');
+    if (SHELLS.has(base) && c !== -1 && rest[c + 1] !== undefined)
+      out.push(...commandViews(rest[c + 1]!, depth + 1));
+    if (base === 'eval') out.push(...commandViews(rest.slice(1).join(' '), depth + 1));
+  }
+  return out;
+}
+
+// Every way a deny rule may see the line's commands: the shell's own parts and the looser cut.
+function commandViews(line: string, depth = 0): string[][] {
+  const parts = [...parseShell(line).parts, ...looseParts(line)];
+  return parts.flatMap((w) => runnable(w, depth));
+}
+
+// The deny rule that covers any part of the line, if one does.
+export function shellDenied(line: string, deny: readonly ShellRule[]): ShellRule | undefined {
+  if (deny.length === 0) return undefined;
+  const views = commandViews(line);
+  return deny.find((r) => catchAll(r) || views.some((w) => shellRuleCovers(r, w, 'deny')));
+}
+
+// A path as rules see it: relative to the workspace, `/`-separated; one outside it stays absolute.
+export function workspacePath(path: string, cwd: string): string {
+  const abs = resolve(cwd, path);
+  const rel = relative(cwd, abs);
+  return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? abs : rel.split('\\').join('/');
+}
+
+// Does a Read(...) or Write(...) glob cover a path? Relative globs are the workspace's; absolute ones anywhere.
+export function pathCovered(glob: string, path: string, cwd: string): boolean {
+  const p = workspacePath(path, cwd);
+  const g = isAbsolute(glob) ? glob : glob.replace(/^\.\//, '');
+  if (isAbsolute(p) !== isAbsolute(g)) return false;
+  return picomatch(g, { dot: true })(p);
+}
+
+// Does a WebFetch(...) domain cover a URL or host? `*` matches any run, so `*.example.com` covers subdomains.
+export function domainCovered(domain: string, urlOrHost: string): boolean {
+  let host = urlOrHost;
+  try {
+    host = new URL(urlOrHost).hostname;
+  } catch {
+    // a bare host
+  }
+  return new RegExp(`^${globRe(domain.toLowerCase())}$`).test(host.toLowerCase());
+}

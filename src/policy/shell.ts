@@ -1,0 +1,160 @@
+// Pure: a shell command line cut into its simple commands, the way a POSIX shell reads its separators, so a
+// rule can judge every part. Hand-written rather than shell-quote: it must fail closed (anything it is unsure
+// of is `opaque`), never expand variables, and report redirections that write, which a parser for argv does not.
+
+export interface ShellParse {
+  /** The simple commands, each as its words with quotes removed (redirection targets left out). */
+  parts: string[][];
+  /** Why no narrow rule can vouch for the line: a substitution, an unclosed quote, a heredoc... */
+  opaque: string | undefined;
+  /** A redirection writes a file (`>`, `>>`, `>|`, `&>`): a part no Shell(...) rule but Shell(*) covers. */
+  writes: boolean;
+}
+
+const SEPARATORS = new Set([';', '&', '|', '(', ')', '\n', '\r']);
+const BLANKS = new Set([' ', '\t']);
+
+// Reads the line once, left to right; quotes protect separators, backslashes protect one character.
+export function parseShell(line: string): ShellParse {
+  const parts: string[][] = [];
+  let words: string[] = [];
+  let word = '';
+  let inWord = false;
+  let skipTarget = false;
+  let opaque: string | undefined;
+  let writes = false;
+
+  const endWord = (): void => {
+    if (inWord) {
+      if (skipTarget) skipTarget = false;
+      else words.push(word);
+    }
+    word = '';
+    inWord = false;
+  };
+  const endPart = (): void => {
+    endWord();
+    if (words.length > 0) parts.push(words);
+    words = [];
+  };
+  // The digits just read were a file descriptor (`2>`), not a word.
+  const dropFd = (): void => {
+    if (inWord && /^\d+$/.test(word)) {
+      word = '';
+      inWord = false;
+    }
+  };
+
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    const next = line[i + 1];
+    if (BLANKS.has(c)) {
+      endWord();
+    } else if (c === '\\') {
+      if (next === undefined || next === '\n' || next === '\r') opaque ??= 'a line continuation';
+      else {
+        word += next;
+        inWord = true;
+      }
+      i++;
+    } else if (c === "'") {
+      const close = line.indexOf("'", i + 1);
+      if (close === -1) {
+        opaque ??= 'an unclosed quote';
+        break;
+      }
+      word += line.slice(i + 1, close);
+      inWord = true;
+      i = close;
+    } else if (c === '"') {
+      const r = readDouble(line, i + 1);
+      if (r.opaque) opaque ??= r.opaque;
+      if (r.end === -1) {
+        opaque ??= 'an unclosed quote';
+        break;
+      }
+      word += r.text;
+      inWord = true;
+      i = r.end;
+    } else if (c === '`') {
+      opaque ??= 'a command substitution (backticks)';
+      endPart();
+    } else if (c === '$' && next === '(') {
+      opaque ??= 'a command substitution ($(...))';
+      endPart();
+      i++;
+    } else if ((c === '<' || c === '>') && next === '(') {
+      opaque ??= `a process substitution (${c}(...))`;
+      endPart();
+      i++;
+    } else if (c === '<') {
+      dropFd();
+      endWord();
+      if (next === '<') {
+        opaque ??= 'a heredoc';
+        i++;
+      } else if (next === '&') i++;
+      else skipTarget = true;
+    } else if (c === '>' || (c === '&' && next === '>')) {
+      dropFd();
+      endWord();
+      let j = c === '&' ? i + 2 : i + 1;
+      // `>&2`, `2>&1`, `>&-`: a descriptor is duplicated or closed, no file is written.
+      if (c === '>' && line[j] === '&' && /^(\d+|-)(?![^\s;&|()<>])/.test(line.slice(j + 1))) {
+        i = j + (/^(\d+|-)/.exec(line.slice(j + 1))?.[0].length ?? 0);
+        continue;
+      }
+      while (line[j] === '>' || line[j] === '|') j++;
+      writes = true;
+      skipTarget = true;
+      i = j - 1;
+    } else if (SEPARATORS.has(c)) {
+      endPart();
+    } else if (c === '#' && !inWord) {
+      // A comment runs to the end of the line; the shell ignores it, and so do we.
+      const nl = line.slice(i).search(/[\n\r]/);
+      if (nl === -1) break;
+      i += nl - 1;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  endPart();
+  if (skipTarget) opaque ??= 'a redirection without a target';
+  return { parts, opaque, writes };
+}
+
+// Reads a double-quoted string from after its opening quote: its text and where it closes (-1: it does not).
+// `$(` and backticks still run inside double quotes: that makes the line opaque.
+function readDouble(line: string, from: number): { text: string; end: number; opaque?: string } {
+  let text = '';
+  let opaque: string | undefined;
+  for (let i = from; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === '"') return { text, end: i, opaque };
+    if (c === '\\' && i + 1 < line.length) {
+      const n = line[i + 1]!;
+      text += '"\\$`\n'.includes(n) ? n : c + n;
+      i++;
+    } else {
+      if (c === '`' || (c === '$' && line[i + 1] === '(')) opaque ??= 'a command substitution inside quotes';
+      text += c;
+    }
+  }
+  return { text, end: -1, opaque };
+}
+
+// Every stretch between any separator character, quotes ignored: a wider net for deny rules, so a denied
+// command hidden inside quotes or a substitution (`echo $(git push)`, `bash -c 'git push'`) is still seen.
+export function looseParts(line: string): string[][] {
+  return line
+    .split(/\$\(|[;&|()<>`\n\r]/)
+    .map((s) =>
+      s
+        .replace(/["'\\]/g, '')
+        .split(/\s+/)
+        .filter((w) => w !== ''),
+    )
+    .filter((ws) => ws.length > 0);
+}

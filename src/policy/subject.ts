@@ -1,0 +1,85 @@
+// Pure: what a permission request is about (the shell command, the paths, the URL), read from the request's
+// toolCall and from what the tool_call announced earlier, since Cursor's request carries only the title.
+import { isRecord } from '../acp/messages.js';
+import type { ToolEvent } from '../events/types.js';
+
+export interface Subject {
+  /** Every command the agent named for the call (rawInput.command; else the backquoted title). */
+  commands: string[];
+  /** Every path the agent named (rawInput, locations, diffs), as sent. */
+  paths: string[];
+  /** Every URL or host the agent named (rawInput.url; else a URL in the title). */
+  urls: string[];
+}
+
+const PATH_KEYS = [
+  'path',
+  'file_path',
+  'filePath',
+  'target_file',
+  'notebook_path',
+  'source',
+  'destination',
+  'old_path',
+  'new_path',
+  'oldPath',
+  'newPath',
+];
+
+type Source = { title?: unknown; rawInput?: unknown; locations?: unknown; content?: unknown };
+
+// The strings found under the given keys of a record, and in arrays of strings there (`paths: [...]`).
+function stringsAt(r: unknown, keys: readonly string[]): string[] {
+  if (!isRecord(r)) return [];
+  return keys.flatMap((k) => {
+    const v = r[k];
+    if (typeof v === 'string') return [v];
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  });
+}
+
+// The paths of ACP locations and diff content blocks.
+function pathsOf(list: unknown, type?: string): string[] {
+  if (!Array.isArray(list)) return [];
+  return list.filter(isRecord).flatMap((l) => {
+    if (type !== undefined && l.type !== type) return [];
+    return typeof l.path === 'string' ? [l.path] : [];
+  });
+}
+
+const unique = (xs: string[]): string[] => [...new Set(xs.filter((x) => x !== ''))];
+
+// Collects the subject from the request's toolCall and the tool announced with that id, if any.
+export function subjectOf(toolCall: unknown, known: ToolEvent | undefined): Subject {
+  const tc: Source = isRecord(toolCall) ? toolCall : {};
+  const sources: Source[] = [tc];
+  if (known) {
+    const diffs = isRecord(known.output) && Array.isArray(known.output.diffs) ? known.output.diffs : [];
+    sources.push({
+      title: known.title,
+      rawInput: known.input,
+      locations: known.locations,
+      content: diffs.map((d) => ({ ...(isRecord(d) ? d : {}), type: 'diff' })),
+    });
+  }
+  const fromInput = unique(sources.flatMap((s) => stringsAt(s.rawInput, ['command', 'cmd'])));
+  // Cursor's execute title is the command in backquotes; it counts only when no rawInput names one.
+  const fromTitle = unique(
+    sources.flatMap((s) => (typeof s.title === 'string' ? [/^`([^]*)`$/.exec(s.title)?.[1] ?? ''] : [])),
+  );
+  const urls = unique(sources.flatMap((s) => stringsAt(s.rawInput, ['url', 'uri'])));
+  const titleUrls = unique(
+    sources.flatMap((s) => (typeof s.title === 'string' ? (s.title.match(/https?:\/\/\S+/g) ?? []) : [])),
+  );
+  return {
+    commands: fromInput.length > 0 ? fromInput : fromTitle,
+    paths: unique(
+      sources.flatMap((s) => [
+        ...stringsAt(s.rawInput, PATH_KEYS),
+        ...pathsOf(s.locations),
+        ...pathsOf(s.content, 'diff'),
+      ]),
+    ),
+    urls: urls.length > 0 ? urls : titleUrls,
+  };
+}

@@ -1,0 +1,247 @@
+// Bounded whatever the input (contract v3, "Bounds"): for each hostile input, a run under --timeout 2s ends
+// with exit 124 or its documented usage/config exit, the `result` event last, and no process left behind:
+// not the agent, not a grandchild that left the session and cleared its environment, not the agent's cgroup.
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { probeTreeHandle } from '../../src/agent/cgroup.js';
+import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
+import { finish, startCli, tempDir, type CliRun } from '../helpers/cli.js';
+import { chunk } from '../helpers/lines.js';
+import { isRunning, waitForGone } from '../helpers/processes.js';
+
+const SJ = ['--output-format', 'stream-json'];
+const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
+const CGROUP_ROOTS = [
+  '/sys/fs/cgroup',
+  '/sys/fs/cgroup/unified',
+  '/sys/fs/cgroup/freezer',
+  '/sys/fs/cgroup/pids',
+];
+/** Whether this machine gives a run's agent a cgroup (root with a writable cgroupfs). */
+const tree = probeTreeHandle(process.env);
+const mkfifo = (path: string): void => void expect(spawnSync('mkfifo', [path]).status).toBe(0);
+
+interface Hostile {
+  /** Files and settings of the hostile input, made in dir; returns the run's extra arguments and env. */
+  make(dir: string): { args: string[]; env?: Record<string, string>; cwd?: string };
+  script?: Record<string, unknown>;
+  exit: number;
+  code: string;
+  message: RegExp;
+}
+
+// A turn that never ends unless cancelled (the agent answers the cancel), its pid written.
+const endless = { before: [chunk('working')], answer: false, onCancel: {} };
+
+const CASES: Record<string, Hostile> = {
+  'a pattern that backtracks (^(a+)+$) against a long near-match': {
+    make: (dir) => {
+      writeFileSync(
+        join(dir, 's.json'),
+        JSON.stringify({ type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } }),
+      );
+      return { args: ['--output-schema', join(dir, 's.json'), '--schema-retries', '0'] };
+    },
+    script: { before: [chunk(JSON.stringify({ s: 'a'.repeat(30_000) + '!' }))] },
+    exit: 6,
+    code: 'schema_mismatch',
+    message: /must match pattern/,
+  },
+  'a FIFO as cli-config.json': {
+    make: (dir) => {
+      mkdirSync(join(dir, 'cfg'));
+      mkfifo(join(dir, 'cfg', 'cli-config.json'));
+      return { args: [], env: { CURSOR_CONFIG_DIR: join(dir, 'cfg') } };
+    },
+    exit: 2,
+    code: 'config_invalid',
+    message: /cfg\/cli-config\.json is a FIFO \(named pipe\), not a regular file/,
+  },
+  'a workspace .cursor/cli.json that links to /dev/zero': {
+    make: (dir) => {
+      mkdirSync(join(dir, 'ws', '.cursor'), { recursive: true });
+      symlinkSync('/dev/zero', join(dir, 'ws', '.cursor', 'cli.json'));
+      return { args: [], cwd: join(dir, 'ws') };
+    },
+    exit: 2,
+    code: 'config_invalid',
+    message: /\.cursor\/cli\.json is a character device, not a regular file/,
+  },
+  'a schema that refers to itself ({"$ref": "#"})': {
+    make: (dir) => {
+      writeFileSync(join(dir, 's.json'), '{"$ref": "#"}');
+      return { args: ['--output-schema', join(dir, 's.json')] };
+    },
+    exit: 2,
+    code: 'usage',
+    message: /s\.json refers to itself at # without moving into a property or an item/,
+  },
+  'a FIFO as --prompt-file': {
+    make: (dir) => {
+      mkfifo(join(dir, 'task.md'));
+      return { args: ['-f', join(dir, 'task.md')] };
+    },
+    exit: 2,
+    code: 'usage',
+    message: /'--prompt-file': '.*task\.md' is a FIFO/,
+  },
+  'a FIFO as --attach': {
+    make: (dir) => {
+      mkfifo(join(dir, 'notes.md'));
+      return { args: ['--attach', join(dir, 'notes.md')] };
+    },
+    exit: 2,
+    code: 'usage',
+    message: /'--attach' takes a file: '.*notes\.md' is not one \(a FIFO \(named pipe\)\)/,
+  },
+  'a FIFO as --output-schema': {
+    make: (dir) => {
+      mkfifo(join(dir, 's.json'));
+      return { args: ['--output-schema', join(dir, 's.json')] };
+    },
+    exit: 2,
+    code: 'usage',
+    message: /'--output-schema': .*s\.json is a FIFO/,
+  },
+};
+
+// One hostile run under --timeout 2s; the agent writes its pid (and the ghost's) into dir.
+async function hostileRun(
+  dir: string,
+  h: Pick<Hostile, 'make' | 'script'>,
+  env: Record<string, string> = {},
+) {
+  const made = h.make(dir);
+  const script = { ...(h.script ?? {}), pidFile: join(dir, 'agent.pid') };
+  const started = startCli(['run', ...SJ, '--timeout', '2s', ...made.args, 'go'], {
+    agent: await agentPath,
+    cliConfig: { approvalMode: 'allowlist' },
+    cwd: made.cwd,
+    watchdogMs: 15_000,
+    env: { RHO_SCRIPT: JSON.stringify(script), ...made.env, ...env },
+  });
+  const pid = started.child.pid!;
+  return { r: await finish(started, true), pid };
+}
+
+// Nothing of the run is left: the agent, the ghost, and any cgroup the run made.
+async function expectNothingLeft(
+  dir: string,
+  rhoPid: number,
+  files = ['agent.pid', 'ghost.pid'],
+): Promise<void> {
+  for (const f of files) {
+    const path = join(dir, f);
+    if (!existsSync(path)) continue;
+    const pid = Number(readFileSync(path, 'utf8'));
+    expect(await waitForGone(pid, 3000), `${f} ${pid} still running`).toBe(true);
+  }
+  for (const root of CGROUP_ROOTS) {
+    const left = existsSync(root)
+      ? readdirSync(root).filter((n) => n.startsWith(`rho-cursor-${rhoPid}-`))
+      : [];
+    expect(left, `cgroups left in ${root}`).toEqual([]);
+  }
+}
+
+function expectResultLast(r: CliRun, exit: number, code: string, message: RegExp): void {
+  expect(r.exitCode, r.stderr).toBe(exit);
+  expect(r.events.filter((e) => e.type === 'result')).toHaveLength(1);
+  expect(r.events.at(-1)).toMatchObject({ type: 'result', exitCode: exit, error: { code } });
+  expect((r.events.at(-1)!.error as { message: string }).message).toMatch(message);
+  expect(r.stderr).not.toMatch(/\n\s+at |unknown format/);
+}
+
+describe('every hostile input ends the run within its bounds, result last, nothing left', () => {
+  it.each(Object.entries(CASES))('%s', async (_, h) => {
+    const dir = tempDir('rho-bounds-');
+    const { r, pid } = await hostileRun(dir, h);
+    expectResultLast(r, h.exit, h.code, h.message);
+    // A usage or config error is found before anything is spawned.
+    if (h.exit === 2) expect(existsSync(join(dir, 'agent.pid'))).toBe(false);
+    await expectNothingLeft(dir, pid);
+  });
+
+  it.runIf(tree.kind !== 'none')(
+    'a grandchild that left the session and cleared its environment (setsid env -i, TERM ignored) ends with the run: exit 124',
+    async () => {
+      const dir = tempDir('rho-bounds-');
+      const h = { make: () => ({ args: [] }), script: { ...endless, ghost: join(dir, 'ghost.pid') } };
+      const { r, pid } = await hostileRun(dir, h);
+      expectResultLast(r, 124, 'run_timeout', /--timeout/);
+      expect(existsSync(join(dir, 'ghost.pid'))).toBe(true);
+      await expectNothingLeft(dir, pid);
+    },
+  );
+
+  it.runIf(tree.kind !== 'none')('the same with the cgroup v1 hierarchies (freezer, else pids)', async () => {
+    const dir = tempDir('rho-bounds-');
+    const h = { make: () => ({ args: [] }), script: { ...endless, ghost: join(dir, 'ghost.pid') } };
+    const { r, pid } = await hostileRun(dir, h, { RHO_CURSOR_CGROUP: 'v1' });
+    expectResultLast(r, 124, 'run_timeout', /--timeout/);
+    await expectNothingLeft(dir, pid);
+  });
+
+  it('without a cgroup (RHO_CURSOR_CGROUP=off) the README says the one escape that remains, and it does', async () => {
+    const dir = tempDir('rho-bounds-');
+    const h = { make: () => ({ args: [] }), script: { ...endless, ghost: join(dir, 'ghost.pid') } };
+    const { r, pid } = await hostileRun(dir, h, { RHO_CURSOR_CGROUP: 'off' });
+    expectResultLast(r, 124, 'run_timeout', /--timeout/);
+    const ghost = Number(readFileSync(join(dir, 'ghost.pid'), 'utf8'));
+    try {
+      expect(isRunning(ghost)).toBe(true);
+      await expectNothingLeft(dir, pid, ['agent.pid']);
+    } finally {
+      process.kill(ghost, 'SIGKILL');
+    }
+  });
+});
+
+describe('the operating system limits are named errors', () => {
+  it('ulimit -n 20: exit 1, error os_limit naming EMFILE with a hint, result last, nothing left', async () => {
+    const dir = tempDir('rho-bounds-');
+    const wrapper = join(dir, 'rho-cursor');
+    writeFileSync(wrapper, `#!/bin/sh\nulimit -n 20\nexec ${JSON.stringify(BIN)} "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    const started = startCli(['run', ...SJ, 'go'], {
+      bin: wrapper,
+      agent: await agentPath,
+      cliConfig: { approvalMode: 'allowlist' },
+      env: { RHO_SCRIPT: JSON.stringify({ pidFile: join(dir, 'agent.pid') }) },
+    });
+    const r = await finish(started, true);
+    expectResultLast(r, 1, 'os_limit', /too many open files in this process \(EMFILE\)/);
+    expect(r.stderr).toMatch(
+      /^rho-cursor: too many open files .*\(raise the open-file limit, e\.g\. 'ulimit -n 4096'\)$/,
+    );
+    await expectNothingLeft(dir, started.child.pid!);
+  });
+});
+
+describe('formats are enforced', () => {
+  it('"format": "email" rejects not-an-email: exit 6, and nothing of ajv on stderr', async () => {
+    const dir = tempDir('rho-bounds-');
+    const h = {
+      make: (d: string) => {
+        writeFileSync(
+          join(d, 's.json'),
+          JSON.stringify({ type: 'object', properties: { e: { type: 'string', format: 'email' } } }),
+        );
+        return { args: ['--output-schema', join(d, 's.json'), '--schema-retries', '0'] };
+      },
+      script: { before: [chunk('{"e": "not-an-email"}')] },
+    };
+    const { r } = await hostileRun(dir, h);
+    expectResultLast(r, 6, 'schema_mismatch', /\/e must match format "email"/);
+  });
+});
