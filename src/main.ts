@@ -15,6 +15,7 @@ import type { DoctorRawOptions } from './doctor/command.js';
 import type { CodeCache } from './doctor/report.js';
 import { run } from './run.js';
 import {
+  FENCES,
   assemblePrompt,
   DEFAULT_STEP_TIMEOUT,
   emptyPromptError,
@@ -281,6 +282,19 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
       'also run initialize and session/new, timed, and report whether the agent is authenticated',
     )
     .option('--plan', 'show the table as a --plan run sees it')
+    .option('--fence <fence>', `show the rules under this fence: ${FENCES.join(', ')}`)
+    .addOption(
+      new Option(
+        '--allow <rule>',
+        'repeatable: a tool kind or a rule (Shell(npm test), Write(src/**)), as run takes it',
+      ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
+    )
+    .addOption(
+      new Option(
+        '--deny <rule>',
+        'repeatable: a rule or a tool kind (Shell(git push)), as run takes it',
+      ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
+    )
     .option('--agent <path>', 'the agent executable (default: $RHO_CURSOR_AGENT, else cursor-agent on PATH)')
     .addOption(
       new Option(

@@ -8,6 +8,7 @@ import { extension } from './events/updates.js';
 import type { RunOptions } from './options.js';
 import type { Asker, Choice } from './policy/ask.js';
 import { judgeByRules } from './policy/judge.js';
+import { NO_RULES } from './policy/rules.js';
 import { subjectOf } from './policy/subject.js';
 import {
   askQuestion,
@@ -142,7 +143,7 @@ export class AgentRequests {
     const ruled = judgeByRules(
       requestKind(req),
       subjectOf(toolCall, this.ctx.tools.get(req.toolCallId)),
-      opts.rules,
+      opts.rules ?? NO_RULES,
       opts.cwd,
     );
     const verdict = this.cancelled

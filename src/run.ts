@@ -24,7 +24,9 @@ import { RunFacts } from './events/facts.js';
 import { ToolStore } from './events/tools.js';
 import type { ResultEvent } from './events/types.js';
 import { eventsFromUpdate, extension, type UpdateContext } from './events/updates.js';
-import { fenceEnv, fenceTool } from './fence/run.js';
+import { configUnderRules } from './fence/rules.js';
+import { rulesWarnings } from './policy/judge.js';
+import { fenceEnv, fenceTool, rulesTool } from './fence/run.js';
 import { fenceSummary } from './fence/summary.js';
 import { IdleTimer } from './lifecycle/idle.js';
 import { Teardown } from './lifecycle/teardown.js';
@@ -286,7 +288,8 @@ async function readConfig(s: RunState): Promise<void> {
   const { opts, io } = s;
   s.config = loadConfig(io.env, io.home, opts.cwd);
   s.cursorWarnings = configWarnings({
-    config: s.config.effective,
+    // With rules, Cursor gets the private dir's config (allowlist and the rules): that is what is judged.
+    config: configUnderRules(s.config.effective, 'none', cursorRules(opts.rules)),
     // Ask with nobody at the terminal rejects, so the warnings judge it as reject.
     policy: opts.policy === 'ask' && !opts.interactive ? 'reject' : opts.policy,
     allow: opts.allow,
@@ -301,7 +304,7 @@ async function readConfig(s: RunState): Promise<void> {
       message: 'no terminal to ask at: permission requests are rejected',
     });
   }
-  s.warnings.push(...opts.notices);
+  s.warnings.push(...rulesWarnings(opts.rules), ...opts.notices);
 }
 
 // 2a. The workspace: with --worktree a temporary worktree (released by the teardown stack, after the agent),
@@ -384,7 +387,13 @@ function spawnAgent(s: RunState): void {
         emit(s, { type: 'history', update: (msg.params as { update?: unknown }).update ?? null });
       } else if (msg.method === 'session/update')
         for (const e of eventsFromUpdate(msg.params, s.ctx))
-          emit(s, s.privateDir && s.identity.cursor ? fenceTool(opts.fence, s.tools, e) : e);
+          emit(
+            s,
+            // Cursor's deny rules (a fence's, the run's) stop a call it then reports completed: shown rejected.
+            s.privateDir && s.identity.cursor
+              ? rulesTool(opts.rules, opts.cwd, s.tools, fenceTool(opts.fence, s.tools, e))
+              : e,
+          );
       // A withdrawn request a person is deciding closes unanswered (and says so); any other is kept raw.
       else if (msg.method !== '$/cancel_request' || !s.requests?.withdraw(msg.params))
         emit(s, extension(msg.method, msg.params));

@@ -1,7 +1,7 @@
 // What the ledger keeps of one file: its size, times, inode and mode (cheap, from lstat) and, while the
 // snapshot's byte budget lasts, a hash of its content (so a file rewritten with the same bytes is unchanged).
 import { createHash } from 'node:crypto';
-import { lstatSync, type BigIntStats } from 'node:fs';
+import { lstatSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 
@@ -33,13 +33,13 @@ export class HashBudget {
   }
 }
 
-// The stat part of a mark, from lstat's bigint answer.
-const statKey = (s: BigIntStats): string => `${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.ino}:${s.mode}`;
+// The stat part of a mark (times in ms with their fraction: finer than a write and a rewrite apart).
+const statKey = (s: Stats): string => `${s.size}:${s.mtimeMs}:${s.ctimeMs}:${s.ino}:${s.mode}`;
 
 // The mark of a path now (its stat, no hash), or null when nothing is there (a directory is no file).
 export async function markOf(path: string): Promise<FileMark | null> {
   try {
-    const s = await lstat(path, { bigint: true });
+    const s = await lstat(path);
     return s.isDirectory() ? null : { stat: statKey(s) };
   } catch {
     return null;
@@ -49,7 +49,7 @@ export async function markOf(path: string): Promise<FileMark | null> {
 // The same, synchronously: after the turn, thousands of lstat calls in a row cost less without promises.
 export function markOfSync(path: string): FileMark | null {
   try {
-    const s = lstatSync(path, { bigint: true });
+    const s = lstatSync(path);
     return s.isDirectory() ? null : { stat: statKey(s) };
   } catch {
     return null;

@@ -10,6 +10,7 @@ import type { RunOptions } from '../options.js';
 import { ToolAccount, workspacePath } from './account.js';
 import { breachOf, rejectedThatRan } from './breach.js';
 import { changesOf, nameSome, type Changes } from './compare.js';
+import { outsideWriteRules } from '../policy/judge.js';
 import { changesSince, takeSnapshot, type Snapshot } from './snapshot.js';
 import {
   makeWorktree,
@@ -133,8 +134,8 @@ export class RunLedger {
       changes: o.changes,
       shellRan: [...this.account.shellRan.values()],
       rejectedRan: ran,
-      // Issue 21 joins here: outsideWriteRules(changed paths, the run's Write(...) allow rules).
-      outsideWriteRules: [],
+      // The Write(...) rules' check (issue 21) joins the fence's here.
+      outsideWriteRules: o.changes ? outsideWriteRules(changedPaths(o.changes), opts.rules, this.cwd) : [],
     });
     if (wt && opts.patch) {
       try {
@@ -149,4 +150,9 @@ export class RunLedger {
     }
     return o;
   }
+}
+
+// Every changed path, whatever the change.
+function changedPaths(c: Changes): string[] {
+  return [...c.added, ...c.modified, ...c.deleted];
 }

@@ -7,6 +7,8 @@ export const WARNINGS = {
   'reads-edits-never-ask': 'under allowlist, no fence, and reject or ask: reads and edits run without asking',
   'webfetch-deny-ignored': 'a WebFetch(...) deny rule, which Cursor ignores',
   'read-rules-miss-search': 'a Read(...) rule, which grep and glob ignore',
+  'write-rules-not-asked': 'a Write(...) allow rule: Cursor never asks before an edit',
+  'mcp-rules-cursor-only': "an Mcp(...) rule: held by Cursor's config alone",
   'approval-mode-auto-review': 'approvalMode auto-review: Cursor decides what runs',
   'approval-mode-unknown': 'an approvalMode rho-cursor does not know',
   'ask-without-terminal': '--permissions ask with no terminal: requests are rejected',

@@ -3,7 +3,16 @@ import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { RhoError } from '../errors.js';
-import { durationOption } from '../options.js';
+import {
+  checkAllowUnderFence,
+  checkRulesUnderFence,
+  defaultFence,
+  durationOption,
+  FENCES,
+  oneOf,
+  type Fence,
+} from '../options.js';
+import { allowedKinds, parseRules } from '../policy/rules.js';
 import { doctor } from './doctor.js';
 import { doctorText, type CodeCache } from './report.js';
 
@@ -21,6 +30,9 @@ export interface DoctorRawOptions {
   outputFormat: string;
   handshake?: boolean;
   plan?: boolean;
+  fence?: string;
+  allow?: string[];
+  deny?: string[];
   agent?: string;
   agentArg?: string[];
   stepTimeout: string;
@@ -36,6 +48,12 @@ export async function doctorCommand(
   if (!isDirectory(cwd))
     throw new RhoError('usage', `option '--cwd' must name a directory (got '${o.cwd ?? cwd}')`);
   const stepTimeoutMs = durationOption('--step-timeout', o.stepTimeout);
+  const { rules, errors } = parseRules(o.allow ?? [], o.deny ?? []);
+  if (errors[0]) throw errors[0];
+  const fence = o.fence === undefined ? undefined : oneOf<Fence>('--fence', FENCES, o.fence);
+  const effective = fence ?? defaultFence(o.plan === true);
+  checkAllowUnderFence(effective, allowedKinds(rules), fence !== undefined);
+  checkRulesUnderFence(effective, rules, fence !== undefined);
   const abort = new AbortController();
   const onSignal = (s: NodeJS.Signals): void =>
     abort.abort(new RhoError('cancelled', `cancelled by ${s}`, { exitCode: s === 'SIGINT' ? 130 : 143 }));
@@ -50,6 +68,8 @@ export async function doctorCommand(
       agentArgs: o.agentArg ?? [],
       handshake: o.handshake === true,
       plan: o.plan === true,
+      fence,
+      rules,
       stepTimeoutMs,
       interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
       version,

@@ -11,10 +11,13 @@ import { silencedWarnings } from '../config/warning-codes.js';
 import type { RhoError } from '../errors.js';
 import { overlayText } from '../fence/overlay.js';
 import { prepareFenceDir, type FenceDir } from '../fence/private-dir.js';
-import { defaultFence, defaultPolicy } from '../options.js';
+import { defaultFence, defaultPolicy, type Fence } from '../options.js';
+import { allowedKinds, NO_RULES, type RuleSet } from '../policy/rules.js';
 import { handshake } from './handshake.js';
 import { socksProxyWarning } from './proxy.js';
 import { tableJson, type CodeCache, type DoctorReport, type FileReport } from './report.js';
+import { configUnderRules } from '../fence/rules.js';
+import { rulesReport } from './rules.js';
 import { doctorTable } from './table.js';
 
 export interface DoctorInput {
@@ -27,6 +30,9 @@ export interface DoctorInput {
   agentArgs?: string[];
   handshake: boolean;
   plan: boolean;
+  /** --fence, --allow and --deny as given (undefined fence: the default for --plan). */
+  fence?: Fence;
+  rules?: RuleSet;
   stepTimeoutMs: number;
   interactive: boolean;
   version: string;
@@ -128,6 +134,12 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
   }
 
   const policy = defaultPolicy(i.interactive);
+  const rules = i.rules ?? NO_RULES;
+  const runFence = i.fence ?? defaultFence(i.plan);
+  const given = i.fence !== undefined || rules.allow.length + rules.deny.length > 0;
+  const report = given ? rulesReport(rules, runFence, policy, config.effective, i.plan) : null;
+  // The table under the rules: Cursor's config as the run's private dir would give it, per fence.
+  const tableConfig = report ? configUnderRules(config.effective, 'none', report.cursor) : config.effective;
   const tree = probeTreeHandle(i.env);
   return {
     type: 'doctor',
@@ -149,14 +161,15 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
     processes: { handle: tree.kind, text: treeHandleText(tree) },
     handshake: hs,
     plan: i.plan,
-    table: tableJson(doctorTable(config.effective, i.plan)),
+    rules: report,
+    table: tableJson(doctorTable(tableConfig, i.plan, allowedKinds(rules))),
     warnings: (agent.cursor
       ? configWarnings({
-          config: config.effective,
+          config: tableConfig,
           policy,
-          allow: [],
+          allow: allowedKinds(rules),
           plan: i.plan,
-          fence: defaultFence(i.plan),
+          fence: runFence,
           configFile: config.user.path,
         })
       : []

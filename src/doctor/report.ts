@@ -3,6 +3,7 @@ import type { TreeHandle } from '../agent/cgroup.js';
 import type { ErrorCode } from '../errors.js';
 import type { Fence, Policy } from '../options.js';
 import { MATRIX_KINDS, type Cell } from '../policy/matrix.js';
+import type { RulesReport } from './rules.js';
 import { cellText, type Kind, type Row } from './table.js';
 
 /** Whether V8 took the build's code cache for the bundle ('none': there was none to give it). */
@@ -57,6 +58,8 @@ export interface DoctorReport {
   processes: { handle: TreeHandle['kind']; text: string };
   handshake: HandshakeReport | null;
   plan: boolean;
+  /** With --allow, --deny or --fence: the rules, as Cursor's config gets them, and each kind under them. */
+  rules: RulesReport | null;
   table: Array<{ fence: Fence; policy: Policy } & Record<Kind, Cell>>;
   warnings: Array<{ code: string; message: string }>;
 }
@@ -112,8 +115,11 @@ export function doctorText(r: DoctorReport): string {
         ` (fence ${h.fence})${h.error ? ` · ${h.error}` : ''}`,
     );
   }
+  if (r.rules) lines.push('', ...rulesLines(r.rules));
   lines.push('');
-  lines.push(`what each tool kind does${r.plan ? ' with --plan' : ''}, by --fence and --permissions:`);
+  lines.push(
+    `what each tool kind does${r.plan ? ' with --plan' : ''}${r.rules && r.rules.allow.length + r.rules.deny.length > 0 ? ' under these rules' : ''}, by --fence and --permissions:`,
+  );
   if (!a.cursor)
     lines.push(
       `(this is Cursor's table: ${a.title ?? a.command} is not Cursor, so what runs without asking is its own`,
@@ -152,4 +158,16 @@ export function doctorText(r: DoctorReport): string {
       : 'a run could start: exit 0',
   );
   return lines.join('\n') + '\n';
+}
+
+// The rules section: as read, as Cursor's config gets them, then one line per kind under the chosen fence.
+function rulesLines(x: RulesReport): string[] {
+  const list = (xs: string[]): string => (xs.length ? xs.join(', ') : 'none');
+  const lines = [
+    `rules            allow: ${list(x.allow)} · deny: ${list(x.deny)}`,
+    `Cursor's config  approvalMode allowlist · allow: ${list(x.cursor.allow)} · deny: ${list(x.cursor.deny)} (the run's allow rules replace yours)`,
+    `under --fence ${x.fence} and --permissions ${x.policy}:`,
+  ];
+  for (const k of MATRIX_KINDS) lines.push(`  ${pad(k, 9)}${x.kinds[k]}`);
+  return lines;
 }

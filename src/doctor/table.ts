@@ -1,6 +1,6 @@
 // Pure: the doctor's table, each tool kind under each fence and policy, with the mechanism that decides it.
 import type { CursorConfig } from '../config/cli-config.js';
-import { FENCES, POLICIES, type Fence, type Policy } from '../options.js';
+import { FENCES, POLICIES, type Fence, type Policy, type ToolKind } from '../options.js';
 import { cell, MATRIX_KINDS, type Cell } from '../policy/matrix.js';
 
 export type Kind = (typeof MATRIX_KINDS)[number];
@@ -11,13 +11,13 @@ export interface Row {
   cells: Record<Kind, Cell>;
 }
 
-// Every fence with every policy, as a run with that --fence and --permissions (no --allow) would see it.
-export function doctorTable(config: CursorConfig, plan: boolean): Row[] {
+// Every fence with every policy, as a run with that --fence and --permissions (and these --allow kinds) sees it.
+export function doctorTable(config: CursorConfig, plan: boolean, allow: readonly ToolKind[] = []): Row[] {
   const rows: Row[] = [];
   for (const fence of FENCES) {
     for (const policy of POLICIES) {
       const cells = Object.fromEntries(
-        MATRIX_KINDS.map((kind) => [kind, cell(kind, config, plan, policy, [], fence)]),
+        MATRIX_KINDS.map((kind) => [kind, cell(kind, config, plan, policy, allow, fence)]),
       ) as Record<Kind, Cell>;
       rows.push({ fence, policy, cells });
     }

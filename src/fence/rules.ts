@@ -1,6 +1,7 @@
 // Pure: what each fence adds to Cursor's config and which permission requests it rejects.
 import type { CursorConfig } from '../config/cli-config.js';
 import type { Fence, ToolKind } from '../options.js';
+import type { CursorRules } from '../policy/rules.js';
 
 /** The deny rules each fence adds to permissions.deny; the spike saw Shell(*) and Write(**) hold. */
 export const FENCE_DENY: Record<Fence, readonly string[]> = {
@@ -42,5 +43,19 @@ export function fencedConfig(config: CursorConfig, fence: Fence): CursorConfig {
     approvalMode: 'allowlist',
     approvalModeSet: true,
     permissions: { allow: config.permissions.allow.filter((r) => !fenceDropsAllow(fence, r)), deny },
+  };
+}
+
+// The config Cursor applies in a run with rules (--allow/--deny) under a fence: allowlist, the run's allow rules
+// in place of the user's (so the user's config cannot widen them), its deny rules after the user's and the fence's.
+export function configUnderRules(config: CursorConfig, fence: Fence, c: CursorRules): CursorConfig {
+  const fenced = fencedConfig(config, fence);
+  if (c.allow.length + c.deny.length === 0) return fenced;
+  const deny = [...fenced.permissions.deny];
+  for (const r of c.deny) if (!deny.includes(r)) deny.push(r);
+  return {
+    approvalMode: 'allowlist',
+    approvalModeSet: true,
+    permissions: { allow: c.allow.length > 0 ? c.allow : fenced.permissions.allow, deny },
   };
 }

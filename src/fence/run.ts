@@ -5,7 +5,9 @@ import type { ToolStore } from '../events/tools.js';
 import type { Event } from '../events/types.js';
 import type { Teardown } from '../lifecycle/teardown.js';
 import type { Fence } from '../options.js';
-import { needsCursorRules, type CursorRules } from '../policy/rules.js';
+import { cursorDenyStops } from '../policy/judge.js';
+import { needsCursorRules, type CursorRules, type RuleSet } from '../policy/rules.js';
+import { subjectOf } from '../policy/subject.js';
 import { overlayText } from './overlay.js';
 import { prepareFenceDir, sweepStaleFenceDirs } from './private-dir.js';
 import { fenceRuleBlocks } from './rules.js';
@@ -41,5 +43,13 @@ export function fenceEnv(
 export function fenceTool(fence: Fence, tools: ToolStore, e: Event): Event {
   if (e.type !== 'tool' || !fenceRuleBlocks(fence, e.kind)) return e;
   if (e.status !== 'completed' || e.output !== null) return e;
+  return tools.markVerdict(e.toolCallId, 'rejected') ?? e;
+}
+
+// The same for a call one of the run's --deny rules stopped in Cursor's config (a `git push` under
+// --deny 'Shell(git push)'): Cursor blocks it without asking and reports it "completed" with no output.
+export function rulesTool(rules: RuleSet, cwd: string, tools: ToolStore, e: Event): Event {
+  if (e.type !== 'tool' || rules.deny.length === 0 || e.status !== 'completed' || e.output !== null) return e;
+  if (!cursorDenyStops(e.kind, subjectOf({}, e), rules, cwd)) return e;
   return tools.markVerdict(e.toolCallId, 'rejected') ?? e;
 }

@@ -19,6 +19,15 @@ const EDITS: ReadonlySet<string> = new Set(['edit', 'delete', 'move']);
 const deny = (reason: string): RuleVerdict => ({ decision: 'deny', reason });
 const allow = (reason: string): RuleVerdict => ({ decision: 'allow', reason });
 const list = (rs: readonly Rule[]): string => rs.map((r) => r.text).join(', ');
+// Agent text in a reason stays one line: with a control or bidi character it is shown JSON-escaped.
+const shown = (s: string): string =>
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  /[\0-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(s)
+    ? JSON.stringify(s).replace(
+        /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      )
+    : `\`${s}\``;
 
 // Judges one request of the given kind (the kind it is decided by) by the rules.
 export function judgeByRules(
@@ -44,7 +53,7 @@ function judgeShell(s: Subject, rules: RuleSet): RuleVerdict | undefined {
     return deny(`the command is not known, and ${list(denies)} may cover it`);
   for (const c of s.commands) {
     const hit = shellDenied(c, denies);
-    if (hit) return deny(`--deny ${hit.text} covers \`${c}\``);
+    if (hit) return deny(`--deny ${hit.text} covers ${shown(c)}`);
   }
   if (allows.length === 0 || s.commands.length === 0) return undefined;
   if (s.commands.every((c) => shellAllowed(c, allows))) return allow(`--allow ${list(allows)}`);
@@ -66,7 +75,7 @@ function judgePaths(
     return deny(`the path is not known, and ${list(denies)} may cover it`);
   for (const p of s.paths) {
     const hit = denies.find((r) => pathCovered(r.glob, p, cwd));
-    if (hit) return deny(`--deny ${hit.text} covers ${workspacePath(p, cwd)}`);
+    if (hit) return deny(`--deny ${hit.text} covers ${shown(workspacePath(p, cwd))}`);
   }
   if (allows.length === 0) return undefined;
   const outside = s.paths.filter((p) => !allows.some((r) => pathCovered(r.glob, p, cwd)));
@@ -75,7 +84,7 @@ function judgePaths(
   return deny(
     s.paths.length === 0
       ? `the path is not known, so ${list(allows)} cannot vouch for it`
-      : `${workspacePath(outside[0]!, cwd)} is outside ${list(allows)}`,
+      : `${shown(workspacePath(outside[0]!, cwd))} is outside ${list(allows)}`,
   );
 }
 
@@ -87,7 +96,7 @@ function judgeFetch(s: Subject, rules: RuleSet): RuleVerdict | undefined {
     return deny(`the URL is not known, and ${list(denies)} may cover it`);
   for (const u of s.urls) {
     const hit = denies.find((r) => domainCovered(r.domain, u));
-    if (hit) return deny(`--deny ${hit.text} covers ${u}`);
+    if (hit) return deny(`--deny ${hit.text} covers ${shown(u)}`);
   }
   if (
     allows.length > 0 &&
@@ -108,4 +117,39 @@ export function outsideWriteRules(paths: readonly string[], rules: RuleSet, cwd 
       denies.some((r) => pathCovered(r.glob, p, cwd)) ||
       (allows.length > 0 && !allows.some((r) => pathCovered(r.glob, p, cwd))),
   );
+}
+
+// Did one of Cursor's deny rules from --deny stop this call? Cursor then reports it completed with no output,
+// so the caller marks it rejected (Cursor only asks nothing before blocking it). Shell and Write rules hold.
+export function cursorDenyStops(kind: string, s: Subject, rules: RuleSet, cwd: string): boolean {
+  if (kind === 'execute')
+    return (
+      of(rules.deny, 'kind').some((r) => r.kind === 'execute') ||
+      s.commands.some((c) => shellDenied(c, of(rules.deny, 'Shell')) !== undefined)
+    );
+  if (EDITS.has(kind))
+    return (
+      of(rules.deny, 'kind').some((r) => EDITS.has(r.kind)) ||
+      s.paths.some((p) => of(rules.deny, 'Write').some((r) => pathCovered(r.glob, p, cwd)))
+    );
+  return false;
+}
+
+// What the rules cannot hold before it happens, said as warnings: Cursor never asks before an edit, and
+// rho-cursor never sees an MCP call's server and tool.
+export function rulesWarnings(rules: RuleSet): Array<{ code: string; message: string }> {
+  const out: Array<{ code: string; message: string }> = [];
+  const writes = of(rules.allow, 'Write');
+  if (writes.length > 0)
+    out.push({
+      code: 'write-rules-not-asked',
+      message: `Cursor never asks before an edit: ${list(writes)} rejects an edit outside it only when the agent asks; the change ledger finds the others after the turn`,
+    });
+  const mcp = [...of(rules.allow, 'Mcp'), ...of(rules.deny, 'Mcp')];
+  if (mcp.length > 0)
+    out.push({
+      code: 'mcp-rules-cursor-only',
+      message: `${list(mcp)}: held by Cursor's config alone (rho-cursor cannot tell an MCP call from a permission request)`,
+    });
+  return out;
 }

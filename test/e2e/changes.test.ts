@@ -246,6 +246,19 @@ describe('breach: a promise about effects, checked by the ledger', () => {
     },
   );
 
+  it('a change outside the Write(...) allow rules is exit 8 naming it; inside them it is not', async () => {
+    const ws = plainWorkspace();
+    const args = ['run', ...SJ, '--permissions', 'allow', '--allow', 'Write(src/**)', 'go'];
+    const inside = await run(args, ws, { before: [effect({ write: 'src/ok.ts', text: 'ok' })] });
+    expect(inside.exitCode, inside.stderr).toBe(0);
+    const outside = await run(args, ws, { before: [effect({ write: 'secrets.env', text: 'x' })] });
+    expect(outside.exitCode).toBe(8);
+    expect(resultOf(outside.events)).toMatchObject({ error: { code: 'fence_breached' } });
+    expect((resultOf(outside.events).error as { message: string }).message).toContain(
+      'outside the Write(...) rules: secrets.env',
+    );
+  });
+
   it('a rejected tool that did not write stays rejected: no breach', async () => {
     const ws = plainWorkspace();
     writeFileSync(join(ws, 'other.txt'), 'x');

@@ -3,6 +3,7 @@ import { RhoError } from '../../src/errors.js';
 import {
   POLICIES,
   checkAllowUnderFence,
+  checkRulesUnderFence,
   defaultFence,
   defaultPolicy,
   durationOption,
@@ -13,6 +14,7 @@ import {
   formatFromArgv,
   type Facts,
 } from '../../src/options.js';
+import { parseRules } from '../../src/policy/rules.js';
 import { parseRunArgv } from '../../src/args.js';
 
 describe('parseDuration', () => {
@@ -195,6 +197,23 @@ describe('parseRunArgv: the command line of `run`', () => {
       {},
       { allow: ['execute', 'fetch'], policy: 'allow' },
     ],
+    [
+      'go --allow Shell(npm:test) --allow read --deny Shell(git:push) --deny fetch',
+      {},
+      {
+        allow: ['read'],
+        rules: {
+          allow: [
+            { type: 'Shell', command: 'npm', args: 'test' },
+            { type: 'kind', kind: 'read' },
+          ],
+          deny: [
+            { type: 'Shell', command: 'git', args: 'push' },
+            { type: 'kind', kind: 'fetch' },
+          ],
+        },
+      },
+    ],
   ])('%j %j', (line, over, want) => {
     const r = parse(line, over);
     expect(r.ok && r.options).toMatchObject(want);
@@ -230,6 +249,12 @@ describe('parseRunArgv: the command line of `run`', () => {
     ['go --output-format yaml', [/'--output-format' must be one of text, json, stream-json/], undefined],
     ['go --color sometimes', [/'--color' must be one of auto, always, never/], 'text'],
     ['go --allow teleport', [/'--allow'/], 'text'],
+    [
+      'go --deny Bash(x) --allow Shell()',
+      [/'--allow' got a malformed rule 'Shell\(\)'/, /'--deny' got a malformed rule 'Bash\(x\)'/],
+      'text',
+    ],
+    ['go --fence no-shell --allow Shell(ls)', [/'--allow Shell\(ls\)' cannot reopen/], 'text'],
     ['go --cwd /nope', [/'--cwd' must name a directory \(got '\/nope'\)/], 'text'],
     ['go --bogus --output-format stream-json', [/unknown option '--bogus'/], 'stream-json'],
     ['go --timeout', [/argument missing/], 'text'],
@@ -282,6 +307,31 @@ describe('--fence', () => {
     expect(err).toBeInstanceOf(RhoError);
     expect(err).toMatchObject({ code: 'usage', exitCode: 2 });
     expect((err as Error).message).toMatch(message);
+  });
+
+  it.each([
+    ['none', ['Shell(npm test)', 'Write(src/**)', 'WebFetch(x.com)']],
+    ['no-shell', ['Write(src/**)', 'WebFetch(x.com)', 'Read(**)']],
+  ] as const)('accepts --fence %s with --allow rules %j', (fence, allow) => {
+    expect(() => checkRulesUnderFence(fence, parseRules(allow, []).rules)).not.toThrow();
+  });
+
+  it.each([
+    [
+      'no-shell',
+      ['Write(src/**)', 'Shell(npm test)'],
+      /'--allow Shell\(npm:test\)' cannot reopen what --fence no-shell closes/,
+    ],
+    ['read-only', ['Read(**)'], /'--allow Read\(\*\*\)' cannot reopen what --fence read-only closes/],
+    ['read-only', ['Mcp(gh:issue)'], /--fence read-only/],
+  ] as const)('refuses --fence %s with --allow rules %j as a usage error', (fence, allow, message) => {
+    expect(() => checkRulesUnderFence(fence, parseRules(allow, []).rules)).toThrow(message);
+  });
+
+  it('lets --deny rules stand under every fence', () => {
+    const { rules } = parseRules([], ['Shell(git push)', 'Write(**)', 'WebFetch(*)']);
+    for (const fence of ['none', 'no-shell', 'read-only'] as const)
+      expect(() => checkRulesUnderFence(fence, rules)).not.toThrow();
   });
 
   it('says when the fence came from --plan', () => {

@@ -74,3 +74,34 @@ describe('overlayConfig', () => {
     expect(overlayConfig(user, 'no-shell').permissions).toMatchObject({ allow: user.permissions.allow });
   });
 });
+
+describe('overlayConfig with --allow and --deny rules', () => {
+  const user = {
+    version: 1,
+    approvalMode: 'unrestricted',
+    permissions: { allow: ['Shell(*)', 'WebFetch(*)'], deny: ['Read(.env)'] },
+    model: 'm',
+  };
+
+  it("replaces the user's allow rules with the run's, so the user's config cannot widen them", () => {
+    expect(overlayConfig(user, 'none', { allow: ['Shell(npm:test)'], deny: ['Shell(git:push)'] })).toEqual({
+      version: 1,
+      approvalMode: 'allowlist',
+      permissions: { allow: ['Shell(npm:test)'], deny: ['Read(.env)', 'Shell(git:push)'] },
+      model: 'm',
+    });
+  });
+
+  it("keeps the user's allow rules when the run only denies (a deny wins in Cursor anyway)", () => {
+    expect(overlayConfig(user, 'none', { allow: [], deny: ['Shell(rm)'] }).permissions).toEqual({
+      allow: ['Shell(*)', 'WebFetch(*)'],
+      deny: ['Read(.env)', 'Shell(rm)'],
+    });
+  });
+
+  it("adds the run's deny rules after the fence's, once each", () => {
+    expect(
+      overlayConfig(undefined, 'no-shell', { allow: [], deny: ['Shell(*)', 'Write(**/.env*)'] }).permissions,
+    ).toEqual({ allow: [], deny: ['Shell(*)', 'Write(**/.env*)'] });
+  });
+});

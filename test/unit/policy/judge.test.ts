@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolKind } from '../../../src/options.js';
-import { judgeByRules, outsideWriteRules } from '../../../src/policy/judge.js';
+import { cursorDenyStops, judgeByRules, outsideWriteRules } from '../../../src/policy/judge.js';
 import { parseRules } from '../../../src/policy/rules.js';
 import type { Subject } from '../../../src/policy/subject.js';
 
@@ -53,8 +53,20 @@ describe('judgeByRules: a matching deny wins, then an allow that covers everythi
       judgeByRules('edit', subject({ paths: ['/ws/docs/a.md'] }), rules(['Write(src/**)']), '/ws'),
     ).toEqual({
       decision: 'deny',
-      reason: 'docs/a.md is outside Write(src/**)',
+      reason: '`docs/a.md` is outside Write(src/**)',
     });
+  });
+});
+
+describe('a reason carrying agent text stays one line', () => {
+  it.each([
+    ['npm test\nrm -rf /', '--deny Shell(rm) covers "npm test\\nrm -rf /"'],
+    ['rm x\u202e', '--deny Shell(rm) covers "rm x\\u202e"'],
+    ['rm \x1b[31mx', '--deny Shell(rm) covers "rm \\u001b[31mx"'],
+  ])('%j', (command, reason) => {
+    const v = judgeByRules('execute', subject({ commands: [command] }), rules([], ['Shell(rm)']), '/ws');
+    expect(v?.reason).toBe(reason);
+    for (const c of ['\n', '\x1b', '\u202e']) expect(v?.reason).not.toContain(c);
   });
 });
 
@@ -67,5 +79,20 @@ describe('outsideWriteRules: what the change ledger would call a breach', () => 
     [['a', 'package.json'], ['Write(src/**)', 'Write(package.json)'], [], ['a']],
   ])('%j allow %j deny %j', (paths, allow, deny, outside) => {
     expect(outsideWriteRules(paths, rules(allow, deny))).toEqual(outside);
+  });
+});
+
+describe("cursorDenyStops: did Cursor's copy of a deny rule stop the call?", () => {
+  it.each([
+    ['execute', { commands: ['git push'] }, ['Shell(git push)'], true],
+    ['execute', { commands: ['git status'] }, ['Shell(git push)'], false],
+    ['execute', { commands: ['ls'] }, ['execute'], true],
+    ['edit', { paths: ['/ws/.env'] }, ['Write(**/.env*)'], true],
+    ['edit', { paths: ['/ws/a'] }, ['Write(**/.env*)'], false],
+    ['fetch', { urls: ['https://x.com'] }, ['WebFetch(x.com)'], false],
+  ] as const)('%s %j deny %j: %s', (kind, s, deny, stops) => {
+    expect(
+      cursorDenyStops(kind, subject(s as unknown as Partial<Subject>), rules([], [...deny]), '/ws'),
+    ).toBe(stops);
   });
 });
