@@ -29,6 +29,7 @@ import {
   type RunOptions,
 } from './options.js';
 import { errorAnnotation } from './ci/github.js';
+import { oneLine } from './sanitize/terminal.js';
 import { readAttachments, readPromptFile } from './prompt/files.js';
 import type { SessionsRawOptions } from './sessions/command.js';
 import { resultBeforeRun, stdoutBeforeRun } from './render/early.js';
@@ -49,6 +50,15 @@ function stdinHasData(): boolean {
   try {
     const s = fstatSync(0);
     return s.isFIFO() || s.isSocket() || s.isFile();
+  } catch {
+    return false;
+  }
+}
+
+// Is standard output a regular file (a redirect the GitHub runner never reads)?
+function stdoutIsFile(): boolean {
+  try {
+    return fstatSync(1).isFile();
   } catch {
     return false;
   }
@@ -232,6 +242,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
         asker,
         version,
         onAgentStarted: boot.tuneV8 ? tuneForTheTurn : () => {},
+        stdoutIsFile: opts.github && stdoutIsFile(),
       });
       setCode(code);
     });
@@ -317,7 +328,7 @@ function reportEarly(f: EarlyFailure, t0: number, argv: readonly string[]): numb
   const github = process.env.GITHUB_ACTIONS === 'true';
   for (const e of f.errors) {
     const hint = e.hint ? ` (${e.hint})` : e.code === 'usage' ? ' (see --help)' : '';
-    process.stderr.write(`rho-cursor: ${e.message}${hint}\n`);
+    process.stderr.write(`rho-cursor: ${oneLine(e.message + hint)}\n`);
     // Under GitHub Actions a failure is also an annotation on the job's page, as a run's own errors are.
     if (github) process.stderr.write(errorAnnotation(e.message + hint));
   }
@@ -377,7 +388,7 @@ export async function main(given: string[], version: string, boot: Boot): Promis
     const err = toRhoError(e);
     // One style for usage errors whichever command found them: they point at --help.
     const hint = err.hint ?? (err.code === 'usage' ? 'see --help' : undefined);
-    process.stderr.write(`rho-cursor: ${err.message}${hint ? ` (${hint})` : ''}\n`);
+    process.stderr.write(`rho-cursor: ${oneLine(err.message + (hint ? ` (${hint})` : ''))}\n`);
     return exit(err.exitCode);
   }
   return exit(code);

@@ -22,6 +22,7 @@ import {
   decidePermission,
   decidePlan,
   isRejection,
+  judgedKind,
   permissionResult,
   readPermissionRequest,
   requestKind,
@@ -39,6 +40,8 @@ export interface RequestContext {
   asker: Asker | undefined;
   /** Leaves the terminal at the start of a line before a question is shown (the text renderer's settle). */
   settle?: () => void;
+  /** This run's session: a permission request for any other is answered cancelled, never allowed. */
+  sessionId?: () => string | null;
   /** Which agent this is: Cursor's extensions (cursor/*) are answered only for Cursor. */
   identity?: () => AgentIdentity;
 }
@@ -58,9 +61,15 @@ export class AgentRequests {
     // Another agent's cursor/* request is not Cursor's extension: it is answered as any unknown method.
     const method = msg.method.startsWith('cursor/') && !this.cursor() ? '' : msg.method;
     switch (method) {
-      case 'session/request_permission':
-        this.announceTool(p);
-        return this.permission(msg.id, readPermissionRequest(this.withKnownTool(p)), p);
+      case 'session/request_permission': {
+        // A tool first seen in its own request has no announced kind: the request's is judged as it is.
+        const req = this.announceTool(p)
+          ? readPermissionRequest(p)
+          : { ...readPermissionRequest(this.withKnownTool(p)), ...this.claimNote(p) };
+        const foreign = this.foreignSession(p);
+        if (foreign) return this.answerPermission(msg.id, req, foreign);
+        return this.permission(msg.id, req, p);
+      }
       case 'cursor/ask_question':
         return this.question(msg.id, p);
       case 'cursor/create_plan':
@@ -93,22 +102,48 @@ export class AgentRequests {
     return true;
   }
 
-  // A permission request for a tool no tool_call announced still yields the tool, so its outcome shows.
-  private announceTool(params: unknown): void {
+  // A permission request for a tool no tool_call announced still yields the tool, so its outcome shows, with
+  // the kind the request is judged by. Returns whether it did.
+  private announceTool(params: unknown): boolean {
     const tc = isRecord(params) && isRecord(params.toolCall) ? params.toolCall : undefined;
-    if (!tc || typeof tc.toolCallId !== 'string' || this.ctx.tools.get(tc.toolCallId)) return;
+    if (!tc || typeof tc.toolCallId !== 'string' || this.ctx.tools.get(tc.toolCallId)) return false;
     // Its content is the agent's reason for asking, not the tool's output.
     const { content: _reason, ...call } = tc;
-    this.ctx.emit(this.ctx.tools.apply(call));
+    this.ctx.emit(this.ctx.tools.apply({ ...call, kind: judgedKind(call.kind).kind }));
+    return true;
   }
 
-  // A permission's toolCall is an update (ACP): its title and kind may be the ones tool_call announced.
+  // A permission's toolCall is an update (ACP): its title may be the one tool_call announced, and its kind
+  // is: a request is judged by the kind its tool was announced with, never by a different one it claims.
   private withKnownTool(params: unknown): unknown {
     if (!isRecord(params) || !isRecord(params.toolCall)) return params;
     const tc = params.toolCall;
     const known = typeof tc.toolCallId === 'string' ? this.ctx.tools.get(tc.toolCallId) : undefined;
     if (!known) return params;
-    return { ...params, toolCall: { title: known.title, kind: known.kind, ...tc } };
+    return { ...params, toolCall: { title: known.title, ...tc, kind: known.kind } };
+  }
+
+  // Says so when the request claims another kind than the one its tool was announced with.
+  private claimNote(params: unknown): { kindNote?: string } {
+    const tc = isRecord(params) && isRecord(params.toolCall) ? params.toolCall : undefined;
+    const known = tc && typeof tc.toolCallId === 'string' ? this.ctx.tools.get(tc.toolCallId) : undefined;
+    if (!known || tc?.kind === undefined || tc.kind === known.kind) return {};
+    return {
+      kindNote: `the request claims kind ${JSON.stringify(tc.kind)}; its tool was announced as ${known.kind}`,
+    };
+  }
+
+  // A request for a session that is not this run's is cancelled (undefined: it is this run's).
+  private foreignSession(params: unknown): Verdict | undefined {
+    const mine = this.ctx.sessionId?.();
+    if (mine === undefined) return undefined;
+    const theirs = isRecord(params) ? params.sessionId : undefined;
+    if (mine !== null && theirs === mine) return undefined;
+    return {
+      decision: { outcome: 'cancelled' },
+      reason: `for session ${typeof theirs === 'string' ? theirs : (JSON.stringify(theirs) ?? 'none')}, not this run's`,
+      decidedBy: 'policy',
+    };
   }
 
   // Is the agent Cursor (the default when the run does not say)?
@@ -146,7 +181,7 @@ export class AgentRequests {
       opts.rules ?? NO_RULES,
       opts.cwd,
     );
-    const verdict = this.cancelled
+    const decided = this.cancelled
       ? {
           decision: { outcome: 'cancelled' as const },
           reason: 'the run was cancelled',
@@ -160,6 +195,9 @@ export class AgentRequests {
           opts.fence,
           ruled,
         );
+    // The reason says when the kind judged is not the one the request claims.
+    const verdict =
+      decided && req.kindNote ? { ...decided, reason: `${decided.reason}; ${req.kindNote}` } : decided;
     if (verdict) return this.answerPermission(id, req, verdict);
     // A person decides: what the question shows and offers is built in policy/prompts.ts.
     const input = this.ctx.tools.get(req.toolCallId)?.input ?? {};

@@ -40,7 +40,7 @@ import { readSession, replyReadsAsError, sessionCaps, workspaceSessions } from '
 import { modelSetting, modeSetting, readChoices, type Setting } from './session-choices.js';
 import { isRecord } from './acp/messages.js';
 import type { StopSignal } from './stop.js';
-import { errorAnnotation } from './ci/github.js';
+import { cutEnd, useSecret } from './sanitize/cut.js';
 import { WireLog } from './wirelog.js';
 import { extractJson } from './structured/extract.js';
 import { loadOutputSchema, retryPrompt, schemaInstruction, type OutputSchema } from './structured/schema.js';
@@ -69,6 +69,8 @@ export interface RunIO {
   version: string;
   /** Called after each agent is spawned: start-up is over, what follows is the turn. */
   onAgentStarted(): void;
+  /** stdout is a regular file (`> answer.md`): under GitHub Actions the runner never reads it. */
+  stdoutIsFile?: boolean;
 }
 
 export type Phase =
@@ -165,6 +167,8 @@ const KILL_GRACE_MS = 2000;
 const MAX_RETRY_WAIT_MS = 30_000;
 
 export async function run(opts: RunOptions, io: RunIO): Promise<number> {
+  // Every cut of text that may carry the key masks it first.
+  useSecret(io.env.CURSOR_API_KEY);
   const s = newState(opts, io);
   const offSignal = io.onSignal((signal) => onSignal(s, signal));
   const offExit = io.onExit(() => s.teardown.drainSync());
@@ -212,6 +216,8 @@ function newState(opts: RunOptions, io: RunIO): RunState {
       onEvent: (e) => onEvent(s, e),
       answerToStderr: opts.outputSchema !== undefined,
       github: opts.github,
+      stdoutIsFile: io.stdoutIsFile,
+      asking: () => s.requests?.asking() ?? false,
       silenced: opts.silenced,
       discardInput: opts.interactive,
     }),
@@ -404,7 +410,7 @@ function spawnAgent(s: RunState): void {
       if (s.accepting && live())
         out.warn(
           'agent-non-json',
-          `the agent wrote a line that is not JSON-RPC (${reason}): ${line.slice(0, 120)}`,
+          `the agent wrote a line that is not JSON-RPC (${reason}): ${cutEnd(line, 120)}`,
           line,
         );
     },
@@ -430,6 +436,7 @@ function spawnAgent(s: RunState): void {
     opts,
     asker: s.io.asker,
     settle: () => s.out.settle(),
+    sessionId: () => s.sessionId,
     identity: () => s.identity,
   });
 }
@@ -441,7 +448,8 @@ function isOwnUpdate(params: unknown, sessionId: string | null): boolean {
 
 // Every event of the run passes here: the head of the reply is kept to spot API errors written as text.
 function emit(s: RunState, e: Parameters<Output['emit']>[0]): void {
-  if (e.type === 'message' && s.replyHead.length < 200) s.replyHead += e.text;
+  // 400: a key that starts within the 200 characters a message shows is whole in it, so it is masked.
+  if (e.type === 'message' && s.replyHead.length < 400) s.replyHead += e.text;
   s.out.emit(e);
 }
 
@@ -825,7 +833,7 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
   const quiet = out.failure?.kind === 'epipe' || error?.code === 'stdout_closed';
   if (error && !quiet && (opts.format !== 'text' || out.failure))
     out.line(`rho-cursor: ${result.error?.message ?? error.message}`);
-  if (error && opts.github) out.line(errorAnnotation(result.error?.message ?? error.message).trimEnd());
+  if (error) out.annotateError(result.error?.message ?? error.message);
   return exitCode;
 }
 

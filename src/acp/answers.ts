@@ -9,13 +9,15 @@ import { isRecord, str } from './messages.js';
 export const STOP_REASONS = ['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled'] as const;
 
 /** ACP v2 (a draft) refuses a v1 initialize with this code. */
+import { cutEnd } from '../sanitize/cut.js';
+
 const UNSUPPORTED_VERSION = -32022;
 export const CURSOR_HINT = 'set CURSOR_API_KEY or run `cursor-agent login`';
 
 // What the agent said, short, for a message: JSON of at most 200 characters.
 function said(value: unknown): string {
   const text = value === undefined ? 'nothing' : JSON.stringify(value);
-  return text.length > 200 ? text.slice(0, 199) + '…' : text;
+  return cutEnd(text, 200);
 }
 
 // initialize must answer an object with protocolVersion 1 (the number): a v1 client must not misread v2.

@@ -3,6 +3,8 @@
 // warning all read them from this one table.
 
 /** One shape of an API failure written as a reply, and where it was seen. */
+import { cutEnd } from '../sanitize/cut.js';
+
 export interface ApiErrorPattern {
   /** Matched against the reply's first line, leading blanks skipped. */
   pattern: RegExp;
@@ -27,5 +29,6 @@ export const API_ERROR_PATTERNS: readonly ApiErrorPattern[] = [
 // The reply's first line when it reads as an API error (any pattern of the table), else undefined.
 export function replyReadsAsError(replyHead: string): string | undefined {
   const first = replyHead.replace(/^\s+/, '').split('\n')[0]!;
-  return API_ERROR_PATTERNS.some((p) => p.pattern.test(first)) ? first : undefined;
+  // The key is masked before the cut: the head runs well past the 200 characters shown (run.ts keeps 400).
+  return API_ERROR_PATTERNS.some((p) => p.pattern.test(first)) ? cutEnd(first, 200) : undefined;
 }

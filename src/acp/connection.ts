@@ -1,5 +1,7 @@
 // The client side of JSON-RPC over lines: ids, pending requests with timeouts, and dispatch of what arrives.
 import { RhoError } from '../errors.js';
+import { cutEnd } from '../sanitize/cut.js';
+import { MAX_DEPTH, tooDeep } from './depth.js';
 import { classify, isRecord, type Id, type Notification, type Request, type RpcError } from './messages.js';
 
 export class RpcRequestError extends RhoError {
@@ -22,7 +24,8 @@ function dataText(data: unknown): string {
   const inner = isRecord(data) ? (data.message ?? data.details) : undefined;
   const text = typeof data === 'string' ? data : typeof inner === 'string' ? inner : JSON.stringify(data);
   const line = text.replace(/\s*\n\s*/g, ' ').trim();
-  return line.length > 500 ? line.slice(0, 499) + '…' : line;
+  // The key is masked before the cut, so no part of it survives next to the ellipsis.
+  return cutEnd(line, 500);
 }
 
 export interface ConnectionHandlers {
@@ -97,6 +100,20 @@ export class Connection {
       return;
     }
     this.h.onWire?.('a2c', line, true);
+    // A batch (an array) is answered per request it holds, never dropped.
+    if (Array.isArray(value)) {
+      if (value.length === 0) return this.h.onInvalid(line, 'an empty JSON-RPC batch');
+      // Each message is reported as itself (once its depth is known to be safe to serialise).
+      for (const item of value)
+        this.dispatch(item, tooDeep(item, line.length) ? line : (JSON.stringify(item) ?? 'null'));
+      return;
+    }
+    this.dispatch(value, line);
+  }
+
+  // Routes one parsed message: a request, a notification, or the response to one of ours.
+  private dispatch(value: unknown, line: string): void {
+    if (tooDeep(value, line.length)) return this.refuseDeep(value, line);
     const msg = classify(value);
     switch (msg.kind) {
       case 'request':
@@ -121,6 +138,26 @@ export class Connection {
         else p.resolve(msg.msg.result);
       }
     }
+  }
+
+  // A message nested deeper than MAX_DEPTH is a protocol warning: a request is answered -32600, a response
+  // fails the request it answers, and nothing of it goes further.
+  private refuseDeep(value: unknown, line: string): void {
+    const why = `nested deeper than ${MAX_DEPTH} levels`;
+    const m = isRecord(value) ? value : {};
+    const id = typeof m.id === 'number' || typeof m.id === 'string' ? m.id : m.id === null ? null : undefined;
+    if (typeof m.method === 'string' && id !== undefined) {
+      this.respondError(id, -32600, `Invalid Request: ${why}`);
+      return this.h.onInvalid(cutEnd(line, 200), `a request ${why}, answered -32600`);
+    }
+    const p = id === undefined || id === null ? undefined : this.pending.get(id);
+    if (p && id !== undefined && id !== null && typeof m.method !== 'string') {
+      this.pending.delete(id);
+      if (p.timer) clearTimeout(p.timer);
+      p.answered?.();
+      return p.reject(new RhoError('protocol', `the agent answered ${p.method} with a message ${why}`));
+    }
+    this.h.onInvalid(cutEnd(line, 200), `a message ${why}`);
   }
 
   // Fails every pending request, as when the agent exits; later requests fail at once.

@@ -1,4 +1,6 @@
 // JSON-RPC message shapes, told apart the way ACP requires: a message with a `method` is never a response.
+import { cutEnd } from '../sanitize/cut.js';
+
 export type Id = number | string;
 
 export interface RpcError {
@@ -64,7 +66,7 @@ function rpcError(e: unknown): RpcError {
       ...(e.data === undefined ? {} : { data: e.data }),
     };
   }
-  return { code: -32603, message: `a malformed error: ${JSON.stringify(e).slice(0, 200)}` };
+  return { code: -32603, message: `a malformed error: ${cutEnd(JSON.stringify(e) ?? 'undefined', 200)}` };
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

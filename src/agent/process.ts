@@ -86,9 +86,7 @@ export class AgentProcess {
     this.child.stderr.setEncoding('utf8');
     this.child.stderr.on('data', (s: string) => {
       this.tail =
-        this.tail.length + s.length > STDERR_TAIL_BYTES * 2
-          ? (this.tail + s).slice(-STDERR_TAIL_BYTES)
-          : this.tail + s;
+        this.tail.length + s.length > STDERR_TAIL_BYTES * 2 ? cutToLine(this.tail + s) : this.tail + s;
     });
     this.child.stdin.on('error', () => {
       // The agent closing its stdin is reported through its exit, not as a crash here.
@@ -101,7 +99,7 @@ export class AgentProcess {
 
   // What the agent last said on stderr that explains a failure: its message lines, not stack frames.
   stderrTail(maxChars = 300): string {
-    return stderrMessage(this.tail.slice(-STDERR_TAIL_BYTES), maxChars);
+    return stderrMessage(this.tail.length > STDERR_TAIL_BYTES ? cutToLine(this.tail) : this.tail, maxChars);
   }
 
   write(line: string): void {
@@ -240,3 +238,11 @@ export class AgentProcess {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
 const tick = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+// The last STDERR_TAIL_BYTES of stderr from the start of a line: the line the cut fell in (which may hold
+// part of the key, unrecognisable once cut) is dropped whole.
+function cutToLine(text: string): string {
+  const end = text.slice(-STDERR_TAIL_BYTES);
+  const nl = end.indexOf('\n');
+  return nl === -1 ? '' : end.slice(nl + 1);
+}

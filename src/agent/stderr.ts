@@ -1,6 +1,8 @@
 // Pure: the part of an agent's stderr that explains its failure, for a one-line error message. A Node or
 // Python crash ends in a stack trace; the message is the line before the frames, not the frames.
 
+import { cutStart } from '../sanitize/cut.js';
+
 // Lines that locate an error rather than say what it is.
 const NOISE = [
   /^\s+at\s/, // JavaScript stack frame
@@ -30,5 +32,5 @@ export function stderrMessage(tail: string, maxChars = 300): string {
     .map((l) => l.trim())
     .filter(Boolean)
     .join(' | ');
-  return text.length > maxChars ? '…' + text.slice(-maxChars) : text;
+  return cutStart(text, maxChars + 1);
 }

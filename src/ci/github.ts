@@ -1,8 +1,6 @@
 // Pure: what a GitHub Actions job reads: workflow-command annotations on stderr and step outputs in
 // $GITHUB_OUTPUT (multi-line values with the heredoc delimiter syntax).
-// Workflow commands need %, CR and LF escaped in the message, and also : and , in properties.
-const escapeData = (s: string): string => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-const escapeProperty = (s: string): string => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+import { escapeData, escapeProperty } from '../sanitize/workflow.js';
 
 export function warningAnnotation(code: string, message: string): string {
   return `::warning title=${escapeProperty(`rho-cursor ${code}`)}::${escapeData(message)}\n`;

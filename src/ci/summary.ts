@@ -2,6 +2,8 @@
 // the answer, the tools and their final status, the permission decisions and the warnings, under 1 MiB.
 import { FACTS_KEPT, type RunFacts } from '../events/facts.js';
 import { fenceFor } from '../markdown.js';
+import { cutEnd, redacted } from '../sanitize/cut.js';
+import { markdownInline } from '../sanitize/markdown.js';
 import type { ResultEvent } from '../events/types.js';
 
 export const SUMMARY_MAX_BYTES = 1024 * 1024;
@@ -15,17 +17,12 @@ export interface SummaryInput {
   fence: string;
 }
 
-// Text on one line, at most max characters, an ellipsis saying where it was cut.
-const oneLine = (s: string, max: number): string => {
-  const flat = s.replace(/\r?\n/g, ' ');
-  if (flat.length <= max) return flat;
-  // Not between the halves of a surrogate pair.
-  const end = /[\uD800-\uDBFF]/.test(flat[max - 2] ?? '') ? max - 2 : max - 1;
-  return flat.slice(0, end) + '…';
-};
+// Agent text as inline Markdown on one line: the key masked, then cut at max characters (an ellipsis saying
+// where), then escaped, so it is shown and never rendered as HTML, a link, an image or a table.
+const oneLine = (s: string, max: number): string => markdownInline(cutEnd(s.replace(/\r?\n|\r/g, ' '), max));
 
 // Makes text safe inside one Markdown table cell, shortened.
-const cell = (s: string): string => oneLine(s, 200).replace(/\|/g, '\\|');
+const cell = (s: string): string => oneLine(s, 200);
 
 // A whole message (an error, a warning) as one Markdown line: never cut at a cell's length.
 const MESSAGE_MAX = 4000;
@@ -50,7 +47,8 @@ export function summaryMarkdown({ result, facts, fence }: SummaryInput): string 
   ];
   if (result.error)
     lines.push(`**Error** (\`${result.error.code}\`): ${oneLine(result.error.message, MESSAGE_MAX)}`, '');
-  const answer = cutBytes(facts.answer, ANSWER_MAX_BYTES);
+  // The key is masked before the cut, so none of it is left at the cut.
+  const answer = cutBytes(redacted(facts.answer), ANSWER_MAX_BYTES);
   if (answer.text.trim() !== '') {
     const f = fenceFor(answer.text);
     lines.push('#### Answer', '', f, answer.text.replace(/\n$/, ''), f, '');
@@ -61,7 +59,7 @@ export function summaryMarkdown({ result, facts, fence }: SummaryInput): string 
   if (tools.length > 0) {
     lines.push(`#### Tools (${facts.toolCount})`, '', '| kind | title | status |', '| --- | --- | --- |');
     for (const t of tools.slice(0, TABLE_MAX_ROWS))
-      lines.push(`| ${cell(t.kind)} | ${cell(t.title)} | ${t.status} |`);
+      lines.push(`| ${cell(t.kind)} | ${cell(t.title)} | ${cell(t.status)} |`);
     if (facts.toolCount > TABLE_MAX_ROWS)
       lines.push('', `_${facts.toolCount - TABLE_MAX_ROWS} more tools not listed._`);
     lines.push('');

@@ -5,6 +5,7 @@ import type { Fence, Policy } from '../options.js';
 import { MATRIX_KINDS, type Cell } from '../policy/matrix.js';
 import type { RulesReport } from './rules.js';
 import { cellText, type Kind, type Row } from './table.js';
+import { oneLine } from '../sanitize/terminal.js';
 
 /** Whether V8 took the build's code cache for the bundle ('none': there was none to give it). */
 export type CodeCache = 'used' | 'rejected' | 'none';
@@ -157,7 +158,8 @@ export function doctorText(r: DoctorReport): string {
       ? `a run would fail: exit ${r.exitCode} (${r.error.code}): ${r.error.message}`
       : 'a run could start: exit 0',
   );
-  return lines.join('\n') + '\n';
+  // The agent's version, model and errors are its own text: each line stays one line, shown, never interpreted.
+  return lines.map(oneLine).join('\n') + '\n';
 }
 
 // The rules section: as read, as Cursor's config gets them, then one line per kind under the chosen fence.

@@ -2,7 +2,7 @@
 import { isRecord } from '../acp/messages.js';
 import { contentText } from '../events/tools.js';
 import { fenceRejects } from '../fence/rules.js';
-import type { Fence, Policy, ToolKind } from '../options.js';
+import { TOOL_KINDS, type Fence, type Policy, type ToolKind } from '../options.js';
 import type { RuleVerdict } from './judge.js';
 import { answerFor } from './matrix.js';
 
@@ -21,6 +21,8 @@ export interface PermissionRequest {
   options: PermOption[];
   agentReason: string | null;
   isQuestion: boolean;
+  /** Why the kind judged is not the one the request claims (an unknown kind, or the tool's announced one). */
+  kindNote?: string;
 }
 
 export type DecidedBy = 'policy' | 'allow-flag' | 'rule' | 'person' | 'cancel' | 'no-option';
@@ -44,11 +46,26 @@ export function readPermissionRequest(params: unknown): PermissionRequest {
   return {
     toolCallId: typeof tc.toolCallId === 'string' ? tc.toolCallId : '',
     title: typeof tc.title === 'string' ? tc.title : '',
-    kind: typeof tc.kind === 'string' ? tc.kind : 'other',
+    ...judgedKind(tc.kind),
     options,
     agentReason,
     isQuestion: options.some((o) => o.optionId === QUESTION_SKIP),
   };
+}
+
+// The kinds ACP names; any other kind, or none, is judged as the most dangerous one: execute.
+const KNOWN_KINDS: ReadonlySet<string> = new Set([...TOOL_KINDS, 'switch_mode']);
+
+// The kind a request is judged by, and why when it is not the one it claims.
+export function judgedKind(claimed: unknown): { kind: string; kindNote?: string } {
+  if (typeof claimed === 'string' && KNOWN_KINDS.has(claimed)) return { kind: claimed };
+  const what = typeof claimed === 'string' ? `an unknown kind '${claimed}'` : 'no kind';
+  return { kind: 'execute', kindNote: `the request has ${what}: judged as execute` };
+}
+
+// Two options with one optionId: an answer could not say which was meant.
+function ambiguous(req: PermissionRequest): boolean {
+  return new Set(req.options.map((o) => o.optionId)).size !== req.options.length;
 }
 
 // Picks the option of a kind; only `_once` kinds are ever chosen (allow_always persists into Cursor's allowlist).
@@ -87,6 +104,12 @@ export function decidePermission(
   fence: Fence = 'none',
   ruled?: RuleVerdict,
 ): Verdict | undefined {
+  if (ambiguous(req))
+    return {
+      decision: { outcome: 'cancelled' },
+      reason: 'ambiguous: two options share an optionId',
+      decidedBy: 'no-option',
+    };
   if (req.isQuestion) {
     if (policy === 'ask' && interactive) return undefined;
     const skip = req.options.find((o) => o.optionId === QUESTION_SKIP);

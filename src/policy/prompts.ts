@@ -1,5 +1,6 @@
 // Pure: what a terminal question shows (everything Cursor asked) and how a typed answer maps to a choice.
 import type { Todo } from '../events/types.js';
+import { oneLine, terminalSafe } from '../sanitize/terminal.js';
 import type { PermissionRequest } from './decide.js';
 
 export interface Choice {
@@ -20,18 +21,14 @@ export interface TerminalQuestion {
 /** The keys of the skip and reject choices, which Ctrl-D also gives. */
 export const SKIP_KEY = 's';
 
-// Agent text shown at the terminal: control characters made visible, so no escape sequence can redraw the question.
-export function visible(text: string): string {
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  return text.replace(/[\x00-\x08\x0b-\x1f\x7f\x9b]/g, (c) =>
-    c === '\x7f' || c === '\x9b' ? '^?' : '^' + String.fromCharCode(c.charCodeAt(0) + 64),
-  );
-}
+// Agent text shown at the terminal: control characters and escapes made visible (src/sanitize), so no
+// escape sequence can redraw the question; newlines stay (text under a heading is indented line by line).
+export const visible = terminalSafe;
 
-// Indents a possibly multi-line value under its label.
+// One line of the question: a value under its label, its newlines made visible, so no agent text can stand
+// in for a line of the question (a fake menu, a fake `command:`).
 function field(label: string, value: string): string[] {
-  const [first, ...rest] = visible(value).replace(/\n+$/, '').split('\n');
-  return [`  ${label}: ${first ?? ''}`, ...rest.map((l) => `    ${l}`)];
+  return [`  ${label}: ${oneLine(value.replace(/\n+$/, ''))}`];
 }
 
 const DETAIL_KEYS = ['command', 'cwd', 'path', 'url', 'query', 'pattern'] as const;
@@ -43,7 +40,8 @@ export function permissionQuestion(
   input: Record<string, unknown>,
   who = 'Cursor',
 ): TerminalQuestion {
-  const lines = [`${visible(who)} asks permission to ${visible(req.kind)}: ${visible(req.title)}`];
+  // The kind shown is the kind the answer is judged by (policy/decide.ts).
+  const lines = [`${oneLine(who)} asks permission to ${oneLine(req.kind)}: ${oneLine(req.title)}`];
   for (const k of DETAIL_KEYS)
     if (typeof input[k] === 'string' && input[k] !== '') lines.push(...field(k, input[k]));
   if (req.agentReason) lines.push(...field('reason', req.agentReason));
@@ -59,13 +57,13 @@ export function permissionQuestion(
 
 // A question sent as a permission request: its title, its text (from toolCall.content) and its options.
 export function permissionAsQuestion(req: PermissionRequest, who = 'Cursor'): TerminalQuestion {
-  const lines = [`${visible(who)} asks: ${visible(req.title)}`];
+  const lines = [`${oneLine(who)} asks: ${oneLine(req.title)}`];
   if (req.agentReason && req.agentReason !== req.title) lines.push(...indented(req.agentReason));
   let n = 0;
   const choices = req.options.map((o) =>
     o.kind === 'reject_once'
-      ? { key: SKIP_KEY, label: visible(o.name), value: o.optionId }
-      : { key: String(++n), label: visible(o.name), value: o.optionId },
+      ? { key: SKIP_KEY, label: oneLine(o.name), value: o.optionId }
+      : { key: String(++n), label: oneLine(o.name), value: o.optionId },
   );
   return { lines, choices, eof: choices.find((c) => c.key === SKIP_KEY) };
 }
@@ -86,11 +84,11 @@ export function askQuestion(
   const of = count > 1 ? ` (${index + 1} of ${count})` : '';
   const lines =
     title && title !== q.prompt
-      ? [`Cursor asks${of}: ${visible(title)}`, ...indented(q.prompt)]
-      : [`Cursor asks${of}: ${visible(q.prompt)}`];
+      ? [`Cursor asks${of}: ${oneLine(title)}`, ...indented(q.prompt)]
+      : [`Cursor asks${of}: ${oneLine(q.prompt)}`];
   const skip = { key: SKIP_KEY, label: 'skip', value: '' };
   const choices = [
-    ...q.options.map((o, i) => ({ key: String(i + 1), label: visible(o.label), value: o.id })),
+    ...q.options.map((o, i) => ({ key: String(i + 1), label: oneLine(o.label), value: o.id })),
     skip,
   ];
   return { lines, choices, eof: skip };
@@ -105,12 +103,12 @@ export interface ProposedPlan {
 
 // A cursor/create_plan: the name, the overview, the plan itself and its todos.
 export function planQuestion(p: ProposedPlan): TerminalQuestion {
-  const lines = [`Cursor proposes a plan${p.name ? `: ${visible(p.name)}` : ''}`];
+  const lines = [`Cursor proposes a plan${p.name ? `: ${oneLine(p.name)}` : ''}`];
   if (p.overview) lines.push(...indented(p.overview), '');
   lines.push(...indented(p.plan.replace(/\n+$/, '')));
   if (p.todos.length > 0) {
     lines.push('  todos:');
-    for (const t of p.todos) lines.push(`    - ${visible(t.content)}`);
+    for (const t of p.todos) lines.push(`    - ${oneLine(t.content)}`);
   }
   const reject = { key: 'r', label: 'reject', value: 'reject' };
   return { lines, choices: [{ key: 'a', label: 'accept', value: 'accept' }, reject], eof: reject };
@@ -132,7 +130,7 @@ export function menu(q: TerminalQuestion): string {
 export function hint(q: TerminalQuestion, typed: string): string {
   const keys = q.choices.map((c) => c.key);
   const list = keys.length > 1 ? `${keys.slice(0, -1).join(', ')} or ${keys.at(-1)}` : (keys[0] ?? '');
-  const what = typed.trim() === '' ? 'type' : `'${visible(typed.trim())}' is not an answer: type`;
+  const what = typed.trim() === '' ? 'type' : `'${oneLine(typed.trim())}' is not an answer: type`;
   const eof = q.eof ? `; Ctrl-D: ${q.eof.label}` : '';
   return `  ${what} ${list} (or an option's name) and Enter${eof}`;
 }

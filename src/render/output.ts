@@ -3,8 +3,11 @@
 // failures. It closes itself at the `result` event, so nothing is ever written after it.
 import { RunSummary } from '../events/collect.js';
 import type { Event, JsonOutput, ResultEvent } from '../events/types.js';
-import { warningAnnotation } from '../ci/github.js';
+import { errorAnnotation, warningAnnotation } from '../ci/github.js';
+import { SurrogateJoiner } from '../events/surrogates.js';
 import { Redactor } from '../lifecycle/secrets.js';
+import { oneLine } from '../sanitize/terminal.js';
+import { GuardState, inertJson } from '../sanitize/workflow.js';
 import type { Format } from '../options.js';
 import { fmtMs } from '../stop.js';
 import { makeRenderer, startSpinner, type Spinner, type Style } from './index.js';
@@ -27,6 +30,10 @@ export interface OutputOptions {
   answerToStderr?: boolean;
   /** Under GitHub Actions, each warning is a workflow annotation on stderr (its one line there). */
   github?: boolean;
+  /** Under GitHub Actions: stdout is a regular file the runner never reads (`> answer.md`): no guard lines. */
+  stdoutIsFile?: boolean;
+  /** True while a person decides a question at the terminal: nothing the agent sends is drawn meanwhile. */
+  asking?(): boolean;
   /** A person sits at the terminal: while the spinner runs, what they type is not echoed into it. */
   discardInput?: boolean;
   /** Warning codes the user silenced: kept as events in stream-json and json, never on stderr or in the summary. */
@@ -38,19 +45,41 @@ export interface OutputOptions {
 export const broken = (stream: NodeJS.WritableStream & { errored?: unknown; destroyed?: boolean }): boolean =>
   stream.errored != null || stream.destroyed === true;
 
+/** What a sink does besides masking the key: under GitHub Actions, guard its text or make JSON inert. */
+interface SinkOptions {
+  /** `::stop-commands::<token>` before the first text written (the runner's command processing stops). */
+  guard?: GuardState;
+  /** JSON lines: `##[` written `##\u005b`, the runner's legacy command syntax made inert. */
+  inert?: boolean;
+}
+
+type SinkWriter = Writer & { end(): void; atLineStart(): boolean };
+
 // A writer over a stream that masks the key and never throws; once the stream failed, writes are dropped.
-function redactingWriter(stream: NodeJS.WriteStream, redactor: Redactor): Writer & { end(): void } {
+function sinkWriter(stream: NodeJS.WriteStream, redactor: Redactor, o: SinkOptions = {}): SinkWriter {
+  let guarded = false;
+  let lastChar = '\n';
+  const put = (text: string): boolean => {
+    if (text.length === 0 || broken(stream)) return true;
+    lastChar = text[text.length - 1]!;
+    return stream.write(text) || broken(stream);
+  };
   return {
     isTTY: stream.isTTY === true,
     write: (s) => {
-      const safe = redactor.push(s);
-      if (safe.length === 0 || broken(stream)) return true;
-      return stream.write(safe) || broken(stream);
+      const safe = redactor.push(o.inert ? inertJson(s) : s);
+      if (safe.length === 0) return true;
+      if (o.guard && !guarded) {
+        guarded = true;
+        // The guard line must start a line of its own to be read as a command.
+        put((lastChar === '\n' ? '' : '\n') + o.guard.open());
+      }
+      return put(safe);
     },
     end: () => {
-      const rest = redactor.end();
-      if (rest && !broken(stream)) stream.write(rest);
+      put(redactor.end());
     },
+    atLineStart: () => lastChar === '\n',
   };
 }
 
@@ -59,8 +88,15 @@ export class Output {
   private readonly early: Event[] = [];
   private spinner: Spinner | undefined;
   private readonly summary: RunSummary | undefined;
-  private readonly out: Writer & { end(): void };
-  private readonly err: Writer & { end(): void };
+  private readonly out: SinkWriter;
+  private readonly err: SinkWriter;
+  /** Under GitHub Actions: the guard both streams share, and our own annotations, written after it ends. */
+  private readonly guard: GuardState | undefined;
+  private readonly annotations: string[] = [];
+  /** What arrived while a person was answering a question: drawn after the answer, in wire order. */
+  private held: Array<Event | string> = [];
+  private readonly joiner = new SurrogateJoiner();
+  private readonly secret: string | undefined;
   private closed = false;
   private nonJson = 0;
   /** Non-JSON lines from the agent written as annotations (the first few, as on stderr). */
@@ -74,8 +110,13 @@ export class Output {
 
   constructor(private readonly o: OutputOptions) {
     const secret = o.env.CURSOR_API_KEY;
-    this.out = redactingWriter(o.stdout, new Redactor(secret));
-    this.err = redactingWriter(o.stderr, new Redactor(secret));
+    this.secret = secret;
+    this.guard = o.github ? new GuardState() : undefined;
+    // stdout under GitHub Actions: JSON made inert; text guarded, unless it goes to a file the runner never reads.
+    const json = o.format !== 'text';
+    const outGuard = !json && !o.stdoutIsFile ? this.guard : undefined;
+    this.out = sinkWriter(o.stdout, new Redactor(secret), { guard: outGuard, inert: json && o.github });
+    this.err = sinkWriter(o.stderr, new Redactor(secret), { guard: this.guard });
     this.summary = o.format === 'json' ? new RunSummary() : undefined;
     o.stdout.on('error', (e: NodeJS.ErrnoException) => this.stdoutFailed(e));
     // stderr is where failures are reported: if it fails too, there is nowhere left to say so.
@@ -90,7 +131,7 @@ export class Output {
     const answerTo = this.o.answerToStderr && this.o.format === 'text' ? aside : this.out;
     const renderer = await makeRenderer(this.o.format, answerTo, this.err, this.o.env, this.o.style);
     this.renderer ??= renderer;
-    for (const e of this.early.splice(0)) this.renderer.emit(e);
+    for (const e of this.early.splice(0)) this.draw(e);
   }
 
   // A spinner on a terminal's stderr during the handshake (text mode only, never on an unsized pty).
@@ -114,33 +155,62 @@ export class Output {
     if (this.closed) return;
     // A warning that writes nothing here (silenced) leaves the spinner running.
     if (e.type === 'warning' && this.o.silenced?.includes(e.code) && this.o.format === 'text') return;
+    // A surrogate pair split across two chunks is joined; a lone one becomes U+FFFD.
+    if (e.type === 'message' || e.type === 'thought') {
+      e = this.joiner.take(e);
+      if (e.text === '' && e.content === undefined) return;
+    }
     if (this.spinner && e.type !== 'extension') this.stopSpinner();
     if (e.type === 'warning' && !this.warningShown(e)) return;
     this.o.onEvent?.(e);
     if (e.type === 'validation') this.matched = e.valid;
     this.summary?.add(e);
-    this.render(e);
+    this.draw(e);
   }
 
-  private render(e: Event): void {
-    if (this.renderer) this.renderer.emit(e);
-    else this.early.push(e);
+  // Hands an event to the renderer, unless a question is waiting for the person: then it is held, and drawn
+  // after the answer, in the order it came.
+  private draw(e: Event | string): void {
+    if (!this.renderer) {
+      if (typeof e === 'string') this.err.write(e);
+      else this.early.push(e);
+      return;
+    }
+    if (this.o.asking?.()) {
+      this.held.push(e);
+      return;
+    }
+    if (this.held.length > 0) this.release();
+    if (typeof e === 'string') this.err.write(e);
+    else this.renderer.emit(e);
+  }
+
+  // Draws what was held while a question waited.
+  private release(): void {
+    const held = this.held;
+    this.held = [];
+    for (const h of held) {
+      if (typeof h === 'string') this.err.write(h);
+      else this.renderer!.emit(h);
+    }
   }
 
   // Where a warning goes: a silenced one only into stream-json and json; under GitHub Actions the
-  // annotation is its one line on stderr (the text renderer would print it a second time). False: done.
+  // annotation is its one line on stderr, at the end of the run (the text renderer would print it a second
+  // time). False: done.
   private warningShown(e: Event & { type: 'warning' }): boolean {
     if (this.o.silenced?.includes(e.code)) {
       if (this.o.format !== 'text') {
         this.summary?.add(e);
-        this.render(e);
+        this.draw(e);
       }
       return false;
     }
     if (!this.o.github) return true;
     if (e.code !== 'agent-non-json' || this.nonJsonNoted < NON_JSON_SHOWN) {
       this.nonJsonNoted += e.code === 'agent-non-json' ? 1 : 0;
-      this.err.write(warningAnnotation(e.code, e.message));
+      // Annotations wait for the end: the guard around agent text is lifted once, after it (see endStderr).
+      this.annotations.push(warningAnnotation(e.code, e.message));
     }
     if (this.o.format !== 'text') return true;
     this.o.onEvent?.(e);
@@ -156,7 +226,7 @@ export class Output {
     const shown = code !== 'agent-non-json' || ++this.nonJson <= NON_JSON_SHOWN;
     const silenced = this.o.silenced?.includes(code) === true;
     if (this.o.format !== 'text' && shown && !silenced && !this.o.github)
-      this.err.write(`rho-cursor: warning: ${message}\n`);
+      this.draw(`rho-cursor: warning: ${oneLine(message)}\n`);
   }
 
   // Leaves the terminal at the start of a line, everything so far written, before a question is shown.
@@ -196,6 +266,8 @@ export class Output {
     if (this.closed) return;
     this.stopSpinner();
     await this.open();
+    if (this.held.length > 0) this.release();
+    for (const e of this.joiner.drain()) this.emit(e);
     if (this.failure === undefined) {
       this.renderer!.emit(result);
       this.renderer!.finish(this.jsonOutput(result));
@@ -250,13 +322,26 @@ export class Output {
     this.o.onFailure(this.failure);
   }
 
-  // One line on stderr (the run's error, outside text mode).
+  // One line on stderr (the run's error, outside text mode): always one line, whatever the agent put in it.
   line(text: string): void {
-    this.err.write(text + '\n');
+    this.err.write(oneLine(text) + '\n');
   }
 
+  // Under GitHub Actions, a failure is also an annotation: written after the guard ends, escaped.
+  annotateError(message: string): void {
+    if (this.o.github) this.annotations.push(errorAnnotation(message));
+  }
+
+  // The end of stderr: what the key's redactor held back, then (GitHub Actions) the guard lifted and our own
+  // annotations, which the runner must read as commands.
   endStderr(): void {
     this.err.end();
+    if (!this.guard) return;
+    const redactor = new Redactor(this.secret);
+    let tail = this.guard.close();
+    if (tail && !this.err.atLineStart()) tail = '\n' + tail;
+    tail += this.annotations.map((a) => redactor.push(a)).join('') + redactor.end();
+    if (tail && !broken(this.o.stderr)) this.o.stderr.write(tail);
   }
 
   private jsonOutput(result: ResultEvent): JsonOutput {

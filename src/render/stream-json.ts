@@ -1,5 +1,6 @@
 // NDJSON renderer: one event per line, batched per chunk the agent wrote.
 import type { Event, JsonOutput } from '../events/types.js';
+import { wellFormedJson } from '../sanitize/json.js';
 import type { Renderer, Writer } from './writer.js';
 
 export class StreamJsonRenderer implements Renderer {
@@ -17,7 +18,8 @@ export class StreamJsonRenderer implements Renderer {
       this.batch.push(`{"type":"${event.type}","text":${JSON.stringify(event.text)}}`);
       return;
     }
-    this.batch.push(JSON.stringify(event));
+    // Text chunks arrive well-formed (events/surrogates.ts); any other field may hold a lone surrogate.
+    this.batch.push(wellFormedJson(JSON.stringify(event)));
   }
 
   flush(): boolean {

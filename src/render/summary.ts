@@ -1,10 +1,11 @@
 // Pure one-line summaries of a tool's result for the text renderer.
 import type { ToolEvent } from '../events/types.js';
+import { cutEnd } from '../sanitize/cut.js';
 
 // The first non-empty line of a text, shortened.
 export function firstLine(text: string, max = 80): string {
   const line = text.split('\n').find((l) => l.trim() !== '') ?? '';
-  return line.length > max ? line.slice(0, max - 1) + '…' : line;
+  return cutEnd(line, max);
 }
 
 // Counts lines added and removed between two texts (a multiset comparison, cheap for big files).

@@ -7,6 +7,7 @@ import { toolSummary } from './summary.js';
 import { NON_JSON_SHOWN, type Renderer, type Writer } from './writer.js';
 import { RecentIds } from '../events/recent.js';
 import { changesLine } from '../changes/compare.js';
+import { oneLine as one, terminalSafe } from '../sanitize/terminal.js';
 
 const PRINTED_KEPT = 16;
 const TERMINAL = new Set(['completed', 'failed', 'rejected', 'cancelled']);
@@ -43,8 +44,9 @@ export class TextRenderer implements Renderer {
     if (e.type === 'message') {
       // Non-text content is listed by kind and name, never dropped; an embedded resource's text is the answer's.
       if (e.content && !this.style.quiet)
-        this.line(this.c.dim(`${e.content.type}: ${e.content.name ?? e.content.mimeType ?? ''}`));
-      this.push(false, e.text);
+        this.line(this.c.dim(one(`${e.content.type}: ${e.content.name ?? e.content.mimeType ?? ''}`)));
+      // At a terminal the answer is shown, never interpreted; to a pipe or a file it is data, byte-exact.
+      this.push(false, this.out.isTTY ? terminalSafe(e.text) : e.text);
       if (e.text.length > 0) this.outMidLine = !e.text.endsWith('\n');
       return;
     }
@@ -59,7 +61,7 @@ export class TextRenderer implements Renderer {
         if (e.content) e = { ...e, text: `[${e.content.type}: ${e.content.name ?? ''}] ${e.text}` };
         if (!this.inThought) this.line(this.c.dim('thinking: '), false);
         this.inThought = true;
-        this.errRaw(this.c.dim(e.text.replace(/\n+/g, ' ')));
+        this.errRaw(this.c.dim(one(e.text.replace(/\n+/g, ' '))));
         return;
       case 'tool':
         if (TERMINAL.has(e.status) && !this.printed.has(e.toolCallId)) {
@@ -73,11 +75,13 @@ export class TextRenderer implements Renderer {
         } else if (!this.printed.has(e.toolCallId)) this.tools.set(e.toolCallId, e);
         return;
       case 'session':
-        this.who = e.agent.cursor ? 'Cursor' : (e.agent.title ?? e.agent.name ?? 'agent');
+        this.who = one(e.agent.cursor ? 'Cursor' : (e.agent.title ?? e.agent.name ?? 'agent'));
         this.line(
           this.c.dim(
             // approvalMode is Cursor's; another agent is named instead.
-            `session ${e.sessionId} · model ${e.model ?? 'unknown'} · mode ${e.mode ?? 'unknown'} · ${e.agent.cursor ? `approvalMode ${e.approvalMode}` : `agent ${this.who}`} · permissions ${e.permissions}`,
+            one(
+              `session ${e.sessionId} · model ${e.model ?? 'unknown'} · mode ${e.mode ?? 'unknown'} · ${e.agent.cursor ? `approvalMode ${e.approvalMode}` : `agent ${this.who}`} · permissions ${e.permissions}`,
+            ),
           ),
         );
         if (e.fence.name !== 'none' || e.rules.allow.length + e.rules.deny.length > 0)
@@ -90,31 +94,32 @@ export class TextRenderer implements Renderer {
           );
         return;
       case 'permission': {
-        const d = 'optionId' in e.decision ? e.decision.optionId : 'cancelled';
+        const d = one('optionId' in e.decision ? e.decision.optionId : 'cancelled');
         const colour =
           'optionId' in e.decision && e.decision.kind.startsWith('allow') ? this.c.green : this.c.red;
-        const why = e.agentReason ? ` · ${this.who}: ${e.agentReason}` : '';
+        const why = e.agentReason ? ` · ${one(this.who)}: ${one(e.agentReason)}` : '';
         this.line(
-          `${this.c.bold('permission')} ${e.kind} ${e.title} → ${colour(d)} (${e.reason})${this.c.dim(why)}`,
+          `${this.c.bold('permission')} ${one(e.kind)} ${one(e.title)} → ${colour(d)} (${one(e.reason)})${this.c.dim(why)}`,
         );
         return;
       }
       case 'question':
-        for (const l of questionLines(e)) this.line(`${this.c.bold('question')} ${l}`);
+        for (const l of questionLines(e)) this.line(`${this.c.bold('question')} ${one(l)}`);
         return;
       case 'plan': {
-        const why = e.answer.reason && e.decidedBy !== 'person' ? this.c.dim(` (${e.answer.reason})`) : '';
-        this.line(`${this.c.bold('plan')}${e.name ? ' ' + e.name : ''} → ${e.answer.outcome}${why}`);
+        const why =
+          e.answer.reason && e.decidedBy !== 'person' ? this.c.dim(` (${one(e.answer.reason)})`) : '';
+        this.line(`${this.c.bold('plan')}${e.name ? ' ' + one(e.name) : ''} → ${e.answer.outcome}${why}`);
         // A plan the person just read at the question is not printed again.
         if (e.decidedBy === 'person') return;
-        if (e.overview) this.line(this.c.dim('  ' + e.overview));
-        for (const l of e.plan.replace(/\n+$/, '').split('\n')) this.line(this.c.dim('  ' + l));
+        if (e.overview) this.line(this.c.dim('  ' + one(e.overview)));
+        for (const l of e.plan.replace(/\n+$/, '').split('\n')) this.line(this.c.dim('  ' + one(l)));
         return;
       }
       case 'todos':
         return this.todoLines(e.todos);
       case 'mode':
-        this.line(this.c.dim(`mode: ${e.mode}`));
+        this.line(this.c.dim(`mode: ${one(e.mode)}`));
         return;
       case 'extension':
         this.extension(e.method, e.params);
@@ -122,13 +127,13 @@ export class TextRenderer implements Renderer {
       case 'attempt':
         this.line(
           this.c.yellow(
-            `attempt ${e.attempt} failed: ${e.error.message}; trying again with a fresh agent in ${e.retryInMs / 1000}s (--retries)`,
+            `attempt ${e.attempt} failed: ${one(e.error.message)}; trying again with a fresh agent in ${e.retryInMs / 1000}s (--retries)`,
           ),
         );
         return;
       case 'validation': {
         const verdict = e.valid ? this.c.green('matches') : this.c.red('does not match');
-        const why = e.errors.length > 0 ? this.c.dim(` · ${e.errors.slice(0, 3).join('; ')}`) : '';
+        const why = e.errors.length > 0 ? this.c.dim(` · ${one(e.errors.slice(0, 3).join('; '))}`) : '';
         this.line(`${this.c.bold('schema')} answer ${e.attempt} ${verdict} --output-schema${why}`);
         return;
       }
@@ -148,7 +153,7 @@ export class TextRenderer implements Renderer {
         );
       return;
     }
-    this.line(this.c.yellow(`warning: ${message}`));
+    this.line(this.c.yellow(`warning: ${one(message)}`));
   }
 
   // The whole list the first time, then only the items that are new or changed.
@@ -158,12 +163,12 @@ export class TextRenderer implements Renderer {
     this.todos = next;
     if (!before) {
       this.line(this.c.bold('todos'));
-      for (const t of todos) this.line(`  ${todoMark(t.status)} ${t.content}`);
+      for (const t of todos) this.line(`  ${todoMark(t.status)} ${one(t.content)}`);
       return;
     }
     for (const t of todos) {
       if (before.get(t.id) !== next.get(t.id))
-        this.line(`${this.c.bold('todo')} ${todoMark(t.status)} ${t.content}`);
+        this.line(`${this.c.bold('todo')} ${todoMark(t.status)} ${one(t.content)}`);
     }
   }
 
@@ -197,18 +202,19 @@ export class TextRenderer implements Renderer {
     }
     // What the ledger measured, when anything changed; and where the patch went.
     if (o.changes && !this.style.quiet && (o.changes.truncated || hasChanges(o.changes)))
-      this.line(changesLine(o.changes));
+      this.line(one(changesLine(o.changes))); // file names are the agent's: one line, made visible
     if (o.patch && !this.style.quiet) this.line(`patch: ${o.patch}`);
     // No stopReason line when no turn ended: the error says what happened.
     if (o.stopReason !== null && !this.style.quiet) this.line(`stopReason: ${o.stopReason}`);
-    if (o.error) this.line(this.c.red(`rho-cursor: ${o.error.message}`));
+    // An error is always one line, whatever the agent put in it.
+    if (o.error) this.line(this.c.red(`rho-cursor: ${one(o.error.message)}`));
     this.flush();
   }
 
   // Shows what Cursor's own extensions carry (a subagent task, an image, the session title); the rest stays quiet.
   private extension(method: string, params: unknown): void {
     const p = (params ?? {}) as Record<string, unknown>;
-    const s = (v: unknown): string => str(v) ?? '';
+    const s = (v: unknown): string => one(str(v) ?? '');
     if (method === 'cursor/task') {
       this.line(
         `${this.c.bold('task')} ${s(p.description) || s(p.prompt)}${p.subagentType ? this.c.dim(` (${s(p.subagentType)})`) : ''}`,
@@ -220,7 +226,7 @@ export class TextRenderer implements Renderer {
     } else if (method === 'session/update') {
       const u = (p.update ?? {}) as Record<string, unknown>;
       if (u.sessionUpdate === 'session_info_update' && typeof u.title === 'string')
-        this.line(this.c.dim(`title: ${u.title}`));
+        this.line(this.c.dim(`title: ${one(u.title)}`));
     }
   }
 
@@ -231,8 +237,8 @@ export class TextRenderer implements Renderer {
         : t.status === 'in_progress' || t.status === 'pending'
           ? this.c.yellow(t.status)
           : this.c.red(t.status);
-    const summary = toolSummary(t);
-    return `${this.c.cyan(t.kind)} ${t.title} ${status}${summary ? this.c.dim(' · ' + summary) : ''}`;
+    const summary = one(toolSummary(t));
+    return `${this.c.cyan(one(t.kind))} ${one(t.title)} ${status}${summary ? this.c.dim(' · ' + summary) : ''}`;
   }
 
   // Remembers a printed tool so it is printed once; only the latest ones, as a finished tool comes back

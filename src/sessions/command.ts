@@ -7,6 +7,7 @@ import { resolveAgent } from '../agent/resolve.js';
 import { RhoError, toRhoError } from '../errors.js';
 import { durationOption } from '../options.js';
 import { sessionCaps, workspaceSessions, type SessionInfo } from '../session.js';
+import { oneLine } from '../sanitize/terminal.js';
 
 export interface SessionsRawOptions {
   cwd?: string;
@@ -20,9 +21,12 @@ export interface SessionsRawOptions {
 // Pure: the text listing, one session a line: id, when, title.
 export function sessionsText(sessions: readonly SessionInfo[], cwd: string): string {
   if (sessions.length === 0) return `no sessions for ${cwd}\n`;
-  return sessions
-    .map((s) => [s.sessionId, s.updatedAt ?? '-', s.title ?? ''].join('  ').trimEnd() + '\n')
-    .join('');
+  return (
+    sessions
+      // The agent's ids and titles: one line each, shown, never interpreted.
+      .map((s) => oneLine([s.sessionId, s.updatedAt ?? '-', s.title ?? ''].join('  ').trimEnd()) + '\n')
+      .join('')
+  );
 }
 
 // Pure: the json output of a listing that failed: no sessions, and the error as a run's result carries it.

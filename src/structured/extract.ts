@@ -1,14 +1,23 @@
 // Pure: the JSON value an answer ends with, for --output-schema: the whole answer if it parses, else the
 // last fenced ```json block, else the last balanced JSON object or array in it.
 
+import { MAX_DEPTH, tooDeep } from '../acp/depth.js';
+
 export type Extracted = { ok: true; value: unknown } | { ok: false; reason: string };
 
+// A value nested deeper than the protocol's limit would overflow the stack when checked or written: it ends
+// the search (any value around it is deeper still).
+const TOO_DEEP: Extracted = { ok: false, reason: `the JSON value nests deeper than ${MAX_DEPTH} levels` };
+
 const tryParse = (text: string): Extracted => {
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
   } catch (e) {
     return { ok: false, reason: (e as Error).message };
   }
+  if (tooDeep(value, text.length)) return TOO_DEEP;
+  return { ok: true, value };
 };
 
 // The last ```json (or bare ```) fenced block's body. Fences are paired line by line, as Markdown pairs
@@ -56,7 +65,7 @@ function balancedEnd(text: string, start: number, ends: Int32Array): number {
 }
 
 // The last balanced JSON object or array that parses: the candidate that ends latest wins.
-function lastBalanced(answer: string): { found: true; value: unknown } | { found: false } {
+function lastBalanced(answer: string): { found: true; value: unknown } | { found: false; deep?: true } {
   const ends = new Int32Array(answer.length).fill(-1);
   let best: { end: number; value: unknown } | undefined;
   for (let i = answer.length - 1; i >= 0; i--) {
@@ -66,6 +75,7 @@ function lastBalanced(answer: string): { found: true; value: unknown } | { found
     ends[i] = end;
     if (end === -1 || (best && end < best.end)) continue;
     const parsed = tryParse(answer.slice(i, end));
+    if (parsed === TOO_DEEP) return { found: false, deep: true };
     // Among candidates ending at the same place, the outermost (earliest start) is the value.
     if (parsed.ok) best = { end, value: parsed.value };
   }
@@ -76,13 +86,14 @@ export function extractJson(answer: string): Extracted {
   const trimmed = answer.trim();
   if (trimmed === '') return { ok: false, reason: 'the answer is empty' };
   const whole = tryParse(trimmed);
-  if (whole.ok) return whole;
+  if (whole.ok || whole === TOO_DEEP) return whole;
   const block = lastFencedBlock(answer);
   if (block !== undefined) {
     const parsed = tryParse(block.trim());
-    if (parsed.ok) return parsed;
+    if (parsed.ok || parsed === TOO_DEEP) return parsed;
   }
   const balanced = lastBalanced(answer);
   if (balanced.found) return { ok: true, value: balanced.value };
+  if (balanced.deep) return TOO_DEEP;
   return { ok: false, reason: 'the answer holds no JSON value' };
 }

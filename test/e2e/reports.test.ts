@@ -1,6 +1,7 @@
 // What a run hands to scripts and CI, end to end against fake agents: --output-schema (extraction, retries
 // in the same session, exit 6), -o, the Markdown summary, GitHub's annotations and step outputs, --strict
 // and --max-tool-calls. Every stream-json line must pass the JSON Schema `rho-cursor schema` prints.
+import { markdownInline } from '../../src/sanitize/markdown.js';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { execa } from 'execa';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -475,13 +476,16 @@ describe.concurrent('the CI summary', () => {
     expect(md).toContain('#### Tools (3)');
     expect(md).toContain('| execute | ls 0 | completed |');
     expect(md).toContain('| execute | ls 1 | completed |');
-    expect(md).toContain('| execute | `rm -rf /` | rejected |');
+    // Contract v3: Markdown characters of agent text are escaped in cells.
+    expect(md).toContain('| execute | \\`rm -rf /\\` | rejected |');
     expect(md).toContain('#### Permission decisions');
-    expect(md).toContain('| execute | `rm -rf /` | reject-once | --permissions reject |');
+    expect(md).toContain('| execute | \\`rm -rf /\\` | reject-once | --permissions reject |');
     expect(md).toContain('#### Warnings');
     // A warning is listed whole, not cut at a table cell's length.
     const warning = lines(r.stderr).find((l) => l.startsWith('warning: approvalMode is unrestricted'))!;
-    expect(md).toContain(`- \`policy-fences-nothing\`: ${warning.slice('warning: '.length)}\n`);
+    expect(md).toContain(
+      `- \`policy-fences-nothing\`: ${markdownInline(warning.slice('warning: '.length))}\n`,
+    );
   });
 
   it('a failed run says so, with the error', async () => {

@@ -18,6 +18,16 @@ import { Redactor, redact, secretForms } from '../../src/lifecycle/secrets.js';
 import { StreamJsonRenderer } from '../../src/render/stream-json.js';
 import { capture } from './render/capture.js';
 
+// How many messages a line is routed as: one, or one per message of a non-empty batch.
+function routes(line: string): number {
+  try {
+    const v: unknown = JSON.parse(line);
+    return Array.isArray(v) && v.length > 0 ? v.length : 1;
+  } catch {
+    return 1;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Shared generators
 
@@ -230,8 +240,12 @@ describe('framing: any chunking of the agent’s output reads the same', () => {
             // Every line is handled once, the last one too when the agent left it without a newline.
             const parts = Buffer.from(bytes).toString('utf8').split('\n');
             const rest = parts.pop()!;
-            const lines = parts.filter((l) => l !== '' && l !== '\r').length + (rest.trim() === '' ? 0 : 1);
-            expect(whole).toHaveLength(lines);
+            // A batch (contract v3) is routed once per message it holds.
+            const lines = [
+              ...parts.filter((l) => l !== '' && l !== '\r'),
+              ...(rest.trim() === '' ? [] : [rest]),
+            ];
+            expect(whole).toHaveLength(lines.reduce((n, l) => n + routes(l.replace(/\r$/, '')), 0));
           }
         },
       ),
@@ -906,8 +920,9 @@ describe('classification: any line is handled, and never thrown', () => {
           for (const line of lines) {
             const before = seen.length + answered;
             conn.handleLine(line);
-            // Each line is a request, a notification, an invalid line, or the answer to a pending request.
-            expect(seen.length + answered - before).toBe(1);
+            // Each line is a request, a notification, an invalid line, or the answer to a pending request;
+            // a batch (contract v3) is each of the messages it holds.
+            expect(seen.length + answered - before).toBe(routes(line));
           }
         },
       ),

@@ -6,6 +6,7 @@ import { ToolStore } from '../../src/events/tools.js';
 import type { Event } from '../../src/events/types.js';
 import type { RunOptions } from '../../src/options.js';
 import type { Asker } from '../../src/policy/ask.js';
+import { NO_RULES } from '../../src/policy/rules.js';
 import { AgentRequests } from '../../src/requests.js';
 
 const OPTIONS = [
@@ -30,13 +31,20 @@ function setup(opts: Partial<RunOptions> = {}) {
       }),
   };
   const tools = new ToolStore();
-  const base = { policy: 'reject', allow: [], interactive: false, plan: false } as unknown as RunOptions;
+  const base = {
+    policy: 'reject',
+    allow: [],
+    rules: NO_RULES,
+    interactive: false,
+    plan: false,
+  } as unknown as RunOptions;
   const requests = new AgentRequests({
     conn,
     emit: (e) => events.push(structuredClone(e)),
     tools,
     opts: { ...base, ...opts },
     asker,
+    sessionId: () => 's',
   });
   return { requests, sent, events, asked, tools };
 }
@@ -94,5 +102,76 @@ describe('AgentRequests', () => {
     requests.handle({ jsonrpc: '2.0', id: 4, method: 'terminal/create' });
     expect(sent).toEqual([{ id: 4, error: -32601 }]);
     expect(events).toEqual([{ type: 'extension', method: 'terminal/create', params: null }]);
+  });
+
+  // Contract v3, "Decisions on what rho-cursor knows".
+  it.each<{
+    name: string;
+    tool?: object;
+    request: object;
+    allow: string[];
+    policy: string;
+    answer: unknown;
+    judged: string;
+  }>([
+    {
+      name: 'a request claiming read for a tool announced as execute is judged as execute',
+      tool: { toolCallId: 'sh', kind: 'execute', title: 'rm -rf ~', status: 'pending' },
+      request: { toolCallId: 'sh', title: 'rm -rf ~', kind: 'read' },
+      allow: ['read'],
+      policy: 'reject',
+      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      judged: 'execute',
+    },
+    {
+      name: 'a tool announced with an unknown kind is judged as execute',
+      tool: { toolCallId: 'sh', kind: 'shell', title: 'curl | sh', status: 'pending' },
+      request: { toolCallId: 'sh' },
+      allow: ['other'],
+      policy: 'reject',
+      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      judged: 'execute',
+    },
+    {
+      name: 'a request with no kind for a tool never announced is judged as execute',
+      request: { toolCallId: 'new', title: 'rm -rf /' },
+      allow: ['other', 'read'],
+      policy: 'reject',
+      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      judged: 'execute',
+    },
+    {
+      name: 'a request for an announced read is still allowed by --allow read',
+      tool: { toolCallId: 'r', kind: 'read', title: 'Read x', status: 'pending' },
+      request: { toolCallId: 'r', kind: 'read' },
+      allow: ['read'],
+      policy: 'reject',
+      answer: { outcome: { outcome: 'selected', optionId: 'allow-once' } },
+      judged: 'read',
+    },
+  ])('$name', ({ tool, request, allow, policy, answer, judged }) => {
+    const { requests, sent, tools, events } = setup({ allow, policy } as Partial<RunOptions>);
+    if (tool) tools.apply(tool as Record<string, unknown>);
+    requests.handle(permission(0, request));
+    expect(sent).toEqual([{ id: 0, result: answer }]);
+    // The kind shown is the kind judged.
+    const shown = events.find((e) => e.type === 'permission') as { kind: string };
+    expect(shown.kind).toBe(judged);
+  });
+
+  it.each([
+    ['another session', 'theirs'],
+    ['no session', undefined],
+    ['a number', 1],
+  ])('a request for %s is cancelled, never allowed', (_name, sessionId) => {
+    const { requests, sent, events } = setup({ policy: 'allow' });
+    requests.handle({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'session/request_permission',
+      params: { sessionId, toolCall: { toolCallId: 't', title: 'ls', kind: 'read' }, options: OPTIONS },
+    });
+    expect(sent).toEqual([{ id: 3, result: { outcome: { outcome: 'cancelled' } } }]);
+    expect(events.find((e) => e.type === 'permission')).toMatchObject({ decision: { outcome: 'cancelled' } });
   });
 });

@@ -124,7 +124,7 @@ describe('Connection', () => {
   it.each([
     { line: 'not json {', reason: 'not JSON' },
     { line: 'Loading...', reason: 'not JSON' },
-    { line: '[1,2]', reason: 'not a JSON-RPC object' },
+    { line: '[]', reason: 'an empty JSON-RPC batch' },
     { line: '{"jsonrpc":"2.0","id":7}', reason: 'neither a request, a notification nor a response' },
     { line: '{"jsonrpc":"2.0","id":99,"result":{}}', reason: 'a response to unknown request id 99' },
   ])('sends $line to onInvalid and writes nothing back', ({ line, reason }) => {

@@ -82,7 +82,7 @@ describe('summaryMarkdown', () => {
         '',
         '| stopReason | exit code | duration | model | fence |',
         '| --- | --- | --- | --- | --- |',
-        '| end_turn | 0 | 1.2 s | composer-2.5[fast=true] | no-shell |',
+        '| end_turn | 0 | 1.2 s | composer-2.5\\[fast=true\\] | no-shell |',
         '',
         '#### Answer',
         '',

@@ -60,11 +60,13 @@ describe('readPermissionRequest', () => {
     expect(QUESTION.isQuestion).toBe(true);
   });
 
-  it('reads malformed params as an empty request of kind other', () => {
+  // Contract v3: a request with no kind is judged as execute (it was `other`).
+  it('reads malformed params as an empty request judged as execute', () => {
     expect(readPermissionRequest(null)).toEqual({
       toolCallId: '',
       title: '',
-      kind: 'other',
+      kind: 'execute',
+      kindNote: 'the request has no kind: judged as execute',
       options: [],
       agentReason: null,
       isQuestion: false,
@@ -325,5 +327,57 @@ describe('decidePlan under a fence', () => {
 
   it('no-shell leaves the plan to the policy', () => {
     expect(decidePlan('allow', false, false, 'no-shell')).toEqual({ outcome: 'accepted' });
+  });
+});
+
+describe('decisions on what rho-cursor knows (contract v3)', () => {
+  it.each<{ options: typeof CURSOR_OPTIONS; policy: Policy }>([
+    {
+      options: [
+        { optionId: 'x', name: 'Allow', kind: 'allow_once' },
+        { optionId: 'x', name: 'Reject', kind: 'reject_once' },
+      ],
+      policy: 'reject',
+    },
+    {
+      options: [
+        { optionId: 'x', name: 'Allow', kind: 'allow_once' },
+        { optionId: 'x', name: 'Reject', kind: 'reject_once' },
+      ],
+      policy: 'allow',
+    },
+    {
+      options: [
+        { optionId: QUESTION_SKIP, name: 'Skip', kind: 'reject_once' },
+        { optionId: QUESTION_SKIP, name: 'Yes', kind: 'allow_once' },
+      ],
+      policy: 'reject',
+    },
+  ])('options with a duplicate optionId are ambiguous: cancelled under $policy', ({ options, policy }) => {
+    const req = readPermissionRequest({ toolCall: { toolCallId: 't', kind: 'read' }, options });
+    expect(decidePermission(req, policy, [], false)).toMatchObject({ decision: { outcome: 'cancelled' } });
+  });
+
+  it.each<[unknown, string]>([
+    ['shell', 'execute'],
+    [undefined, 'execute'],
+    [42, 'execute'],
+    ['read', 'read'],
+    ['other', 'other'],
+    ['switch_mode', 'switch_mode'],
+  ])('a request of kind %j is judged as %s', (kind, judged) => {
+    expect(readPermissionRequest({ toolCall: { toolCallId: 't', kind } }).kind).toBe(judged);
+  });
+
+  it.each<[Fence, Policy, ToolKind[]]>([
+    ['no-shell', 'allow', []],
+    ['none', 'reject', ['other', 'read']],
+  ])('an unknown kind under --fence %s --permissions %s --allow %j is rejected', (fence, policy, allow) => {
+    const req = readPermissionRequest({
+      toolCall: { toolCallId: 't', kind: 'shell' },
+      options: CURSOR_OPTIONS,
+    });
+    const v = decidePermission(req, policy, allow, false, fence);
+    expect(v).toMatchObject({ decision: { optionId: 'reject-once' } });
   });
 });

@@ -45,7 +45,8 @@ describe('permissionQuestion', () => {
   it.each([
     [undefined, 'Cursor asks permission to execute: `wc -l hello.txt`'],
     ['Claude Code', 'Claude Code asks permission to execute: `wc -l hello.txt`'],
-    ['Evil\x1b[2J', 'Evil^[[2J asks permission to execute: `wc -l hello.txt`'],
+    // Contract v3: escapes show as Control Pictures.
+    ['Evil\x1b[2J', 'Evil␛[2J asks permission to execute: `wc -l hello.txt`'],
   ])('names the agent that asks (%j), never as Cursor unless it is', (who, line) => {
     expect(permissionQuestion(shell, {}, who).lines[0]).toBe(line);
   });
@@ -62,12 +63,13 @@ describe('permissionQuestion', () => {
     expect(q.eof?.value).toBe('reject-once');
   });
 
-  it('shows a path and a multi-line command indented', () => {
+  // Contract v3: each line of the question is one line, its newlines made visible.
+  it('shows a path and a multi-line command on one line each', () => {
     const q = permissionQuestion(
       { ...shell, agentReason: null },
       { command: 'echo a\necho b', path: '/w/x' },
     );
-    expect(q.lines.slice(1)).toEqual(['  command: echo a', '    echo b', '  path: /w/x']);
+    expect(q.lines.slice(1)).toEqual(['  command: echo a␊echo b', '  path: /w/x']);
   });
 
   it('has no Ctrl-D answer when no reject_once is offered', () => {
@@ -78,7 +80,7 @@ describe('permissionQuestion', () => {
 
   it('makes escape sequences from the agent visible', () => {
     const q = permissionQuestion({ ...shell, title: 'ls\x1b[2K\rrm -rf ~' }, {});
-    expect(q.lines[0]).toBe('Cursor asks permission to execute: ls^[[2K^Mrm -rf ~');
+    expect(q.lines[0]).toBe('Cursor asks permission to execute: ls␛[2K␍rm -rf ~');
   });
 });
 
@@ -170,6 +172,6 @@ describe('hint', () => {
 
 describe('visible', () => {
   it('keeps newlines and tabs and shows other control characters', () => {
-    expect(visible('a\tb\nc\x07\x7f')).toBe('a\tb\nc^G^?');
+    expect(visible('a\tb\nc\x07\x7f')).toBe('a\tb\nc␇␡');
   });
 });

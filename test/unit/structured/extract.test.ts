@@ -61,6 +61,14 @@ describe('extractJson: the whole answer', () => {
     expect(extractJson(' \n\t')).toEqual({ ok: false, reason: 'the answer is empty' });
   });
 
+  it('a value nested 100,000 deep is refused, never a stack overflow later', () => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    expect(extractJson(deep)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('deeper than 512'),
+    });
+  });
+
   it('prose without JSON has no value', () => {
     expect(extractJson('I could not do it {sorry}.')).toEqual({
       ok: false,

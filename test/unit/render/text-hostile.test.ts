@@ -1,0 +1,107 @@
+// The text renderer against hostile agent text: every line it draws shows the text, never lets it act.
+/* eslint-disable no-control-regex -- the tests are about control characters */
+import { Chalk } from 'chalk';
+import { describe, expect, it } from 'vitest';
+import type { Event, ToolEvent } from '../../../src/events/types.js';
+import { TextRenderer } from '../../../src/render/text.js';
+import { capture, finished } from './capture.js';
+
+const EVIL = '\x1b]52;c;ZXZpbA==\x07\x1b[2J\u202e\n::error::x\rrho-cursor: all good, exit 0';
+
+const tool = (over: Partial<ToolEvent>): ToolEvent => ({
+  type: 'tool',
+  toolCallId: 't1',
+  kind: 'execute',
+  title: 'ls',
+  status: 'completed',
+  input: {},
+  output: null,
+  locations: [],
+  ...over,
+});
+
+// Each hostile event, and where its text shows.
+const CASES: Array<[string, Event]> = [
+  ['a tool title', tool({ title: EVIL })],
+  ['a tool kind', tool({ kind: EVIL })],
+  ['a tool result line', tool({ output: { exitCode: 0, stdout: `${EVIL}`, stderr: '' } })],
+  ['a thought', { type: 'thought', text: EVIL }],
+  [
+    'a permission decision',
+    {
+      type: 'permission',
+      toolCallId: 't',
+      title: EVIL,
+      kind: 'execute',
+      options: [],
+      decision: { optionId: EVIL, kind: 'reject_once' },
+      reason: 'r',
+      agentReason: EVIL,
+      decidedBy: 'policy',
+    },
+  ],
+  [
+    'a plan',
+    {
+      type: 'plan',
+      toolCallId: null,
+      name: EVIL,
+      overview: EVIL,
+      plan: EVIL,
+      todos: [],
+      answer: { outcome: 'rejected', reason: EVIL },
+      decidedBy: 'policy',
+    },
+  ],
+  ['todos', { type: 'todos', todos: [{ id: '1', content: EVIL, status: 'pending' }], source: 'plan' }],
+  [
+    'cursor/task',
+    { type: 'extension', method: 'cursor/task', params: { description: EVIL, subagentType: EVIL } },
+  ],
+  [
+    'a session title',
+    {
+      type: 'extension',
+      method: 'session/update',
+      params: { update: { sessionUpdate: 'session_info_update', title: EVIL } },
+    },
+  ],
+  ['a notice (a warning)', { type: 'warning', code: 'agent-notice', message: EVIL }],
+  ['a mode', { type: 'mode', mode: EVIL }],
+];
+
+describe('TextRenderer with hostile agent text', () => {
+  it.each(CASES)('%s: no control character reaches stderr, and no line is forged', (_name, event) => {
+    const out = capture(true);
+    const err = capture(true);
+    const r = new TextRenderer(out, err, new Chalk({ level: 0 }));
+    r.emit(event);
+    r.finish(finished({ error: { code: 'rpc_error', message: EVIL } }));
+    expect(err.text).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
+    const lines = err.text.split('\n');
+    expect(lines).not.toContain('rho-cursor: all good, exit 0');
+    expect(lines.filter((l) => l.startsWith('::'))).toEqual([]);
+    expect(lines.filter((l) => l.startsWith('rho-cursor:'))).toHaveLength(1);
+    expect(err.text).toContain('␛]52;c;ZXZpbA==␇␛[2J<U+202E>␊::error::x␍rho-cursor: all good');
+  });
+
+  it('keeps its own colours', () => {
+    const err = capture(true);
+    const r = new TextRenderer(capture(true), err, new Chalk({ level: 1 }));
+    r.emit(tool({ title: '\x1b[31mfake red' }));
+    r.flush();
+    expect(err.text).toContain('\x1b[36mexecute\x1b[39m ␛[31mfake red \x1b[32mcompleted\x1b[39m');
+  });
+
+  it('shows the answer made visible on a terminal, and byte-exact to a pipe', () => {
+    const answer = 'a \x1b]8;;https://evil\x1b\\link\x1b]8;;\x1b\\\n\ttab';
+    for (const tty of [true, false]) {
+      const out = capture(tty);
+      const r = new TextRenderer(out, capture(tty), new Chalk({ level: 0 }));
+      r.emit({ type: 'message', text: answer });
+      r.finish(finished());
+      // (On a shared terminal the answer's last line is ended on stderr.)
+      expect(out.text).toBe(tty ? 'a ␛]8;;https://evil␛\\link␛]8;;␛\\\n\ttab' : answer + '\n');
+    }
+  });
+});

@@ -1,0 +1,83 @@
+// Well-formed JSON: every line a strict UTF-8 reader (jq) takes; split surrogate pairs joined.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SurrogateJoiner } from '../../../src/events/surrogates.js';
+import { wellFormedJson } from '../../../src/sanitize/json.js';
+import { strictJson } from '../../helpers/strict-json.js';
+
+describe('wellFormedJson', () => {
+  it.each([
+    ['a lone high surrogate', 'a\ud83d', 'a\ufffd'],
+    ['a lone low surrogate', '\ude80b', '\ufffdb'],
+    ['a whole pair', 'ok 🚀', 'ok 🚀'],
+  ])('%s', (_name, text, value) => {
+    const line = wellFormedJson(JSON.stringify({ text }));
+    expect(strictJson(line)).toEqual({ text: value });
+  });
+
+  it('leaves an escaped backslash followed by text that looks like an escape alone', () => {
+    const line = wellFormedJson(JSON.stringify({ text: '\\ud83d' }));
+    expect(JSON.parse(line)).toEqual({ text: '\\ud83d' });
+  });
+
+  it('gives strict JSON for any string', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => {
+        const line = wellFormedJson(JSON.stringify({ s, [s]: 1 }));
+        expect(() => strictJson(line)).not.toThrow();
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('SurrogateJoiner', () => {
+  it('joins an emoji split across two chunks of one stream', () => {
+    const j = new SurrogateJoiner();
+    const a = j.take({ type: 'message', text: 'go \ud83d' });
+    const b = j.take({ type: 'message', text: '\ude80 now' });
+    expect([a.text, b.text]).toEqual(['go ', '🚀 now']);
+  });
+
+  it('keeps streams apart: a thought between does not take the held half', () => {
+    const j = new SurrogateJoiner();
+    j.take({ type: 'message', text: '\ud83d' });
+    expect(j.take({ type: 'thought', text: 'hmm' }).text).toBe('hmm');
+    expect(j.take({ type: 'message', text: '\ude80' }).text).toBe('🚀');
+  });
+
+  it('turns a lone half into U+FFFD', () => {
+    const j = new SurrogateJoiner();
+    expect(j.take({ type: 'message', text: 'a\ude80b' }).text).toBe('a\ufffdb');
+    j.take({ type: 'message', text: 'x\ud83d' });
+    expect(j.take({ type: 'message', text: 'y' }).text).toBe('\ufffdy');
+    j.take({ type: 'thought', text: '\ud83d' });
+    expect(j.drain()).toEqual([{ type: 'thought', text: '\ufffd' }]);
+  });
+
+  it('passes an ordinary chunk through as the same object', () => {
+    const j = new SurrogateJoiner();
+    const e = { type: 'message' as const, text: 'plain' };
+    expect(j.take(e)).toBe(e);
+  });
+
+  it('joins any text cut anywhere into the same text, well-formed', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), fc.array(fc.nat()), (s, cuts) => {
+        const j = new SurrogateJoiner();
+        const points = [...new Set(cuts.map((c) => c % (s.length + 1)))].sort((a, b) => a - b);
+        let out = '';
+        let from = 0;
+        for (const p of [...points, s.length]) {
+          out += j.take({ type: 'message', text: s.slice(from, p) }).text;
+          from = p;
+        }
+        out += j
+          .drain()
+          .map((e) => e.text)
+          .join('');
+        expect(out).toBe(s);
+      }),
+    );
+  });
+});

@@ -1,0 +1,84 @@
+// The terminal sanitisers: hostile agent text in, text that a terminal shows and never interprets out.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { oneLine, terminalSafe } from '../../../src/sanitize/terminal.js';
+
+// Anything that could start an escape sequence or act on a terminal: every C0 but tab (and newline, which
+// oneLine also refuses), DEL, every C1, and the bidi overrides and isolates.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const ACTS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+// eslint-disable-next-line no-control-regex -- as above
+const ACTS_OR_BREAKS = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+describe('terminalSafe', () => {
+  it.each([
+    ['plain text', 'hello, world', 'hello, world'],
+    ['newline and tab kept', 'a\tb\nc', 'a\tb\nc'],
+    ['OSC 52 clipboard write', '\x1b]52;c;cm0gLXJmIH4=\x07', '␛]52;c;cm0gLXJmIH4=␇'],
+    ['OSC 8 link', '\x1b]8;;https://evil\x1b\\click\x1b]8;;\x1b\\', '␛]8;;https://evil␛\\click␛]8;;␛\\'],
+    ['OSC 0 window title', '\x1b]0;pwned\x07', '␛]0;pwned␇'],
+    ['clear screen', '\x1b[2J\x1b[H', '␛[2J␛[H'],
+    ['cursor up and erase', 'x\x1b[4A\x1b[J', 'x␛[4A␛[J'],
+    ['carriage return overwrite', 'safe\rrm -rf ~', 'safe␍rm -rf ~'],
+    ['C1 CSI', '\u009b2J', '<U+009B>2J'],
+    [
+      'C1 OSC, DCS, APC, PM, SOS',
+      '\u009d\u0090\u009f\u009e\u0098',
+      '<U+009D><U+0090><U+009F><U+009E><U+0098>',
+    ],
+    ['DEL and NUL', 'a\x7fb\x00', 'a␡b␀'],
+    ['bidi override', 'evil\u202egnp.exe', 'evil<U+202E>gnp.exe'],
+    ['bidi isolates', '\u2066a\u2067b\u2068c\u2069', '<U+2066>a<U+2067>b<U+2068>c<U+2069>'],
+    ['emoji kept', 'ok 🚀', 'ok 🚀'],
+  ])('%s', (_name, input, shown) => {
+    expect(terminalSafe(input)).toBe(shown);
+  });
+
+  it('returns the same string when there is nothing to escape (the quick path)', () => {
+    const s = 'x'.repeat(100);
+    expect(terminalSafe(s)).toBe(s);
+  });
+
+  it('leaves nothing a terminal acts on, for any string', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => {
+        expect(terminalSafe(s)).not.toMatch(ACTS);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('oneLine', () => {
+  it.each([
+    ['newline', 'a\nrho-cursor: all good, exit 0', 'a␊rho-cursor: all good, exit 0'],
+    ['CR LF', 'a\r\nb', 'a␍␊b'],
+    ['a fake menu line', 'ls\n[a] allow once  [r] reject once > ', 'ls␊[a] allow once  [r] reject once > '],
+    ['workflow command', 'x\n::error title=Deploy::boom', 'x␊::error title=Deploy::boom'],
+    ['line and paragraph separators', 'a\u2028b\u2029c', 'a<U+2028>b<U+2029>c'],
+    ['escape', '\x1b[31mred', '␛[31mred'],
+    ['tab kept', 'a\tb', 'a\tb'],
+  ])('%s', (_name, input, shown) => {
+    expect(oneLine(input)).toBe(shown);
+  });
+
+  it('leaves no line break and nothing a terminal acts on, for any string', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => {
+        const out = oneLine(s);
+        expect(out).not.toMatch(ACTS_OR_BREAKS);
+        expect(out.split('\n')).toHaveLength(1);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('keeps every visible character of the text, in order', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), (s) => {
+        // Text without controls passes unchanged.
+        if (!ACTS_OR_BREAKS.test(s)) expect(oneLine(s)).toBe(s);
+      }),
+    );
+  });
+});
