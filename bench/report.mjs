@@ -154,6 +154,27 @@ function targets(runs) {
       load('startup', ['help', 'version']),
     ],
     [
+      'ledger, git repo of 10,000 files: on − off (--no-changes)',
+      pair('changes-10k', 'ledger', 'no-ledger', delta),
+      50,
+      'ms',
+      load('changes-10k', ['ledger', 'no-ledger']),
+    ],
+    [
+      'ledger, git repo of 100,000 files: on − off',
+      pair('changes-100k', 'ledger', 'no-ledger', delta),
+      1000,
+      'ms',
+      load('changes-100k', ['ledger', 'no-ledger']),
+    ],
+    [
+      'ledger, 10,000 files outside git (walk): on − off',
+      pair('changes-10k-walk', 'ledger', 'no-ledger', delta),
+      50,
+      'ms',
+      load('changes-10k-walk', ['ledger', 'no-ledger']),
+    ],
+    [
       '32 at once: per-run RSS / one run alone',
       by('scale-32') && by('scale-1') ? scaleRss() : null,
       1.05,

@@ -1,12 +1,14 @@
 // `npm run bench`: times rho-cursor against a minimal NDJSON client and a bare line reader (the limit) on a
 // fake agent, in alternating rounds, prints a markdown report with PASS/FAIL per target and writes it as
 // JSON to bench/last-run.json. Flags: --quick (3 rounds, for development). Env: BENCH_ROUNDS (default 7),
-// BENCH_ONLY=id,id (a subset of scenarios), BENCH_RHO (another build of rho-cursor to time).
+// BENCH_ONLY=id,id (a subset of scenarios), BENCH_RHO (another build of rho-cursor to time),
+// BENCH_KEEP_REPOS=1 (the ledger rows' workspaces kept under $TMPDIR and reused).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measure } from './measure.mjs';
+import { KEEP, makeRepo } from './repo.mjs';
 import { evaluate, machine, render, toJson } from './report.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -28,6 +30,32 @@ const rho = (format) => ({
   format,
 });
 const cli = (side, args) => ({ side, cmd: RHO, args, format: 'cli' });
+// rho-cursor in a workspace, with the ledger on (as by default) or off (--no-changes).
+const inRepo = (side, dir, ...extra) => ({
+  side,
+  cmd: RHO,
+  args: [
+    'run',
+    '--agent',
+    AGENT,
+    '--permissions',
+    'allow',
+    '--output-format',
+    'stream-json',
+    '--cwd',
+    dir,
+    ...extra,
+    'bench',
+  ],
+  format: 'stream-json',
+});
+// The workspaces of the ledger rows, made once (lazily: only when their rows run).
+const repos = {};
+const repo = (files, git) => (repos[`${files}-${git}`] ??= makeRepo(files, git));
+const ledgerSides = (files, git) => [
+  inRepo('ledger', repo(files, git)),
+  inRepo('no-ledger', repo(files, git), '--no-changes'),
+];
 
 // One turn with Cursor's handshake shape (delays shortened so the bench is quick).
 const TURN = { BENCH_INIT_MS: 450, BENCH_NEW_MS: 300, BENCH_PROMPT_MS: 100, BENCH_CHUNKS: 20 };
@@ -112,7 +140,28 @@ const SCENARIOS = [
     parallel: 32,
     sides: [minimal, rho('stream-json')],
   },
-].filter((s) => !ONLY || ONLY.includes(s.id));
+  {
+    id: 'changes-10k',
+    label: 'a short turn in a git repository of 10,000 files: the ledger on and off',
+    env: TURN,
+    sides: () => ledgerSides(10_000, true),
+  },
+  {
+    id: 'changes-100k',
+    label: 'a short turn in a git repository of 100,000 files: the ledger on and off',
+    env: TURN,
+    sides: () => ledgerSides(100_000, true),
+  },
+  {
+    id: 'changes-10k-walk',
+    label: 'a short turn in a folder of 10,000 files outside git (the capped walk): the ledger on and off',
+    env: TURN,
+    sides: () => ledgerSides(10_000, false),
+  },
+]
+  .filter((s) => !ONLY || ONLY.includes(s.id))
+  // A scenario's sides may need a workspace made first: made only for the scenarios that run.
+  .map((s) => (typeof s.sides === 'function' ? { ...s, sides: s.sides() } : s));
 
 const failures = [];
 
@@ -202,6 +251,8 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 rmSync(CONFIG_DIR, { recursive: true, force: true });
+if (!KEEP)
+  for (const dir of Object.values(repos)) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 
 const report = evaluate(SCENARIOS, runs);
 const { loadavg: loadAfter, ...host } = machine();

@@ -104,6 +104,13 @@ export function defineRun(cmd: Command): Command {
       '--retries <n>',
       'try a failure before any tool started again with a fresh agent, after 1s, 2s, 4s... (default: 0)',
     )
+    .option('--no-changes', 'do not measure what changed in the workspace (result.changes is null)')
+    .option('--worktree', 'run the agent in a temporary git worktree of HEAD plus your uncommitted changes')
+    .option(
+      '--patch <file>',
+      "with --worktree: write the agent's changes as a patch (applies with git apply)",
+    )
+    .option('--keep-worktree', 'with --worktree: keep the worktree after the run and say where')
     .addOption(noWarningOption())
     .option('-q, --quiet', 'text mode: only the answer on stdout, only errors and warnings on stderr')
     .option('--color <when>', `colour on stderr: ${COLORS.join(', ')} (default: auto)`)

@@ -8,6 +8,7 @@ export const EXIT = {
   refusal: 5,
   schemaMismatch: 6,
   denied: 7,
+  breach: 8,
   timeout: 124,
   notFound: 127,
   sighup: 129,
@@ -54,6 +55,10 @@ export const ERRORS = {
   denied: [
     EXIT.denied,
     '--strict: a permission rejected or a tool blocked; or a turn cancelled after a rejection',
+  ],
+  fence_breached: [
+    EXIT.breach,
+    'the workspace changed where the run promised it could not (a fence, a tool shown rejected that ran)',
   ],
   os_limit: [
     EXIT.agentFailed,

@@ -41,6 +41,10 @@ export const EXAMPLES = [
     'rho-cursor run --agent npx --agent-arg @zed-industries/claude-agent-acp "explain this repo"',
     "another ACP agent (Claude's adapter)",
   ],
+  [
+    'rho-cursor run --worktree --patch fix.diff "fix the failing test" && git apply fix.diff',
+    'work in a temporary worktree, keep the patch',
+  ],
 ] as const;
 
 // What each exit code means, in the order a reader looks them up.
@@ -54,6 +58,7 @@ const EXIT_MEANING: Record<number, string> = {
   [EXIT.schemaMismatch]: 'the answer did not match --output-schema',
   [EXIT.denied]:
     '--strict: a permission was rejected or a tool blocked; a turn the agent ended after a rejection',
+  [EXIT.breach]: 'a fence was breached: the workspace changed where it must not',
   [EXIT.timeout]: 'a timeout',
   [EXIT.notFound]: 'the agent executable was not found',
   [EXIT.sighup]: 'cancelled by SIGHUP',

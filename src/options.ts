@@ -88,6 +88,12 @@ export interface RunOptions {
   notices: Notice[];
   /** Warning codes silenced by --no-warning and RHO_CURSOR_NO_WARNING: not on stderr, not in the summary. */
   silenced: string[];
+  /** The ledger: what changed in the workspace is measured (false with --no-changes). */
+  changes: boolean;
+  /** --worktree: the agent works in a temporary git worktree; --patch writes what it changed there. */
+  worktree: boolean;
+  patch: string | undefined;
+  keepWorktree: boolean;
 }
 
 /** --step-timeout's default: Gemini's initialize took up to 10 s on a busy 2-core machine (contract v3). */
@@ -209,6 +215,11 @@ export interface RawRunOptions {
   color?: string;
   /** --no-warning, repeatable (each may be a comma list). */
   noWarning?: string[];
+  /** false with --no-changes */
+  changes?: boolean;
+  worktree?: boolean;
+  patch?: string;
+  keepWorktree?: boolean;
 }
 
 /** Facts about the process the pure parser needs; main.ts gathers them. */
@@ -311,6 +322,14 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     );
   if (words.filter((w) => w === '-').length > 1)
     errors.push(new RhoError('usage', '`-` (standard input) can stand only once among the prompt words'));
+  if (raw.patch !== undefined && raw.patch.trim() === '')
+    errors.push(new RhoError('usage', "option '--patch' needs a file (got '')"));
+  for (const [option, given] of [
+    ['--patch', raw.patch !== undefined],
+    ['--keep-worktree', raw.keepWorktree === true],
+  ] as const)
+    if (given && raw.worktree !== true)
+      errors.push(new RhoError('usage', `option '${option}' needs --worktree`));
   if (raw.promptFile !== undefined && raw.promptFile.trim() === '') {
     errors.push(new RhoError('usage', "option '--prompt-file' needs a file (got '')"));
   }
@@ -374,6 +393,10 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
       interactive,
       notices,
       silenced: silenced.codes,
+      changes: raw.changes !== false,
+      worktree: raw.worktree === true,
+      patch: path(raw.patch),
+      keepWorktree: raw.keepWorktree === true,
     },
   };
 }

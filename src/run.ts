@@ -52,6 +52,8 @@ import {
   type PromptCaps,
 } from './prompt/attach.js';
 import { deliverReports } from './ci/deliver.js';
+import { openWorktree, RunLedger, type WorktreeInfo } from './changes/run.js';
+import type { Worktree } from './changes/worktree.js';
 
 export interface RunIO {
   env: NodeJS.ProcessEnv;
@@ -86,7 +88,8 @@ export type Phase =
 
 /** Everything one run knows, passed from step to step. */
 interface RunState {
-  readonly opts: RunOptions;
+  /** The run's options; with --worktree, its cwd becomes the worktree's once it is made. */
+  opts: RunOptions;
   readonly io: RunIO;
   readonly t0: number;
   readonly out: Output;
@@ -147,6 +150,12 @@ interface RunState {
   releaseAgent?: () => Promise<void>;
   /** A failure that does not stop the turn but fails the run (the wire log could not be written). */
   sideFailure?: RhoError;
+  /** What the agent changed, measured: snapshotted before the prompt, compared after the turn. */
+  ledger?: RunLedger;
+  /** --worktree: where the agent works. */
+  worktree?: Worktree;
+  changes?: ResultEvent['changes'];
+  patch?: string | null;
 }
 
 const CANCEL_GRACE_MS = 2000;
@@ -167,6 +176,7 @@ export async function run(opts: RunOptions, io: RunIO): Promise<number> {
   let error: RhoError | undefined;
   try {
     await readConfig(s);
+    await openLedger(s);
     await prepareAgent(s);
     await firstTurn(s);
     if (s.schema && s.stopReason === 'end_turn') await structuredAnswer(s, s.schema);
@@ -257,6 +267,7 @@ function onEvent(s: RunState, e: Parameters<Output['emit']>[0]): void {
   const newTool = e.type === 'tool' && calls !== s.toolCalls;
   s.toolCalls = calls;
   s.facts.add(e, newTool);
+  s.ledger?.observe(e);
   const max = s.opts.maxToolCalls;
   if (newTool && max !== undefined && s.phase === 'prompt' && s.facts.turnToolCalls > max)
     s.cancel.stop('max_tool_calls');
@@ -302,6 +313,17 @@ async function readConfig(s: RunState): Promise<void> {
     });
   }
   s.warnings.push(...opts.notices);
+}
+
+// 2a. The workspace: with --worktree a temporary worktree (released by the teardown stack, after the agent),
+// then the ledger's snapshot, started now so it runs while the agent starts; the prompt waits for it.
+async function openLedger(s: RunState): Promise<void> {
+  const { opts } = s;
+  s.worktree = await openWorktree(opts, s.teardown);
+  if (s.worktree) s.opts = { ...opts, cwd: s.worktree.cwd };
+  // rho-cursor's own files are not the agent's changes.
+  const own = [opts.wireLog, opts.outputLastMessage, opts.summaryFile, opts.patch];
+  s.ledger = new RunLedger(s.opts.cwd, opts.changes, own);
 }
 
 // 2. Spawn the agent and join it to a connection; its release goes on the teardown stack at once.
@@ -628,6 +650,7 @@ async function firstTurn(s: RunState): Promise<void> {
       const mode = opts.plan ? 'plan' : opts.mode;
       if (mode !== undefined) await enterMode(s, mode);
       const text = s.schema ? opts.prompt + '\n' + schemaInstruction(s.schema) : opts.prompt;
+      await s.cancel.race(s.ledger!.ready());
       await promptTurn(s, promptBlocks(text, opts.attachments, s.promptCaps));
       // Under --retries such an answer is a failure: retried while tries are left, then the run's error.
       const apiError = s.stopReason === 'end_turn' ? replyReadsAsError(s.replyHead) : undefined;
@@ -769,11 +792,6 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
   // Nothing more is asked of the agent: its kill ladder runs while the result is written, not after it.
   // Its step stays on the teardown stack, which waits for it (and reports its failure) in turn.
   s.releaseAgent?.().catch(() => {});
-  // A stop (a signal, a timeout, a closed stdout) decides the exit code, even if the agent failed meanwhile.
-  let error = cancel.error() ?? thrown;
-  error ??= s.sideFailure;
-  if (!error && opts.strict && s.stopReason === 'end_turn') error = strictFailure(s);
-  error ??= stopReasonError(s.stopReason);
   // Every tool ends in a final state. One whose request rho-cursor rejected did not run: rejected (the same
   // for an edit Codex reports in progress as for a pending shell command). Any other one still running when
   // the run was stopped was cancelled; one the agent left pending or in progress when its turn ended (or it
@@ -787,6 +805,14 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
       out.emit(t);
     }
   }
+  // A breach outranks everything: the workspace changed where the run promised it could not. Measured once
+  // every tool has its final state, so a tool shown rejected that the ledger shows ran is corrected.
+  const breach = await closeLedger(s);
+  // A stop (a signal, a timeout, a closed stdout) decides the exit code, even if the agent failed meanwhile.
+  let error = breach ?? cancel.error() ?? thrown;
+  error ??= s.sideFailure;
+  if (!error && opts.strict && s.stopReason === 'end_turn') error = strictFailure(s);
+  error ??= stopReasonError(s.stopReason);
   let result = resultEvent(s, error);
   // The files a script or a CI job reads (-o, the summary, $GITHUB_OUTPUT): a failure to write them fails the run.
   const failed = await deliverReports(opts, s.io.env, { result, facts: s.facts, structured: s.structured });
@@ -811,6 +837,28 @@ async function report(s: RunState, thrown: RhoError | undefined): Promise<ExitCo
   return exitCode;
 }
 
+// 6a. After the turn, however it ended: what changed (the ledger), the tools shown rejected that ran, the
+// patch of a worktree; returns the breach, if any.
+async function closeLedger(s: RunState): Promise<RhoError | undefined> {
+  if (!s.ledger) return undefined;
+  const o = await s.ledger.finish(s.opts, s.promptSentAt > 0, s.worktree);
+  for (const t of o.corrected) s.out.emit(t);
+  for (const w of o.warnings) s.out.warn(w.code, w.message);
+  s.changes = o.changes;
+  s.patch = o.patch;
+  s.sideFailure ??= o.failure;
+  if (s.worktree && s.opts.keepWorktree && !s.opts.quiet)
+    s.out.line(
+      `rho-cursor: the worktree is kept at ${s.worktree.dir} (git worktree remove --force ${s.worktree.dir} removes it)`,
+    );
+  return o.breach;
+}
+
+// With --worktree: where the agent worked, and whether it stays.
+function worktreeInfo(s: RunState): WorktreeInfo | undefined {
+  return s.worktree ? { path: s.worktree.dir, kept: s.opts.keepWorktree } : undefined;
+}
+
 // The one `result` event for the run as it stands.
 function resultEvent(s: RunState, error: RhoError | undefined): ResultEvent {
   return {
@@ -825,6 +873,9 @@ function resultEvent(s: RunState, error: RhoError | undefined): ResultEvent {
     timings: s.timings,
     usage: s.ctx.usage ?? null,
     structured: s.structured ?? null,
+    changes: s.changes ?? null,
+    patch: s.patch ?? null,
+    ...(s.worktree ? { worktree: worktreeInfo(s) } : {}),
     ...(error
       ? {
           error: {

@@ -54,6 +54,7 @@ export function summaryMarkdown({ result, facts, fence }: SummaryInput): string 
     lines.push('#### Answer', '', f, answer.text.replace(/\n$/, ''), f, '');
     if (answer.cut) lines.push(`_The answer was cut at ${ANSWER_MAX_BYTES / 1024} KiB._`, '');
   }
+  lines.push(...changesTable(result.changes));
   const tools = [...facts.tools.values()];
   if (tools.length > 0) {
     lines.push(`#### Tools (${facts.toolCount})`, '', '| kind | title | status |', '| --- | --- | --- |');
@@ -87,4 +88,28 @@ export function summaryMarkdown({ result, facts, fence }: SummaryInput): string 
   const md = lines.join('\n') + '\n';
   const whole = cutBytes(md, SUMMARY_MAX_BYTES - 100);
   return whole.cut ? whole.text + '\n\n_The summary was cut at 1 MiB._\n' : md;
+}
+
+// The changes the ledger measured, as a table: each path, how it changed, and whether a tool accounts for it.
+function changesTable(changes: ResultEvent['changes']): string[] {
+  if (!changes) return [];
+  const rows = [
+    ...changes.added.map((p) => [p, 'added'] as const),
+    ...changes.modified.map((p) => [p, 'modified'] as const),
+    ...changes.deleted.map((p) => [p, 'deleted'] as const),
+  ].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const note = changes.truncated ? ['', '_The ledger reached its cap: more may have changed._'] : [];
+  if (rows.length === 0) return ['#### Changes', '', 'No file changed.', ...note, ''];
+  const unaccounted = new Set(changes.unaccounted);
+  const out = [
+    `#### Changes (${rows.length})`,
+    '',
+    '| path | change | named by a tool |',
+    '| --- | --- | --- |',
+  ];
+  for (const [p, change] of rows.slice(0, TABLE_MAX_ROWS))
+    out.push(`| ${cell(p)} | ${change} | ${unaccounted.has(p) ? 'no' : 'yes'} |`);
+  if (rows.length > TABLE_MAX_ROWS)
+    out.push('', `_${rows.length - TABLE_MAX_ROWS} more changes not listed._`);
+  return [...out, ...note, ''];
 }

@@ -23,6 +23,9 @@ export const WARNINGS = {
   'socks-proxy': 'doctor: ALL_PROXY or HTTPS_PROXY names a SOCKS proxy',
   'fence-not-enforced-by-agent':
     'a fence on an agent that is not Cursor: it holds only through permission answers and the ledger',
+  'unaccounted-change': 'a file changed that no completed edit, delete or move of the agent names',
+  'rejected-tool-ran': 'a tool shown rejected ran: the ledger shows its change',
+  'ledger-failed': "the workspace's changes could not be measured",
   'model-not-settable': '--model for an agent that is not Cursor and offers no model: not applied',
 } as const;
 

@@ -271,6 +271,24 @@ export const Usage = z
     description: 'the last usage_update the agent sent; a field it sent as null (or not at all) is left out',
   });
 
+export const Changes = z
+  .object({
+    added: z.array(z.string()),
+    modified: z.array(z.string()),
+    deleted: z.array(z.string()),
+    unaccounted: z
+      .array(z.string())
+      .describe('changed paths no completed edit, delete or move tool call of the run names'),
+    truncated: z
+      .boolean()
+      .describe('the ledger reached its cap (files or hashed bytes): more may have changed'),
+  })
+  .meta({
+    title: 'changes',
+    description:
+      'what changed in the workspace during the run, measured: file paths relative to the workspace',
+  });
+
 export const ResultEvent = z
   .object({
     type: z.literal('result'),
@@ -286,6 +304,22 @@ export const ResultEvent = z
       'the last usage_update; null when the agent sent none (Cursor sends none)',
     ),
     structured: z.unknown().describe('with --output-schema: the validated value; otherwise null'),
+    changes: Changes.nullable()
+      .optional()
+      .describe(
+        'what changed in the workspace (in the worktree with --worktree); null with --no-changes or when no prompt was sent; absent only for a usage error before the run',
+      ),
+    patch: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        'with --worktree --patch: the patch file written; otherwise null (absent for a usage error before the run)',
+      ),
+    worktree: z
+      .object({ path: z.string(), kept: z.boolean() })
+      .optional()
+      .describe('with --worktree: where the agent worked, and whether it was kept (--keep-worktree)'),
     error: z
       .object({
         code: z.enum(ERROR_CODES).describe('one of the documented error codes (README, "Error codes")'),

@@ -14,6 +14,7 @@ export type ModeEvent = z.infer<typeof S.ModeEvent>;
 export type WarningEvent = z.infer<typeof S.WarningEvent>;
 export type ExtensionEvent = z.infer<typeof S.ExtensionEvent>;
 export type ResultEvent = z.infer<typeof S.ResultEvent>;
+export type ChangesField = z.infer<typeof S.Changes>;
 export type ValidationEvent = z.infer<typeof S.ValidationEvent>;
 export type HistoryEvent = z.infer<typeof S.HistoryEvent>;
 export type AttemptEvent = z.infer<typeof S.AttemptEvent>;

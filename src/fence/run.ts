@@ -38,9 +38,11 @@ export function fenceEnv(
 }
 
 // A call of a kind the fence's deny rules stop, which Cursor then reports "completed" with no output, did not
-// run: it is marked rejected (the store keeps a call that did produce output as Cursor reported it).
+// run: it is marked rejected then, and only then. A call just announced (`pending`) is not judged before any
+// decision, and one in progress or with output ran, whatever the fence (the ledger then says what it did).
 export function fenceTool(fence: Fence, tools: ToolStore, e: Event): Event {
   if (e.type !== 'tool' || !fenceRuleBlocks(fence, e.kind)) return e;
+  if (e.status !== 'completed' || e.output !== null) return e;
   return tools.markVerdict(e.toolCallId, 'rejected') ?? e;
 }
 

@@ -153,6 +153,8 @@ export class Output {
   // Every event of the run, in wire order; after `result` nothing more is written.
   emit(e: Event): void {
     if (this.closed) return;
+    // A warning that writes nothing here (silenced) leaves the spinner running.
+    if (e.type === 'warning' && this.o.silenced?.includes(e.code) && this.o.format === 'text') return;
     // A surrogate pair split across two chunks is joined; a lone one becomes U+FFFD.
     if (e.type === 'message' || e.type === 'thought') {
       e = this.joiner.take(e);

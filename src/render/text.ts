@@ -6,6 +6,7 @@ import { fenceLine } from '../fence/summary.js';
 import { toolSummary } from './summary.js';
 import { NON_JSON_SHOWN, type Renderer, type Writer } from './writer.js';
 import { RecentIds } from '../events/recent.js';
+import { changesLine } from '../changes/compare.js';
 import { oneLine as one, terminalSafe } from '../sanitize/terminal.js';
 
 const PRINTED_KEPT = 16;
@@ -25,6 +26,8 @@ export class TextRenderer implements Renderer {
   private nonJson = 0;
   private todos: Map<string, string> | undefined;
   private readonly printed = new RecentIds(PRINTED_KEPT);
+  /** Tools printed as rejected: a later state that says they ran is printed again, corrected. */
+  private readonly shownRejected = new RecentIds(PRINTED_KEPT);
   private readonly tools = new Map<string, ToolEvent>();
   /** How the agent's own words are labelled: Cursor, or another agent's title (from the session event). */
   private who = 'Cursor';
@@ -64,7 +67,11 @@ export class TextRenderer implements Renderer {
         if (TERMINAL.has(e.status) && !this.printed.has(e.toolCallId)) {
           this.remember(e.toolCallId);
           this.tools.delete(e.toolCallId);
+          if (e.status === 'rejected') this.shownRejected.add(e.toolCallId);
           this.line(this.toolLine(e));
+        } else if (e.status !== 'rejected' && this.shownRejected.has(e.toolCallId)) {
+          // It was shown rejected, but it ran: the line is corrected, never left standing.
+          this.line(`${this.toolLine(e)} ${this.c.red('(shown rejected above, but it ran)')}`);
         } else if (!this.printed.has(e.toolCallId)) this.tools.set(e.toolCallId, e);
         return;
       case 'session':
@@ -193,6 +200,10 @@ export class TextRenderer implements Renderer {
       this.push(false, '\n');
       this.outMidLine = false;
     }
+    // What the ledger measured, when anything changed; and where the patch went.
+    if (o.changes && !this.style.quiet && (o.changes.truncated || hasChanges(o.changes)))
+      this.line(one(changesLine(o.changes))); // file names are the agent's: one line, made visible
+    if (o.patch && !this.style.quiet) this.line(`patch: ${o.patch}`);
     // No stopReason line when no turn ended: the error says what happened.
     if (o.stopReason !== null && !this.style.quiet) this.line(`stopReason: ${o.stopReason}`);
     // An error is always one line, whatever the agent put in it.
@@ -302,4 +313,9 @@ function todoMark(status: string): string {
       : status === 'cancelled'
         ? '[-]'
         : '[ ]';
+}
+
+// Did the ledger see any change?
+function hasChanges(c: NonNullable<JsonOutput['changes']>): boolean {
+  return c.added.length + c.modified.length + c.deleted.length > 0;
 }

@@ -23,7 +23,14 @@ const permission = {
 async function atTerminal(script: object, steps: Parameters<typeof onPty>[1], args: string[] = []) {
   const dir = ptyDir();
   return onPty([BIN, 'run', '--agent', await agentPath, ...args, 'go'], steps, {
-    env: { RHO_SCRIPT: JSON.stringify(script), CURSOR_CONFIG_DIR: dir, TERM: 'xterm', NO_COLOR: '1' },
+    env: {
+      RHO_SCRIPT: JSON.stringify(script),
+      CURSOR_CONFIG_DIR: dir,
+      TERM: 'xterm',
+      NO_COLOR: '1',
+      // A warning ends the spinner; silenced, it leaves it running for the keys to be typed into.
+      RHO_CURSOR_NO_WARNING: 'policy-fences-nothing',
+    },
   });
 }
 

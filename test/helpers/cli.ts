@@ -51,6 +51,9 @@ export function startCli(
       typeof o.cliConfig === 'string' ? o.cliConfig : JSON.stringify(o.cliConfig),
     );
   }
+  // The workspace is a directory of its own: the ledger measures it, and HOME's files are not the agent's.
+  const work = join(home, 'work');
+  mkdirSync(work);
   const logFile = join(home, 'replay.log');
   const recording = o.recording?.startsWith('/')
     ? o.recording
@@ -60,7 +63,7 @@ export function startCli(
   const agentArgs = o.agent === null ? [] : ['--agent', o.agent ?? REPLAY_SHIM];
   const child = execa(o.bin ?? BIN, [...args, ...agentArgs], {
     reject: false,
-    cwd: o.cwd ?? home,
+    cwd: o.cwd ?? work,
     input: o.input,
     stdin: o.input === undefined ? 'ignore' : undefined,
     timeout: o.watchdogMs ?? 15_000,

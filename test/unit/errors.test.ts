@@ -48,6 +48,7 @@ const CONTRACT_EXIT: Record<ErrorCode, number> = {
   schema_mismatch: 6,
   reply_error: 1,
   denied: 7,
+  fence_breached: 8,
   os_limit: 1,
   internal: 1,
 };

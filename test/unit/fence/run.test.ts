@@ -95,3 +95,19 @@ describe('fenceTool', () => {
     expect(fenceTool('read-only', tools, ran)).toMatchObject({ status: 'completed' });
   });
 });
+
+describe('fenceTool before any decision', () => {
+  it.each(['pending', 'in_progress'])(
+    'leaves a %s call of a fenced kind as the agent reported it',
+    (status) => {
+      const tools = new ToolStore();
+      const e = tools.apply({ toolCallId: 'p', kind: 'execute', title: 't', status });
+      expect(fenceTool('no-shell', tools, e)).toMatchObject({ status });
+      expect(
+        fenceTool('read-only', tools, tools.apply({ toolCallId: 'q', kind: 'edit', status })),
+      ).toMatchObject({
+        status,
+      });
+    },
+  );
+});

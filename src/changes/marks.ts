@@ -1,0 +1,114 @@
+// What the ledger keeps of one file: its size, times, inode and mode (cheap, from lstat) and, while the
+// snapshot's byte budget lasts, a hash of its content (so a file rewritten with the same bytes is unchanged).
+import { createHash } from 'node:crypto';
+import { lstatSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { lstat, readFile, readlink } from 'node:fs/promises';
+
+/** One file as the ledger saw it. */
+export interface FileMark {
+  /** size, mtime, ctime, inode and mode: equal means unchanged (ctime cannot be set back by a process). */
+  stat: string;
+  /** The content's SHA-1 (a link's target for a symbolic link); absent past the byte budget. */
+  hash?: string;
+}
+
+/** A file larger than this is compared by its stat alone. */
+export const HASH_FILE_MAX_BYTES = 8 * 1024 * 1024;
+
+/** How many bytes one snapshot hashes at most; past it files are compared by their stat alone. */
+export class HashBudget {
+  used = 0;
+  over = false;
+  constructor(readonly max: number) {}
+
+  // Takes n bytes from the budget, or says it is spent (and remembers that it was).
+  take(n: number): boolean {
+    if (n > HASH_FILE_MAX_BYTES || this.used + n > this.max) {
+      this.over = true;
+      return false;
+    }
+    this.used += n;
+    return true;
+  }
+}
+
+// The stat part of a mark (times in ms with their fraction: finer than a write and a rewrite apart).
+const statKey = (s: Stats): string => `${s.size}:${s.mtimeMs}:${s.ctimeMs}:${s.ino}:${s.mode}`;
+
+// The mark of a path now (its stat, no hash), or null when nothing is there (a directory is no file).
+export async function markOf(path: string): Promise<FileMark | null> {
+  try {
+    const s = await lstat(path);
+    return s.isDirectory() ? null : { stat: statKey(s) };
+  } catch {
+    return null;
+  }
+}
+
+// The same, synchronously: after the turn, thousands of lstat calls in a row cost less without promises.
+export function markOfSync(path: string): FileMark | null {
+  try {
+    const s = lstatSync(path);
+    return s.isDirectory() ? null : { stat: statKey(s) };
+  } catch {
+    return null;
+  }
+}
+
+// Adds the content hash to a mark taken before the turn, while the turn runs: the hash counts only if the
+// file's stat is still the one recorded once it was read (else the file changed, and the stat says so).
+export async function addHash(path: string, mark: FileMark, budget: HashBudget): Promise<void> {
+  const size = Number(mark.stat.slice(0, mark.stat.indexOf(':')));
+  if (!budget.take(size)) return;
+  const link = (Number(mark.stat.split(':')[4]) & 0o170000) === 0o120000;
+  const hash = await hashOf(path, link);
+  if (hash !== undefined && (await markOf(path))?.stat === mark.stat) mark.hash = hash;
+}
+
+// The content hash of a file (a link's target for a link), or undefined when it cannot be read.
+export async function hashOf(path: string, link: boolean): Promise<string | undefined> {
+  try {
+    const data = link ? Buffer.from('link:' + (await readlink(path))) : await readFile(path);
+    return createHash('sha1').update(data).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
+
+// Is the file unchanged? Equal stats say so at once; otherwise equal hashes do (only hashed when needed).
+export async function sameContent(path: string, was: FileMark, now: FileMark): Promise<boolean> {
+  if (was.stat === now.stat) return true;
+  if (was.hash === undefined) return false;
+  const size = now.stat.slice(0, now.stat.indexOf(':'));
+  if (Number(size) > HASH_FILE_MAX_BYTES) return false;
+  const link = (Number(now.stat.split(':')[4]) & 0o170000) === 0o120000;
+  return (await hashOf(path, link)) === was.hash;
+}
+
+/** How many files are looked at synchronously between two turns of the event loop. */
+const BATCH = 256;
+
+// The marks of many paths, looked at synchronously in batches that let the event loop breathe between them:
+// far cheaper than one promise per file, and the agent's messages are still read while it runs.
+export async function marksOf(root: string, paths: readonly string[]): Promise<Map<string, FileMark | null>> {
+  const out = new Map<string, FileMark | null>();
+  for (let i = 0; i < paths.length; i += BATCH) {
+    for (const p of paths.slice(i, i + BATCH)) out.set(p, markOfSync(join(root, p)));
+    if (i + BATCH < paths.length) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return out;
+}
+
+// Runs fn over items with at most `limit` at once (file descriptors are finite).
+export async function eachLimited<T>(
+  items: T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

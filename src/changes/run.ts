@@ -1,0 +1,158 @@
+// The ledger's place in a run: the workspace (a worktree with --worktree) prepared and snapshotted before
+// the prompt, its changes measured after the turn, the tools that ran though shown rejected corrected, the
+// breach judged, the patch written. The worktree is released on the run's teardown stack.
+import { realpathSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { RhoError } from '../errors.js';
+import type { Event, ToolEvent } from '../events/types.js';
+import type { Teardown } from '../lifecycle/teardown.js';
+import type { RunOptions } from '../options.js';
+import { ToolAccount, workspacePath } from './account.js';
+import { breachOf, rejectedThatRan } from './breach.js';
+import { changesOf, nameSome, type Changes } from './compare.js';
+import { outsideWriteRules } from '../policy/judge.js';
+import { changesSince, takeSnapshot, type Snapshot } from './snapshot.js';
+import {
+  makeWorktree,
+  removeWorktree,
+  removeWorktreeSync,
+  worktreePatch,
+  type Worktree,
+} from './worktree.js';
+
+/** What the ledger reports at the end of a run. */
+export interface LedgerOutcome {
+  changes: Changes | null;
+  warnings: { code: string; message: string }[];
+  /** Tools shown rejected that the ledger shows ran, with their status set back to what the agent said. */
+  corrected: ToolEvent[];
+  breach: RhoError | undefined;
+  /** The patch file written (--patch), or null. */
+  patch: string | null;
+  /** A failure writing the patch. */
+  failure: RhoError | undefined;
+}
+
+/** The worktree a run made, for the result (`worktree`) and the kept-worktree line. */
+export interface WorktreeInfo {
+  path: string;
+  kept: boolean;
+}
+
+// --worktree: makes the worktree and registers its removal (unless --keep-worktree); the agent's workspace.
+export async function openWorktree(opts: RunOptions, teardown: Teardown): Promise<Worktree | undefined> {
+  if (!opts.worktree) return undefined;
+  const wt = await makeWorktree(opts.cwd);
+  if (!opts.keepWorktree)
+    teardown.defer({
+      name: 'worktree',
+      run: () => removeWorktree(wt),
+      runSync: () => removeWorktreeSync(wt),
+    });
+  return wt;
+}
+
+export class RunLedger {
+  private readonly snapshot: Promise<Snapshot | Error> | undefined;
+  readonly account: ToolAccount;
+  private readonly roots: string[];
+
+  /** Starts the snapshot at once (it runs while the agent starts); `measure` off leaves only the account. */
+  constructor(
+    private readonly cwd: string,
+    measure: boolean,
+    private readonly ignored: readonly (string | undefined)[],
+  ) {
+    this.roots = [cwd];
+    try {
+      const real = realpathSync(cwd);
+      if (real !== cwd) this.roots.push(real);
+    } catch {
+      // the workspace is checked before the run: a vanished one shows in the snapshot
+    }
+    this.account = new ToolAccount(this.roots);
+    this.snapshot = measure
+      ? takeSnapshot(cwd).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))
+      : undefined;
+  }
+
+  // Every event of the run passes here: what its tools say they changed.
+  observe(e: Event): void {
+    this.account.add(e);
+  }
+
+  // Resolves once the snapshot is taken: the prompt waits for it. The hashes are taken during the turn, so
+  // they take nothing from the agent's start-up.
+  async ready(): Promise<void> {
+    const s = await this.snapshot;
+    if (s && !(s instanceof Error)) s.startHashing();
+  }
+
+  // After the turn: what changed, what no tool accounts for, the tools that ran though shown rejected, the
+  // breach, and the patch of a worktree. `prompted`: false when no prompt was sent (nothing is measured).
+  async finish(opts: RunOptions, prompted: boolean, wt: Worktree | undefined): Promise<LedgerOutcome> {
+    const o: LedgerOutcome = {
+      changes: null,
+      warnings: [],
+      corrected: [],
+      breach: undefined,
+      patch: null,
+      failure: undefined,
+    };
+    if (!prompted) return o;
+    const before = await this.snapshot;
+    if (before instanceof Error)
+      o.warnings.push({
+        code: 'ledger-failed',
+        message: `the workspace's changes could not be measured: ${before.message}`,
+      });
+    else if (before) {
+      const { changed, truncated } = await changesSince(before);
+      const own = new Set(this.ignored.map((p) => (p ? workspacePath(p, this.roots) : undefined)));
+      const kept = changed.filter((c) => !own.has(c.path));
+      o.changes = changesOf(kept, (p) => this.account.accounts(p), truncated);
+      if (o.changes.unaccounted.length > 0)
+        o.warnings.push({
+          code: 'unaccounted-change',
+          message: `changed, but named by no completed edit, delete or move of the agent (a shell command, or something it did not report): ${nameSome(o.changes.unaccounted)}`,
+        });
+    }
+    const ran = rejectedThatRan(this.account.rejected.values(), o.changes);
+    for (const r of ran) {
+      const kept = this.account.rejected.get(r.toolCallId)!.tool;
+      // It ran: what the agent last said if that was a final status, else completed (its change is there).
+      const said = kept.reportedStatus === 'failed' ? 'failed' : 'completed';
+      const { reportedStatus: _, ...rest } = kept;
+      o.corrected.push({ ...rest, status: said as ToolEvent['status'] });
+      o.warnings.push({
+        code: 'rejected-tool-ran',
+        message: `"${r.title}" was shown rejected, but the workspace changed where it writes (${nameSome(r.paths)}): it ran`,
+      });
+    }
+    o.breach = breachOf({
+      fence: opts.fence,
+      changes: o.changes,
+      shellRan: [...this.account.shellRan.values()],
+      rejectedRan: ran,
+      // The Write(...) rules' check (issue 21) joins the fence's here.
+      outsideWriteRules: o.changes ? outsideWriteRules(changedPaths(o.changes), opts.rules, this.cwd) : [],
+    });
+    if (wt && opts.patch) {
+      try {
+        await writeFile(opts.patch, await worktreePatch(wt));
+        o.patch = opts.patch;
+      } catch (e) {
+        o.failure = new RhoError(
+          'write_failed',
+          `could not write the patch ${opts.patch}: ${(e as Error).message}`,
+        );
+      }
+    }
+    return o;
+  }
+}
+
+// Every changed path, whatever the change.
+function changedPaths(c: Changes): string[] {
+  return [...c.added, ...c.modified, ...c.deleted];
+}

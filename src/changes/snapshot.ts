@@ -1,0 +1,177 @@
+// The ledger's two looks at the workspace: before the prompt (a snapshot) and after the turn (what changed).
+// In a git work tree, what `git status` lists (untracked files included); outside git, a capped walk. The
+// snapshot the prompt waits for is stats only; the hashes are taken while the turn runs. The comparison
+// reads only what may have changed: stats first, a hash only where they differ.
+import { join } from 'node:path';
+import { classify, type Change, type Was } from './compare.js';
+import { git, gitPlace, parseStatus, type GitPlace } from './git.js';
+import { addHash, eachLimited, HashBudget, marksOf, sameContent, type FileMark } from './marks.js';
+import { walkFiles } from './walk.js';
+
+/** At most this many files are looked at (walked outside git, listed by git status in it). */
+export const MAX_FILES = 20_000;
+/** At most this many bytes are hashed for one snapshot; past it, files are compared by their stat. */
+export const MAX_HASH_BYTES = 64 * 1024 * 1024;
+/** Files hashed at once during the turn (in the background). */
+const HASH_CONCURRENCY = 4;
+
+export interface Snapshot {
+  root: string;
+  /** Where the workspace sits in git; undefined outside a work tree (a walk). */
+  git: GitPlace | undefined;
+  /** Each file looked at, relative to the workspace, and its mark (null: listed by git, but absent). */
+  files: Map<string, FileMark | null>;
+  /** A cap (files or hashed bytes) was reached: changes past it may go unseen. */
+  truncated: boolean;
+  /** Starts hashing the files in the background (once the prompt is sent: the turn is the idle time). */
+  startHashing(): void;
+  /** Stops the background hashing and resolves once it has stopped. */
+  stopHashing(): Promise<void>;
+}
+
+/** One changed path and how it changed. */
+export interface Changed {
+  path: string;
+  change: Change;
+}
+
+// The workspace before the prompt: its stats now, its hashes while the turn runs (startHashing).
+export async function takeSnapshot(root: string): Promise<Snapshot> {
+  const place = await gitPlace(root);
+  const listed = place ? await gitStatus(root, place) : undefined;
+  const walked = place ? undefined : await walkFiles(root, MAX_FILES);
+  const paths = listed ? [...listed.entries.keys()] : walked!.files;
+  const files = await marksOf(root, paths.slice(0, MAX_FILES));
+  if (place && listed) place.head = listed.head;
+  const budget = new HashBudget(MAX_HASH_BYTES);
+  let stopped = false;
+  let started = false;
+  let hashing: Promise<void> = Promise.resolve();
+  const snapshot: Snapshot = {
+    root,
+    git: place,
+    files,
+    truncated: (walked?.truncated ?? false) || paths.length > MAX_FILES,
+    startHashing: () => {
+      // Once: a retry's prompt (--retries) waits for the same snapshot.
+      if (started) return;
+      started = true;
+      hashing = eachLimited([...files], HASH_CONCURRENCY, async ([p, m]) => {
+        if (m && !stopped) await addHash(join(root, p), m, budget);
+      });
+    },
+    stopHashing: async () => {
+      stopped = true;
+      await hashing;
+      // Hashing stopped at the byte cap: past it, files are compared by their stat alone.
+      if (budget.over) snapshot.truncated = true;
+    },
+  };
+  return snapshot;
+}
+
+/** What one `git status` said: the listed paths (workspace-relative, with their letters) and HEAD. */
+interface GitStatus {
+  entries: Map<string, string>;
+  head: string | null;
+}
+
+// The entries of `git status` under the workspace (untracked files listed one by one, submodules not
+// looked into), with the HEAD the snapshot knows.
+async function gitStatus(root: string, place: GitPlace): Promise<GitStatus> {
+  const r = await git(root, [
+    'status',
+    '--porcelain',
+    '-z',
+    '--untracked-files=all',
+    '--no-renames',
+    '--ignore-submodules=all',
+    '--',
+    '.',
+  ]);
+  const entries = new Map<string, string>();
+  if (r.code === 0)
+    for (const e of parseStatus(r.stdout.toString('utf8'))) {
+      if (!e.path.startsWith(place.prefix) || e.path.endsWith('/')) continue;
+      entries.set(e.path.slice(place.prefix.length), e.x + e.y);
+    }
+  return { entries, head: place.head };
+}
+
+// Paths changed between two commits under the workspace (the agent committed, or checked out another),
+// with whether each existed at the first.
+async function committed(
+  root: string,
+  from: string | null,
+  to: string | null,
+  prefix: string,
+): Promise<Map<string, boolean>> {
+  const out = new Map<string, boolean>();
+  if (from === to || !from || !to) return out;
+  const r = await git(root, ['diff', '--name-status', '-z', '--no-renames', from, to, '--', '.']);
+  const f = r.stdout.toString('utf8').split('\0');
+  for (let i = 0; i + 1 < f.length; i += 2) {
+    const path = f[i + 1]!;
+    if (path.startsWith(prefix)) out.set(path.slice(prefix.length), f[i] !== 'A');
+  }
+  return out;
+}
+
+// What changed since the snapshot, sorted by path; and whether a cap kept part of it from being seen.
+export async function changesSince(before: Snapshot): Promise<{ changed: Changed[]; truncated: boolean }> {
+  const { root } = before;
+  const [, now] = await Promise.all([before.stopHashing(), lookAgain(before)]);
+  const was = new Map<string, Was>(before.files);
+  let truncated = before.truncated || now.truncated;
+  for (const [p, existed] of now.committed) if (!was.has(p)) was.set(p, existed ? 'clean' : null);
+  let more = 0;
+  for (const [p, w] of now.seen) {
+    if (was.has(p)) continue;
+    // At most MAX_FILES paths beyond the snapshot's: past them, `truncated` says more may have changed.
+    if (++more > MAX_FILES) {
+      truncated = true;
+      break;
+    }
+    was.set(p, w);
+  }
+  const changed: Changed[] = [];
+  const marks = await marksOf(root, [...was.keys()]);
+  for (const [path, w] of was) {
+    const mark = marks.get(path) ?? null;
+    const same =
+      w !== null && w !== 'clean' && mark !== null && (await sameContent(join(root, path), w, mark));
+    const change = classify(w, mark !== null, same);
+    if (change) changed.push({ path, change });
+  }
+  changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { changed, truncated };
+}
+
+// The second look: the paths to compare that the snapshot did not hold (with what they were before), and
+// the paths a commit of the agent changed.
+async function lookAgain(
+  before: Snapshot,
+): Promise<{ seen: Map<string, Was>; committed: Map<string, boolean>; truncated: boolean }> {
+  const seen = new Map<string, Was>();
+  if (before.git) {
+    const place = before.git;
+    const [status, head] = await Promise.all([gitStatus(before.root, place), gitHeadNow(before.root)]);
+    // Not listed before: a tracked file that was clean then, or a file that did not exist.
+    for (const [p, xy] of status.entries) seen.set(p, xy === '??' || xy[0] === 'A' ? null : 'clean');
+    return {
+      seen,
+      committed: await committed(before.root, place.head, head, place.prefix),
+      truncated: false,
+    };
+  }
+  const now = await walkFiles(before.root, MAX_FILES);
+  // Past the first walk's cap a file may have been there all along: only a full first walk tells new ones.
+  if (!before.truncated) for (const p of now.files) seen.set(p, null);
+  return { seen, committed: new Map(), truncated: now.truncated };
+}
+
+// HEAD now.
+async function gitHeadNow(root: string): Promise<string | null> {
+  const r = await git(root, ['rev-parse', '-q', '--verify', 'HEAD^{commit}']);
+  return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
+}

@@ -1,0 +1,44 @@
+// The workspace outside git: a capped walk (`.git` and `node_modules` skipped), files only, in a fixed
+// order, so the walk before the turn and the walk after it see the same files when both stop at the cap.
+import { opendir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** Directories no walk enters, at any depth. */
+export const WALK_SKIPPED = ['.git', 'node_modules'] as const;
+const SKIPPED: ReadonlySet<string> = new Set(WALK_SKIPPED);
+
+/** The files found (paths relative to the root, `/`-separated) and whether the cap stopped the walk. */
+export interface Walked {
+  files: string[];
+  truncated: boolean;
+}
+
+// Lists the files (and links, and anything else that is not a directory) under root, at most maxFiles.
+export async function walkFiles(root: string, maxFiles: number): Promise<Walked> {
+  const files: string[] = [];
+  const dirs: string[] = [''];
+  while (dirs.length > 0) {
+    const rel = dirs.pop()!;
+    const names: { name: string; dir: boolean }[] = [];
+    try {
+      for await (const d of await opendir(rel === '' ? root : join(root, rel), { bufferSize: 256 }))
+        names.push({ name: d.name, dir: d.isDirectory() });
+    } catch {
+      continue; // unreadable or gone meanwhile: what cannot be listed is not seen
+    }
+    names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const sub: string[] = [];
+    for (const n of names) {
+      const path = rel === '' ? n.name : `${rel}/${n.name}`;
+      if (n.dir) {
+        if (!SKIPPED.has(n.name)) sub.push(path);
+      } else {
+        if (files.length >= maxFiles) return { files, truncated: true };
+        files.push(path);
+      }
+    }
+    // Depth first, in name order: pushed in reverse so the first name is walked first.
+    for (let i = sub.length - 1; i >= 0; i--) dirs.push(sub[i]!);
+  }
+  return { files, truncated: false };
+}

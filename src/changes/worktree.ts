@@ -1,0 +1,121 @@
+// --worktree: the agent works in a temporary git worktree made from HEAD plus the user's uncommitted changes
+// (tracked and untracked, not ignored), so it sees what the user sees while the user's working tree, index
+// and stashes are never written. Nothing here runs `git stash` (it would touch the user's stash list), and
+// every git command on the user's tree runs with GIT_OPTIONAL_LOCKS=0 (no index refresh written on the side).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFile, lstat, mkdir, readlink, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { RhoError } from '../errors.js';
+import { git, gitEnv, gitPlace, gitText } from './git.js';
+import { eachLimited } from './marks.js';
+
+export interface Worktree {
+  /** The temporary directory holding the worktree. */
+  tmp: string;
+  /** The worktree's root. */
+  dir: string;
+  /** The agent's workspace: the worktree's root plus the user's path under the repository root. */
+  cwd: string;
+  /** The user's repository root. */
+  repo: string;
+  /** The tree of the worktree's start (HEAD plus the user's changes): what the patch is taken against. */
+  base: string;
+}
+
+// Makes the worktree; outside a git work tree (or in a repository with no commit) a usage error.
+export async function makeWorktree(userCwd: string): Promise<Worktree> {
+  const place = await gitPlace(userCwd);
+  if (!place)
+    throw new RhoError('usage', `option '--worktree' needs a git work tree: ${userCwd} is not in one`);
+  if (!place.head)
+    throw new RhoError(
+      'usage',
+      `option '--worktree' needs a commit to start from: ${place.root} has none yet`,
+    );
+  const tmp = mkdtempSync(join(tmpdir(), 'rho-cursor-worktree-'));
+  const dir = join(tmp, basename(place.root) || 'worktree');
+  const wt: Worktree = { tmp, dir, cwd: join(dir, place.prefix), repo: place.root, base: '' };
+  try {
+    // No hooks: a post-checkout hook of the user's is not ours to run.
+    await gitText(place.root, [
+      '-c',
+      'core.hooksPath=/dev/null',
+      'worktree',
+      'add',
+      '--quiet',
+      '--detach',
+      dir,
+      place.head,
+    ]);
+    const diff = (await git(place.root, ['diff', '--binary', '--no-color', '--no-ext-diff', 'HEAD'])).stdout;
+    if (diff.length > 0) await gitText(dir, ['apply', '--binary', '--whitespace=nowarn', '-'], diff);
+    await copyUntracked(place.root, dir);
+    // The worktree's own index (never the user's) holds the start, so the patch is what the agent changed.
+    await gitText(dir, ['add', '-A']);
+    wt.base = (await gitText(dir, ['write-tree'])).trim();
+    return wt;
+  } catch (e) {
+    removeWorktreeSync(wt);
+    if (e instanceof RhoError) throw e;
+    throw new RhoError(
+      'usage',
+      `option '--worktree': could not prepare the worktree: ${(e as Error).message}`,
+    );
+  }
+}
+
+// Copies the user's untracked, not ignored files into the worktree (links as links).
+async function copyUntracked(repo: string, dir: string): Promise<void> {
+  const out = await gitText(repo, ['ls-files', '--others', '--exclude-standard', '-z']);
+  const files = out.split('\0').filter((f) => f !== '');
+  await eachLimited(files, 16, async (f) => {
+    const from = join(repo, f);
+    const to = join(dir, f);
+    const s = await lstat(from).catch(() => undefined);
+    if (!s || s.isDirectory()) return;
+    await mkdir(dirname(to), { recursive: true });
+    if (s.isSymbolicLink()) await symlink(await readlink(from), to);
+    else if (s.isFile()) await copyFile(from, to);
+  });
+}
+
+// The patch of what changed in the worktree since its start: `git diff --binary`, applies with `git apply`
+// in the user's tree (paths from the repository root, limited to the workspace).
+export async function worktreePatch(wt: Worktree): Promise<Buffer> {
+  await gitText(wt.dir, ['add', '-A']);
+  const r = await git(wt.cwd, [
+    'diff',
+    '--cached',
+    '--binary',
+    '--no-color',
+    '--no-ext-diff',
+    wt.base,
+    '--',
+    '.',
+  ]);
+  if (r.code !== 0) throw new Error(`git diff failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+// Removes the worktree and its temporary directory, and prunes git's record of it.
+export async function removeWorktree(wt: Worktree): Promise<void> {
+  await git(wt.repo, ['worktree', 'remove', '--force', '--force', wt.dir]);
+  rmSync(wt.tmp, { recursive: true, force: true });
+  await git(wt.repo, ['worktree', 'prune']);
+}
+
+// The same, synchronously, for the exit hook.
+export function removeWorktreeSync(wt: Worktree): void {
+  const run = (args: string[]): void => {
+    try {
+      execFileSync('git', args, { cwd: wt.repo, env: gitEnv(), stdio: 'ignore' });
+    } catch {
+      // removed below either way; prune forgets it
+    }
+  };
+  run(['worktree', 'remove', '--force', '--force', wt.dir]);
+  rmSync(wt.tmp, { recursive: true, force: true });
+  run(['worktree', 'prune']);
+}

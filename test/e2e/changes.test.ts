@@ -1,0 +1,276 @@
+// The ledger as a user meets it: an agent of our own that really writes, deletes and runs shell commands,
+// with and without tool calls, and what rho-cursor then reports it changed, whatever the agent claimed.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+import { chunk, effect, permissionRequest, toolUpdate } from '../helpers/lines.js';
+import { git, repoState, userRepo, writeFiles } from '../helpers/repo.js';
+
+const SJ = ['--output-format', 'stream-json'];
+const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
+
+// Runs the CLI in a workspace with an agent that follows the script.
+async function run(args: string[], cwd: string, script: Record<string, unknown>) {
+  return runCli(args, {
+    agent: await agentPath,
+    cwd,
+    cliConfig: { approvalMode: 'allowlist' },
+    env: { RHO_SCRIPT: JSON.stringify(script) },
+  });
+}
+
+// A workspace outside git with a few files.
+function plainWorkspace(): string {
+  const ws = join(tempDir('rho-ws-'), 'ws');
+  writeFiles(ws, { 'old.md': 'old\n', 'src/a.ts': 'a\n', 'keep.txt': 'same\n' });
+  return ws;
+}
+
+// An edit the agent reports, and makes: src/a.ts; a new file and a delete it does not report.
+const MIXED = [
+  effect({ write: 'src/a.ts', text: 'b\n' }),
+  toolUpdate('t_edit', 'edit', 'completed', {
+    title: 'Edit src/a.ts',
+    content: [{ type: 'diff', path: 'src/a.ts', oldText: 'a\n', newText: 'b\n' }],
+  }),
+  effect({ write: 'new.ts', text: 'n\n' }),
+  effect({ sh: 'rm old.md' }),
+  chunk('done'),
+];
+
+const resultOf = (events: Array<Record<string, unknown>>) => events.at(-1)!;
+
+describe('what changed, outside git (a capped walk)', () => {
+  it('text mode: one stderr line of what changed, and a warning naming what no tool accounts for', async () => {
+    const ws = plainWorkspace();
+    const r = await run(['run', 'go'], ws, { before: MIXED });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('done');
+    expect(r.stderr).toContain('changed 3 files: +new.ts, -old.md, ~src/a.ts\n');
+    const warning = r.stderr.split('\n').find((l) => l.includes('named by no completed edit'))!;
+    expect(warning).toContain('new.ts, old.md');
+    expect(warning).not.toContain('src/a.ts');
+  });
+
+  it('stream-json: result.changes lists files (never folders), with the unaccounted ones', async () => {
+    const ws = plainWorkspace();
+    const script = { before: [...MIXED, effect({ write: 'deep/er/file.txt', text: 'x' })] };
+    const r = await run(['run', ...SJ, 'go'], ws, script);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(resultOf(r.events)).toMatchObject({
+      type: 'result',
+      changes: {
+        added: ['deep/er/file.txt', 'new.ts'],
+        modified: ['src/a.ts'],
+        deleted: ['old.md'],
+        unaccounted: ['deep/er/file.txt', 'new.ts', 'old.md'],
+        truncated: false,
+      },
+    });
+    const warning = r.events.find((e) => e.type === 'warning' && e.code === 'unaccounted-change');
+    expect(warning?.message).toContain('deep/er/file.txt');
+  });
+
+  it('a file rewritten with the same bytes is not a change', async () => {
+    const ws = plainWorkspace();
+    const r = await run(['run', ...SJ, 'go'], ws, {
+      before: [effect({ sh: 'sleep 0.01; cat keep.txt > t; mv t keep.txt' })],
+    });
+    expect(resultOf(r.events).changes).toEqual({
+      added: [],
+      modified: [],
+      deleted: [],
+      unaccounted: [],
+      truncated: false,
+    });
+  });
+
+  it('--no-changes: nothing is measured, changes is null, no line and no warning', async () => {
+    const ws = plainWorkspace();
+    const r = await run(['run', '--no-changes', '--output-format', 'json', 'go'], ws, { before: MIXED });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(out.changes).toBeNull();
+    expect(JSON.stringify(out.warnings)).not.toContain('unaccounted-change');
+    expect(r.stderr).not.toContain('changed');
+  });
+
+  it('the summary has a table of the changes; json carries them too', async () => {
+    const ws = plainWorkspace();
+    const summary = join(tempDir(), 'summary.md');
+    const r = await run(['run', '--output-format', 'json', '--summary-file', summary, 'go'], ws, {
+      before: MIXED,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { changes: unknown }).changes).toMatchObject({ added: ['new.ts'] });
+    const md = readFileSync(summary, 'utf8');
+    expect(md).toContain('#### Changes (3)');
+    expect(md).toContain('| new.ts | added | no |');
+    expect(md).toContain('| src/a.ts | modified | yes |');
+    expect(md).toContain('| old.md | deleted | no |');
+  });
+});
+
+describe('what changed, in a git work tree', () => {
+  it('git status plus hashes: a dirty file changed again, a clean one modified, a new folder, and the index left alone', async () => {
+    const repo = userRepo();
+    const before = repoState(repo);
+    const r = await run(['run', ...SJ, 'go'], repo, {
+      before: [
+        effect({ write: 'README.md', text: 'the agent too\n' }),
+        effect({ write: 'src/b.ts', text: 'export const b = 2;\n' }),
+        effect({ write: 'gen/out/x.js', text: 'x' }),
+        effect({ sh: 'rm old.md' }),
+        effect({ write: 'ignored.log', text: 'ignored files are not seen\n' }),
+      ],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(resultOf(r.events).changes).toEqual({
+      added: ['gen/out/x.js'],
+      modified: ['README.md', 'src/b.ts'],
+      deleted: ['old.md'],
+      unaccounted: ['README.md', 'gen/out/x.js', 'old.md', 'src/b.ts'],
+      truncated: false,
+    });
+    // The ledger reads; it never writes the user's index (no refresh on the side).
+    expect(repoState(repo).index).toBe(before.index);
+  });
+
+  it('from a subdirectory: paths relative to the workspace, and nothing outside it', async () => {
+    const repo = userRepo();
+    const r = await run(['run', ...SJ, 'go'], join(repo, 'src'), {
+      before: [effect({ write: 'a.ts', text: 'changed\n' }), effect({ sh: 'echo x > ../outside.txt' })],
+    });
+    expect(resultOf(r.events).changes).toMatchObject({ added: [], modified: ['a.ts'], deleted: [] });
+  });
+
+  it('a commit the agent makes is still seen as the files it changed', async () => {
+    const repo = userRepo();
+    git(repo, 'config', 'user.email', 't@example.com');
+    git(repo, 'config', 'user.name', 't');
+    const r = await run(['run', ...SJ, 'go'], repo, {
+      before: [effect({ write: 'src/a.ts', text: 'committed\n' }), effect({ sh: 'git commit -qam agent' })],
+    });
+    expect(resultOf(r.events).changes).toMatchObject({ modified: expect.arrayContaining(['src/a.ts']) });
+  });
+});
+
+describe('breach: a promise about effects, checked by the ledger', () => {
+  it('--fence read-only: a change made by a shell command the agent never reported is exit 8, naming it; result last', async () => {
+    const ws = plainWorkspace();
+    const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], ws, {
+      before: [effect({ sh: 'echo pwned > planted.sh' }), chunk('I changed nothing')],
+    });
+    expect(r.exitCode).toBe(8);
+    const result = resultOf(r.events);
+    expect(result).toMatchObject({ type: 'result', exitCode: 8, error: { code: 'fence_breached' } });
+    expect((result.error as { message: string }).message).toContain('+planted.sh');
+    expect(r.stderr).toContain('planted.sh');
+  });
+
+  it('--fence read-only with no change: exit 0', async () => {
+    const ws = plainWorkspace();
+    const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], ws, { before: [chunk('read only')] });
+    expect(r.exitCode, r.stderr).toBe(0);
+  });
+
+  it('--fence no-shell: a shell command the agent reports run, never allowed, is exit 8 naming the command', async () => {
+    const ws = plainWorkspace();
+    const r = await run(['run', ...SJ, '--fence', 'no-shell', 'go'], ws, {
+      before: [
+        toolUpdate('t_sh', 'execute', 'pending', { title: 'Terminal', rawInput: { command: 'make deploy' } }),
+        toolUpdate('t_sh', 'execute', 'in_progress', {}, false),
+        toolUpdate(
+          't_sh',
+          'execute',
+          'completed',
+          { rawOutput: { exitCode: 0, stdout: 'deployed', stderr: '' } },
+          false,
+        ),
+      ],
+    });
+    expect(r.exitCode).toBe(8);
+    expect(resultOf(r.events)).toMatchObject({ error: { code: 'fence_breached' } });
+    expect((resultOf(r.events).error as { message: string }).message).toContain('make deploy');
+    // Shown as it ran, never "rejected".
+    const states = r.events.filter((e) => e.type === 'tool').map((e) => e.status);
+    expect(states).not.toContain('rejected');
+  });
+
+  it('--fence no-shell: a newly announced pending shell call is not marked rejected before any decision; Cursor\'s "completed" with no output under its deny rule is not run', async () => {
+    const ws = plainWorkspace();
+    const r = await run(['run', ...SJ, '--fence', 'no-shell', 'go'], ws, {
+      before: [
+        toolUpdate('t_sh', 'execute', 'pending', { title: 'Terminal' }),
+        chunk('after the announcement'),
+        toolUpdate('t_sh', 'execute', 'completed', {}, false),
+      ],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const states = r.events.filter((e) => e.type === 'tool').map((e) => e.status);
+    expect(states).toEqual(['pending', 'rejected']);
+  });
+
+  it.each([
+    ['stream-json', SJ],
+    ['text', []],
+  ])(
+    '%s: a tool rejected by rho-cursor that wrote anyway is shown as run, warned, and exit 8',
+    async (_, fmt) => {
+      const ws = plainWorkspace();
+      const r = await run(['run', ...fmt, '--permissions', 'reject', 'go'], ws, {
+        before: [
+          toolUpdate('t_w', 'edit', 'pending', {
+            title: 'Edit keep.txt',
+            locations: [{ path: join(ws, 'keep.txt') }],
+          }),
+          permissionRequest(0, 't_w', 'edit', 'Edit keep.txt'),
+          effect({ write: 'keep.txt', text: 'written anyway\n' }),
+          toolUpdate('t_w', 'edit', 'completed', {}, false),
+        ],
+        waitAnswers: 1,
+      });
+      expect(r.exitCode).toBe(8);
+      if (fmt.length > 0) {
+        const last = r.events.filter((e) => e.type === 'tool').at(-1)!;
+        expect(last).toMatchObject({ toolCallId: 't_w', status: 'completed' });
+        expect(r.events.some((e) => e.type === 'warning' && e.code === 'rejected-tool-ran')).toBe(true);
+        expect(resultOf(r.events)).toMatchObject({ error: { code: 'fence_breached' } });
+      } else {
+        expect(r.stderr).toMatch(/edit Edit keep\.txt rejected/);
+        expect(r.stderr).toMatch(/edit Edit keep\.txt completed.*\(shown rejected above, but it ran\)/);
+        expect(r.stderr).toContain('rho-cursor: fence breached');
+      }
+    },
+  );
+
+  it('a change outside the Write(...) allow rules is exit 8 naming it; inside them it is not', async () => {
+    const ws = plainWorkspace();
+    const args = ['run', ...SJ, '--permissions', 'allow', '--allow', 'Write(src/**)', 'go'];
+    const inside = await run(args, ws, { before: [effect({ write: 'src/ok.ts', text: 'ok' })] });
+    expect(inside.exitCode, inside.stderr).toBe(0);
+    const outside = await run(args, ws, { before: [effect({ write: 'secrets.env', text: 'x' })] });
+    expect(outside.exitCode).toBe(8);
+    expect(resultOf(outside.events)).toMatchObject({ error: { code: 'fence_breached' } });
+    expect((resultOf(outside.events).error as { message: string }).message).toContain(
+      'outside the Write(...) rules: secrets.env',
+    );
+  });
+
+  it('a rejected tool that did not write stays rejected: no breach', async () => {
+    const ws = plainWorkspace();
+    writeFileSync(join(ws, 'other.txt'), 'x');
+    const r = await run(['run', ...SJ, '--permissions', 'reject', 'go'], ws, {
+      before: [
+        toolUpdate('t_w', 'edit', 'pending', { title: 'Edit keep.txt', locations: [{ path: 'keep.txt' }] }),
+        permissionRequest(0, 't_w', 'edit', 'Edit keep.txt'),
+        toolUpdate('t_w', 'edit', 'completed', {}, false),
+      ],
+      waitAnswers: 1,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.events.filter((e) => e.type === 'tool').at(-1)).toMatchObject({ status: 'rejected' });
+  });
+});

@@ -1,0 +1,148 @@
+// --worktree as a user meets it: the agent works in a temporary worktree that holds their uncommitted work,
+// the patch applies to their tree, and their working tree, index and stashes are byte-identical after the
+// run however it ends (end, failure, SIGINT, SIGTERM, timeout); the worktree is removed and pruned.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
+import { finish, startCli, tempDir, waitForStdout } from '../helpers/cli.js';
+import { chunk, effect } from '../helpers/lines.js';
+import { git, repoState, userRepo } from '../helpers/repo.js';
+
+const SJ = ['--output-format', 'stream-json'];
+const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
+
+// Starts the CLI in the repository with an agent that follows the script.
+async function start(args: string[], cwd: string, script: Record<string, unknown>) {
+  return startCli(args, {
+    agent: await agentPath,
+    cwd,
+    cliConfig: { approvalMode: 'allowlist' },
+    env: { RHO_SCRIPT: JSON.stringify(script) },
+  });
+}
+
+// What the agent does: it copies what it sees of the user's work into files (so the test knows it saw it),
+// edits a tracked file, deletes one and adds one.
+const WORK = [
+  effect({ sh: 'cat README.md untracked.txt staged.txt > seen.txt' }),
+  effect({ write: 'src/a.ts', text: 'export const a = 2;\n' }),
+  effect({ delete: 'old.md' }),
+  effect({ write: 'lib/new.ts', text: 'export {};\n' }),
+  chunk('ready'),
+];
+
+const resultOf = (events: Array<Record<string, unknown>>) => events.at(-1)!;
+
+describe('--worktree', () => {
+  it('the agent sees the uncommitted work, the patch applies with git apply, the user tree is untouched', async () => {
+    const repo = userRepo();
+    const before = repoState(repo);
+    const patch = join(tempDir(), 'fix.diff');
+    const r = await finish(
+      await start(['run', ...SJ, '--worktree', '--patch', patch, 'fix it'], repo, { before: WORK }),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(repoState(repo)).toEqual(before);
+    const result = resultOf(r.events) as {
+      patch: string;
+      changes: Record<string, string[]>;
+      worktree: { path: string; kept: boolean };
+    };
+    expect(result.patch).toBe(patch);
+    expect(result.changes).toMatchObject({
+      added: ['lib/new.ts', 'seen.txt'],
+      modified: ['src/a.ts'],
+      deleted: ['old.md'],
+    });
+    // The worktree is gone, and git no longer lists it.
+    expect(result.worktree.kept).toBe(false);
+    expect(existsSync(result.worktree.path)).toBe(false);
+    expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain(result.worktree.path);
+    // The patch applies to the user's tree and gives what the agent made.
+    git(repo, 'apply', patch);
+    expect(readFileSync(join(repo, 'seen.txt'), 'utf8')).toBe(
+      "readme, edited by the user\nthe user's own\nstaged by the user\n",
+    );
+    expect(readFileSync(join(repo, 'src/a.ts'), 'utf8')).toBe('export const a = 2;\n');
+    expect(existsSync(join(repo, 'old.md'))).toBe(false);
+    expect(readFileSync(join(repo, 'lib/new.ts'), 'utf8')).toBe('export {};\n');
+  });
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)(
+    '%s mid-turn: exit %i, the user tree byte-identical, the worktree removed and pruned',
+    async (signal, code) => {
+      const repo = userRepo();
+      const before = repoState(repo);
+      const patch = join(tempDir(), 'fix.diff');
+      const s = await start(['run', ...SJ, '--worktree', '--patch', patch, 'go'], repo, {
+        before: WORK,
+        answer: false,
+        onCancel: {},
+      });
+      await waitForStdout(s.child, 'ready');
+      s.child.kill(signal);
+      const r = await finish(s, true);
+      expect(r.exitCode).toBe(code);
+      expect(repoState(repo)).toEqual(before);
+      const result = resultOf(r.events) as { worktree: { path: string }; patch: string };
+      expect(existsSync(result.worktree.path)).toBe(false);
+      expect(git(repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+      // What the agent did before the signal is still handed back.
+      expect(readFileSync(result.patch, 'utf8')).toContain('lib/new.ts');
+    },
+  );
+
+  it.each([
+    ['--timeout', ['--timeout', '1s'], { before: WORK, answer: false, onCancel: {} }, 124],
+    ['an agent that dies mid-turn', [], { before: WORK, exitAt: { step: 'session/prompt', code: 3 } }, 1],
+  ] as const)('%s: the user tree byte-identical, the worktree removed', async (_, extra, script, code) => {
+    const repo = userRepo();
+    const before = repoState(repo);
+    const r = await finish(await start(['run', ...SJ, '--worktree', ...extra, 'go'], repo, script), true);
+    expect(r.exitCode).toBe(code);
+    expect(repoState(repo)).toEqual(before);
+    const result = resultOf(r.events) as { worktree: { path: string } };
+    expect(existsSync(result.worktree.path)).toBe(false);
+  });
+
+  it('--keep-worktree keeps it and says where', async () => {
+    const repo = userRepo();
+    const before = repoState(repo);
+    const r = await finish(
+      await start(['run', ...SJ, '--worktree', '--keep-worktree', 'go'], repo, { before: WORK }),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const { worktree } = resultOf(r.events) as { worktree: { path: string; kept: boolean } };
+    expect(worktree.kept).toBe(true);
+    expect(r.stderr).toContain(`the worktree is kept at ${worktree.path}`);
+    expect(readFileSync(join(worktree.path, 'lib/new.ts'), 'utf8')).toBe('export {};\n');
+    expect(repoState(repo).files).toEqual(before.files);
+    execFileSync('git', ['worktree', 'remove', '--force', worktree.path], { cwd: repo });
+  });
+
+  it('outside a git work tree it is a usage error: exit 2, with the result', async () => {
+    const dir = tempDir();
+    const r = await finish(await start(['run', ...SJ, '--worktree', 'go'], dir, { before: WORK }), true);
+    expect(r.exitCode).toBe(2);
+    expect(resultOf(r.events)).toMatchObject({ type: 'result', error: { code: 'usage' } });
+    expect(r.stderr).toContain("option '--worktree' needs a git work tree");
+  });
+
+  it('--patch and --keep-worktree need --worktree', async () => {
+    const repo = userRepo();
+    const r = await finish(
+      await start(['run', '--patch', 'x.diff', '--keep-worktree', 'go'], repo, {}),
+      false,
+    );
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("option '--patch' needs --worktree");
+    expect(r.stderr).toContain("option '--keep-worktree' needs --worktree");
+  });
+});

@@ -1,0 +1,93 @@
+// A user's git repository for the ledger and --worktree tests, and everything about it a run must not touch:
+// `git status`, the index's bytes, the stash list, and every file's hash (outside .git).
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { tempDir } from './cli.js';
+
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+  GIT_OPTIONAL_LOCKS: '0',
+};
+
+// Runs git in the repository and returns its stdout.
+export function git(repo: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd: repo, env: GIT_ENV, encoding: 'utf8' });
+}
+
+// Writes files (path -> text), making their folders.
+export function writeFiles(root: string, files: Record<string, string>): void {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+}
+
+// A repository with one commit, one stash, and uncommitted work of every kind: a modified tracked file, a
+// staged one, an untracked one, and an ignored one.
+export function userRepo(): string {
+  const repo = join(tempDir('rho-repo-'), 'repo');
+  mkdirSync(repo);
+  git(repo, 'init', '-q', '-b', 'main');
+  writeFiles(repo, {
+    '.gitignore': 'ignored.log\n',
+    'README.md': 'readme\n',
+    'src/a.ts': 'export const a = 1;\n',
+    'src/b.ts': 'export const b = 1;\n',
+    'old.md': 'old\n',
+    'staged.txt': 'staged\n',
+  });
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-qm', 'start');
+  writeFiles(repo, { 'README.md': 'stashed\n' });
+  git(repo, 'stash', '-q');
+  writeFiles(repo, {
+    'README.md': 'readme, edited by the user\n',
+    'staged.txt': 'staged by the user\n',
+    'untracked.txt': "the user's own\n",
+    'ignored.log': 'ignored\n',
+  });
+  git(repo, 'add', 'staged.txt');
+  return repo;
+}
+
+// Every file under a directory (outside .git), by path, with the hash of its bytes.
+function fileHashes(root: string, rel = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const d of readdirSync(join(root, rel), { withFileTypes: true })) {
+    const path = rel ? `${rel}/${d.name}` : d.name;
+    if (d.isDirectory()) {
+      if (d.name !== '.git') Object.assign(out, fileHashes(root, path));
+    } else
+      out[path] = createHash('sha1')
+        .update(readFileSync(join(root, path)))
+        .digest('hex');
+  }
+  return out;
+}
+
+/** What the user sees of their repository; a run must leave every part of it as it was. */
+export interface RepoState {
+  status: string;
+  index: string;
+  stash: string;
+  files: Record<string, string>;
+  worktrees: string;
+}
+
+export function repoState(repo: string): RepoState {
+  return {
+    status: git(repo, 'status', '--porcelain', '--untracked-files=all'),
+    index: createHash('sha1')
+      .update(readFileSync(join(repo, '.git', 'index')))
+      .digest('hex'),
+    stash: git(repo, 'stash', 'list'),
+    files: fileHashes(repo),
+    worktrees: git(repo, 'worktree', 'list', '--porcelain'),
+  };
+}

@@ -1,0 +1,63 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { changesLine, changesOf, classify, type Changes } from '../../../src/changes/compare.js';
+
+const mark = { stat: '1:2:3:4:5' };
+
+describe('classify', () => {
+  it.each([
+    [null, false, false, undefined],
+    [null, true, false, 'added'],
+    [mark, false, false, 'deleted'],
+    ['clean', false, false, 'deleted'],
+    [mark, true, true, undefined],
+    [mark, true, false, 'modified'],
+    ['clean', true, false, 'modified'],
+  ] as const)('was %j, exists now %j, same %j: %j', (was, exists, same, change) => {
+    expect(classify(was, exists, same)).toBe(change);
+  });
+});
+
+const none: Changes = { added: [], modified: [], deleted: [], unaccounted: [], truncated: false };
+
+describe('changesLine', () => {
+  it.each([
+    [none, 'changed no files'],
+    [
+      { ...none, added: ['new.ts'], modified: ['src/a.ts'], deleted: ['old.md'] },
+      'changed 3 files: +new.ts, -old.md, ~src/a.ts',
+    ],
+    [{ ...none, modified: ['a'] }, 'changed 1 file: ~a'],
+    [{ ...none, truncated: true }, 'changed no files (the ledger reached its cap: more may have changed)'],
+    [
+      { ...none, added: Array.from({ length: 12 }, (_, i) => `f${String(i).padStart(2, '0')}`) },
+      'changed 12 files: +f00, +f01, +f02, +f03, +f04, +f05, +f06, +f07, +f08, +f09 and 2 more',
+    ],
+  ])('%j', (c, line) => {
+    expect(changesLine(c)).toBe(line);
+  });
+});
+
+describe('changesOf', () => {
+  it('sorts every changed path into its list, and the ones no tool names into unaccounted', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(
+          fc.record({
+            path: fc.string({ minLength: 1 }),
+            change: fc.constantFrom('added', 'modified', 'deleted') as fc.Arbitrary<
+              'added' | 'modified' | 'deleted'
+            >,
+          }),
+          { selector: (c) => c.path },
+        ),
+        fc.func(fc.boolean()),
+        (changed, accounted) => {
+          const c = changesOf(changed, accounted, false);
+          expect(c.added.length + c.modified.length + c.deleted.length).toBe(changed.length);
+          expect(c.unaccounted).toEqual(changed.filter((x) => !accounted(x.path)).map((x) => x.path));
+        },
+      ),
+    );
+  });
+});
