@@ -160,8 +160,6 @@ export class Output {
       e = this.joiner.take(e);
       if (e.text === '' && e.content === undefined) return;
     }
-    // A warning that writes nothing here (silenced) leaves the spinner running.
-    if (e.type === 'warning' && this.o.silenced?.includes(e.code) && this.o.format === 'text') return;
     if (this.spinner && e.type !== 'extension') this.stopSpinner();
     if (e.type === 'warning' && !this.warningShown(e)) return;
     this.o.onEvent?.(e);
