@@ -23,10 +23,24 @@ const CONFIG_DIR = mkdtempSync(join(tmpdir(), 'rho-bench-config-'));
 // The clients: the bare reader and the minimal client (bench/floor-client.mjs), rho-cursor in a format.
 const bare = { side: 'bare', cmd: process.execPath, args: [FLOOR, '--bare'], format: 'floor' };
 const minimal = { side: 'minimal', cmd: process.execPath, args: [FLOOR], format: 'floor' };
+// The client rows run in an empty workspace, so they time the client and not the workspace the bench was
+// started in (the change ledger's cost in a real repository has rows of its own: changes-*).
+const EMPTY_WORKSPACE = mkdtempSync(join(tmpdir(), 'rho-bench-workspace-'));
 const rho = (format) => ({
   side: 'rho',
   cmd: RHO,
-  args: ['run', '--agent', AGENT, '--permissions', 'allow', '--output-format', format, 'bench'],
+  args: [
+    'run',
+    '--agent',
+    AGENT,
+    '--permissions',
+    'allow',
+    '--output-format',
+    format,
+    '--cwd',
+    EMPTY_WORKSPACE,
+    'bench',
+  ],
   format,
 });
 const cli = (side, args) => ({ side, cmd: RHO, args, format: 'cli' });
@@ -251,6 +265,7 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 rmSync(CONFIG_DIR, { recursive: true, force: true });
+rmSync(EMPTY_WORKSPACE, { recursive: true, force: true });
 if (!KEEP)
   for (const dir of Object.values(repos)) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 
