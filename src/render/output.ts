@@ -87,6 +87,8 @@ export class Output {
   private renderer: Renderer | undefined;
   private readonly early: Event[] = [];
   private spinner: Spinner | undefined;
+  /** The spinner's text while one is wanted (it starts asynchronously); undefined once it is stopped. */
+  private spinnerWanted: string | undefined;
   private readonly summary: RunSummary | undefined;
   private readonly out: SinkWriter;
   private readonly err: SinkWriter;
@@ -138,14 +140,21 @@ export class Output {
   async startSpinner(text: string): Promise<void> {
     const s = this.o.stderr;
     if (this.o.format !== 'text' || !s.isTTY || (s.columns ?? 0) <= 0 || this.closed) return;
-    this.spinner = await startSpinner(s, text, this.o.env, this.o.style, this.o.discardInput);
+    this.spinnerWanted = text;
+    const spinner = await startSpinner(s, text, this.o.env, this.o.style, this.o.discardInput);
+    // The handshake may have moved on (or ended the spinner) while ora loaded: follow it.
+    if (this.spinnerWanted === undefined || this.closed) return spinner.stop();
+    this.spinner = spinner;
+    if (this.spinnerWanted !== text) spinner.text(this.spinnerWanted);
   }
 
   spinnerText(text: string): void {
+    if (this.spinnerWanted !== undefined) this.spinnerWanted = text;
     this.spinner?.text(text);
   }
 
   stopSpinner(): void {
+    this.spinnerWanted = undefined;
     this.spinner?.stop();
     this.spinner = undefined;
   }
