@@ -38,7 +38,8 @@ describe.skipIf(!hasPty)('issue 23 at the terminal', () => {
   it('keys typed while the spinner runs are not echoed into it', async () => {
     const r = await atTerminal(
       { hangAt: 'session/new' },
-      [{ wait: 'creating a session' }, { send: 'qwerty' }, { wait: 'step-timeout' }],
+      // Typed as soon as the spinner shows (under load the handshake may not redraw it before the timeout).
+      [{ wait: 'starting' }, { send: 'qwerty' }, { wait: 'step-timeout' }],
       ['--step-timeout', '3s'],
     );
     expect(r.failed, r.screen).toBeNull();
