@@ -12,7 +12,12 @@ def main():
     step_timeout = spec.get("timeout", 15)
     pid, fd = pty.fork()
     if pid == 0:
-        os.environ.update(spec.get("env", {}))
+        # A null value removes the variable (CI=true from the runner is no person's terminal).
+        for k, v in spec.get("env", {}).items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
         os.execvp(argv[0], argv)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     screen = b""

@@ -27,7 +27,7 @@ export interface PtyRun {
 export async function onPty(
   argv: string[],
   steps: PtyStep[],
-  o: { env?: Record<string, string>; cols?: number; rows?: number } = {},
+  o: { env?: Record<string, string | null>; cols?: number; rows?: number } = {},
 ): Promise<PtyRun> {
   const r = await execa('python3', [DRIVER], {
     input: JSON.stringify({
