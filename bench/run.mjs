@@ -26,7 +26,8 @@ const minimal = { side: 'minimal', cmd: process.execPath, args: [FLOOR], format:
 // The client rows run in an empty workspace, so they time the client and not the workspace the bench was
 // started in (the change ledger's cost in a real repository has rows of its own: changes-*).
 const EMPTY_WORKSPACE = mkdtempSync(join(tmpdir(), 'rho-bench-workspace-'));
-const rho = (format) => ({
+// rho-cursor in a format and a workspace (with any extra flags before the prompt).
+const rho = (format, cwd = EMPTY_WORKSPACE, ...extra) => ({
   side: 'rho',
   cmd: RHO,
   args: [
@@ -38,31 +39,15 @@ const rho = (format) => ({
     '--output-format',
     format,
     '--cwd',
-    EMPTY_WORKSPACE,
+    cwd,
+    ...extra,
     'bench',
   ],
   format,
 });
 const cli = (side, args) => ({ side, cmd: RHO, args, format: 'cli' });
 // rho-cursor in a workspace, with the ledger on (as by default) or off (--no-changes).
-const inRepo = (side, dir, ...extra) => ({
-  side,
-  cmd: RHO,
-  args: [
-    'run',
-    '--agent',
-    AGENT,
-    '--permissions',
-    'allow',
-    '--output-format',
-    'stream-json',
-    '--cwd',
-    dir,
-    ...extra,
-    'bench',
-  ],
-  format: 'stream-json',
-});
+const inRepo = (side, dir, ...extra) => ({ ...rho('stream-json', dir, ...extra), side });
 // The workspaces of the ledger rows, made once (lazily: only when their rows run).
 const repos = {};
 const repo = (files, git) => (repos[`${files}-${git}`] ??= makeRepo(files, git));
