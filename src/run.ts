@@ -316,7 +316,8 @@ async function readConfig(s: RunState): Promise<void> {
 }
 
 // 2a. The workspace: with --worktree a temporary worktree (released by the teardown stack, after the agent),
-// then the ledger's snapshot, started now so it runs while the agent starts; the prompt waits for it.
+// then the ledger, whose snapshot starts once the agent has answered initialize (handshake); the prompt waits
+// for it.
 async function openLedger(s: RunState): Promise<void> {
   const { opts } = s;
   s.worktree = await openWorktree(opts, s.teardown);
@@ -489,6 +490,9 @@ async function handshake(s: RunState): Promise<void> {
     knowAgent(s, initResult);
   }
   s.timings.initializeMs = Math.round(io.now() - t);
+  // The ledger's snapshot runs while the session is made (not during the agent's own start-up, which it
+  // would slow on a small machine); the prompt waits for it.
+  s.ledger?.start();
   // An image for an agent that takes none is refused now, before a session is made (exit 2).
   s.promptCaps = promptCaps(initResult);
   refuseUntaken(opts.attachments, s.promptCaps);

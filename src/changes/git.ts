@@ -1,5 +1,7 @@
 // The few git commands the ledger and --worktree run, and the pure parse of `git status --porcelain -z`.
 import { execFile } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 /** The longest one git command may take before it is ended (and counts as failed). */
 const GIT_TIMEOUT_MS = 60_000;
@@ -74,8 +76,23 @@ export interface GitPlace {
   head: string | null;
 }
 
+// Could git find a repository from this directory? Not when no `.git` is in it or above it and nothing in
+// the environment points git elsewhere: then no git process is started (~5-10 ms of a start-up each run).
+export function mayBeInGit(cwd: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.GIT_DIR !== undefined || env.GIT_WORK_TREE !== undefined) return true;
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    try {
+      if (statSync(join(dir, '.git'), { throwIfNoEntry: false }) !== undefined) return true;
+    } catch {
+      return true; // cannot tell (a directory that cannot be searched): git decides
+    }
+    if (dirname(dir) === dir) return false;
+  }
+}
+
 // Is the directory in a git work tree, and where? undefined outside one (or without git).
 export async function gitPlace(cwd: string): Promise<GitPlace | undefined> {
+  if (!mayBeInGit(cwd)) return undefined;
   const r = await git(cwd, ['rev-parse', '--is-inside-work-tree', '--show-toplevel', '--show-prefix']);
   if (r.code !== 0) return undefined;
   const [inside, root, prefix] = r.stdout.toString('utf8').split('\n');

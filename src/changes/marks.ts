@@ -1,9 +1,7 @@
 // What the ledger keeps of one file: its size, times, inode and mode (cheap, from lstat) and, while the
 // snapshot's byte budget lasts, a hash of its content (so a file rewritten with the same bytes is unchanged).
-import { createHash } from 'node:crypto';
-import { lstatSync, type Stats } from 'node:fs';
+import { lstatSync, promises as fsp, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { lstat, readFile, readlink } from 'node:fs/promises';
 
 /** One file as the ledger saw it. */
 export interface FileMark {
@@ -39,7 +37,7 @@ const statKey = (s: Stats): string => `${s.size}:${s.mtimeMs}:${s.ctimeMs}:${s.i
 // The mark of a path now (its stat, no hash), or null when nothing is there (a directory is no file).
 export async function markOf(path: string): Promise<FileMark | null> {
   try {
-    const s = await lstat(path);
+    const s = await fsp.lstat(path);
     return s.isDirectory() ? null : { stat: statKey(s) };
   } catch {
     return null;
@@ -69,7 +67,8 @@ export async function addHash(path: string, mark: FileMark, budget: HashBudget):
 // The content hash of a file (a link's target for a link), or undefined when it cannot be read.
 export async function hashOf(path: string, link: boolean): Promise<string | undefined> {
   try {
-    const data = link ? Buffer.from('link:' + (await readlink(path))) : await readFile(path);
+    const data = link ? Buffer.from('link:' + (await fsp.readlink(path))) : await fsp.readFile(path);
+    const { createHash } = await import('node:crypto');
     return createHash('sha1').update(data).digest('hex');
   } catch {
     return undefined;

@@ -1,8 +1,7 @@
 // The ledger's place in a run: the workspace (a worktree with --worktree) prepared and snapshotted before
 // the prompt, its changes measured after the turn, the tools that ran though shown rejected corrected, the
 // breach judged, the patch written. The worktree is released on the run's teardown stack.
-import { realpathSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { promises as fsp, realpathSync } from 'node:fs';
 import { RhoError } from '../errors.js';
 import type { Event, ToolEvent } from '../events/types.js';
 import type { Teardown } from '../lifecycle/teardown.js';
@@ -53,14 +52,14 @@ export async function openWorktree(opts: RunOptions, teardown: Teardown): Promis
 }
 
 export class RunLedger {
-  private readonly snapshot: Promise<Snapshot | Error> | undefined;
+  private snapshot: Promise<Snapshot | Error> | undefined;
   readonly account: ToolAccount;
   private readonly roots: string[];
 
-  /** Starts the snapshot at once (it runs while the agent starts); `measure` off leaves only the account. */
+  /** The snapshot waits for `start()`; `measure` off leaves only the account. */
   constructor(
     private readonly cwd: string,
-    measure: boolean,
+    private readonly measure: boolean,
     private readonly ignored: readonly (string | undefined)[],
   ) {
     this.roots = [cwd];
@@ -71,9 +70,15 @@ export class RunLedger {
       // the workspace is checked before the run: a vanished one shows in the snapshot
     }
     this.account = new ToolAccount(this.roots);
-    this.snapshot = measure
-      ? takeSnapshot(cwd).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))
-      : undefined;
+  }
+
+  // Takes the snapshot (once): called once the agent is up, so it runs while the session is made instead of
+  // delaying the agent's spawn or competing with its start-up; the prompt waits for it (`ready`).
+  start(): void {
+    if (this.measure && !this.snapshot)
+      this.snapshot = takeSnapshot(this.cwd).catch((e: unknown) =>
+        e instanceof Error ? e : new Error(String(e)),
+      );
   }
 
   // Every event of the run passes here: what its tools say they changed.
@@ -84,6 +89,7 @@ export class RunLedger {
   // Resolves once the snapshot is taken: the prompt waits for it. The hashes are taken during the turn, so
   // they take nothing from the agent's start-up.
   async ready(): Promise<void> {
+    this.start();
     const s = await this.snapshot;
     if (s && !(s instanceof Error)) s.startHashing();
   }
@@ -139,7 +145,7 @@ export class RunLedger {
     });
     if (wt && opts.patch) {
       try {
-        await writeFile(opts.patch, await worktreePatch(wt));
+        await fsp.writeFile(opts.patch, await worktreePatch(wt));
         o.patch = opts.patch;
       } catch (e) {
         o.failure = new RhoError(

@@ -1,6 +1,6 @@
 // The workspace outside git: a capped walk (`.git` and `node_modules` skipped), files only, in a fixed
 // order, so the walk before the turn and the walk after it see the same files when both stop at the cap.
-import { opendir } from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 
 /** Directories no walk enters, at any depth. */
@@ -21,7 +21,7 @@ export async function walkFiles(root: string, maxFiles: number): Promise<Walked>
     const rel = dirs.pop()!;
     const names: { name: string; dir: boolean }[] = [];
     try {
-      for await (const d of await opendir(rel === '' ? root : join(root, rel), { bufferSize: 256 }))
+      for await (const d of await fsp.opendir(rel === '' ? root : join(root, rel), { bufferSize: 256 }))
         names.push({ name: d.name, dir: d.isDirectory() });
     } catch {
       continue; // unreadable or gone meanwhile: what cannot be listed is not seen

@@ -3,8 +3,7 @@
 // and stashes are never written. Nothing here runs `git stash` (it would touch the user's stash list), and
 // every git command on the user's tree runs with GIT_OPTIONAL_LOCKS=0 (no index refresh written on the side).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { copyFile, lstat, mkdir, readlink, symlink } from 'node:fs/promises';
+import { mkdtempSync, promises as fsp, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { RhoError } from '../errors.js';
@@ -73,11 +72,11 @@ async function copyUntracked(repo: string, dir: string): Promise<void> {
   await eachLimited(files, 16, async (f) => {
     const from = join(repo, f);
     const to = join(dir, f);
-    const s = await lstat(from).catch(() => undefined);
+    const s = await fsp.lstat(from).catch(() => undefined);
     if (!s || s.isDirectory()) return;
-    await mkdir(dirname(to), { recursive: true });
-    if (s.isSymbolicLink()) await symlink(await readlink(from), to);
-    else if (s.isFile()) await copyFile(from, to);
+    await fsp.mkdir(dirname(to), { recursive: true });
+    if (s.isSymbolicLink()) await fsp.symlink(await fsp.readlink(from), to);
+    else if (s.isFile()) await fsp.copyFile(from, to);
   });
 }
 

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseStatus } from '../../../src/changes/git.js';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mayBeInGit, parseStatus } from '../../../src/changes/git.js';
 
 describe('parseStatus', () => {
   it.each([
@@ -22,5 +25,23 @@ describe('parseStatus', () => {
     ['AM weird\nname\0', [{ x: 'A', y: 'M', path: 'weird\nname' }]],
   ])('%j', (out, entries) => {
     expect(parseStatus(out)).toEqual(entries);
+  });
+});
+
+describe('mayBeInGit', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rho-maybe-git-'));
+  const deep = join(dir, 'a', 'b');
+  mkdirSync(deep, { recursive: true });
+
+  it('is false with no .git in the directory or above it and no GIT_DIR', () => {
+    expect(mayBeInGit(deep, {})).toBe(false);
+  });
+  it('is true when GIT_DIR or GIT_WORK_TREE points git elsewhere', () => {
+    expect(mayBeInGit(deep, { GIT_DIR: '/x/.git' })).toBe(true);
+    expect(mayBeInGit(deep, { GIT_WORK_TREE: '/x' })).toBe(true);
+  });
+  it('is true when a .git (a directory, or a worktree file) is in a directory above', () => {
+    writeFileSync(join(dir, 'a', '.git'), 'gitdir: /elsewhere\n');
+    expect(mayBeInGit(deep, {})).toBe(true);
   });
 });
