@@ -4,6 +4,7 @@ import { checkInitialize, initializeParams, stepTimeoutError } from '../acp/answ
 import { linkAgent } from './link.js';
 import { AgentProcess } from './process.js';
 import { RhoError } from '../errors.js';
+import type { Teardown } from '../lifecycle/teardown.js';
 
 export interface BriefInput {
   agentPath: string;
@@ -16,6 +17,8 @@ export interface BriefInput {
   version: string;
   /** Aborted by a signal: the reason is the RhoError to report. */
   signal: AbortSignal;
+  /** The command's teardown stack: the agent is released there (the exit hook included). */
+  teardown: Teardown;
 }
 
 /** One request, bounded by --step-timeout and by the abort signal. */
@@ -28,13 +31,16 @@ export async function withAgent<T>(
   body: (step: Step, init: Record<string, unknown>, timeInit: number) => Promise<T>,
   now: () => number = () => performance.now(),
 ): Promise<T> {
-  let agent: AgentProcess | undefined;
-  const killOnExit = (): void => agent?.killNow();
-  process.once('exit', killOnExit);
+  let release: (() => Promise<void>) | undefined;
   let phase = 'initialize';
   try {
     const args = i.args && i.args.length > 0 ? [...i.args] : ['--trust', 'acp'];
-    agent = new AgentProcess(i.agentPath, args, i.cwd, i.env);
+    const agent = new AgentProcess(i.agentPath, args, i.cwd, i.env);
+    release = i.teardown.defer({
+      name: 'agent',
+      run: () => agent.terminate(),
+      runSync: () => agent.killNowAndRelease(),
+    });
     const conn = linkAgent(agent, {
       label: i.label,
       phase: () => phase,
@@ -63,7 +69,6 @@ export async function withAgent<T>(
     conn.close(new RhoError('cancelled', 'done'));
     return result;
   } finally {
-    await agent?.terminate();
-    process.removeListener('exit', killOnExit);
+    await release?.();
   }
 }

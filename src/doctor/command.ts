@@ -1,4 +1,5 @@
 // `rho-cursor doctor` as a command: options in, the report printed, its exit code out; signals end the handshake.
+import { withLifecycle } from '../lifecycle/command.js';
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
@@ -54,12 +55,7 @@ export async function doctorCommand(
   const effective = fence ?? defaultFence(o.plan === true);
   checkAllowUnderFence(effective, allowedKinds(rules), fence !== undefined);
   checkRulesUnderFence(effective, rules, fence !== undefined);
-  const abort = new AbortController();
-  const onSignal = (s: NodeJS.Signals): void =>
-    abort.abort(new RhoError('cancelled', `cancelled by ${s}`, { exitCode: s === 'SIGINT' ? 130 : 143 }));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
+  return withLifecycle(async ({ signal, teardown }) => {
     const report = await doctor({
       env: process.env,
       home: homedir(),
@@ -75,12 +71,10 @@ export async function doctorCommand(
       version,
       codeCache,
       now: () => performance.now(),
-      signal: abort.signal,
+      signal,
+      teardown,
     });
     process.stdout.write(o.outputFormat === 'json' ? JSON.stringify(report) + '\n' : doctorText(report));
     return report.exitCode;
-  } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-  }
+  });
 }

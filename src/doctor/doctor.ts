@@ -1,5 +1,6 @@
 // `rho-cursor doctor`: gathers what a run would meet on this machine (agent, config, key, optionally the
 // handshake) into one report whose exit code is the one a run would have.
+import type { Teardown } from '../lifecycle/teardown.js';
 import { execFile } from 'node:child_process';
 import { cursorAtSpawn } from '../agent/identity.js';
 import { probeTreeHandle, treeHandleText } from '../agent/cgroup.js';
@@ -39,6 +40,8 @@ export interface DoctorInput {
   codeCache: CodeCache;
   now(): number;
   signal: AbortSignal;
+  /** The command's teardown stack: the agent of --handshake is released there. */
+  teardown: Teardown;
 }
 
 const VERSION_TIMEOUT_MS = 5000;
@@ -113,6 +116,7 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
         version: i.version,
         now: i.now,
         signal: i.signal,
+        teardown: i.teardown,
       });
       hs = r.report;
       error ??= r.error;

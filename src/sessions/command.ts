@@ -1,5 +1,6 @@
 // `rho-cursor sessions`: the workspace's sessions as the agent lists them (session/list {cwd}), newest
 // first, for --resume; the agent is started, asked, and ended.
+import { withLifecycle } from '../lifecycle/command.js';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { withAgent } from '../agent/brief.js';
@@ -59,16 +60,7 @@ async function listSessions(o: SessionsRawOptions, version: string): Promise<num
   const stepTimeoutMs = durationOption('--step-timeout', o.stepTimeout);
   const command = o.agent ?? process.env.RHO_CURSOR_AGENT ?? 'cursor-agent';
   const agentPath = resolveAgent(command, process.env, process.cwd());
-  const abort = new AbortController();
-  const onSignal = (s: NodeJS.Signals): void =>
-    abort.abort(
-      new RhoError('cancelled', `cancelled by ${s}`, {
-        exitCode: s === 'SIGINT' ? 130 : s === 'SIGHUP' ? 129 : 143,
-      }),
-    );
-  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  for (const s of signals) process.once(s, onSignal);
-  try {
+  return withLifecycle(async ({ signal, teardown }) => {
     const sessions = await withAgent(
       {
         agentPath,
@@ -78,7 +70,8 @@ async function listSessions(o: SessionsRawOptions, version: string): Promise<num
         env: process.env,
         stepTimeoutMs,
         version,
-        signal: abort.signal,
+        signal,
+        teardown,
       },
       async (step, init) => {
         if (!sessionCaps(init).list)
@@ -93,9 +86,7 @@ async function listSessions(o: SessionsRawOptions, version: string): Promise<num
       o.outputFormat === 'json' ? JSON.stringify({ cwd, sessions }) + '\n' : sessionsText(sessions, cwd),
     );
     return 0;
-  } catch (e) {
+  }).catch((e: unknown) => {
     throw toRhoError(e);
-  } finally {
-    for (const s of signals) process.removeListener(s, onSignal);
-  }
+  });
 }
