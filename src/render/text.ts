@@ -1,10 +1,10 @@
 // Text renderer: the agent's message text alone on stdout; everything else as short lines on stderr.
+import { extensionNote } from '../events/extensions.js';
 import type { ChalkInstance } from 'chalk';
-import { str } from '../acp/messages.js';
 import type { Event, JsonOutput, QuestionEvent, Todo, ToolEvent } from '../events/types.js';
 import { fenceLine } from '../fence/summary.js';
 import { toolSummary } from './summary.js';
-import { NON_JSON_SHOWN, type Renderer, type Writer } from './writer.js';
+import { LineCap, NON_JSON_SHOWN, type Renderer, type Writer } from './writer.js';
 import { RecentIds } from '../events/recent.js';
 import { changesLine } from '../changes/compare.js';
 import { oneLine as one, terminalSafe } from '../sanitize/terminal.js';
@@ -23,7 +23,7 @@ export class TextRenderer implements Renderer {
   private outMidLine = false;
   private errMidLine = false;
   private inThought = false;
-  private nonJson = 0;
+  private readonly nonJson = new LineCap(NON_JSON_SHOWN);
   private todos: Map<string, string> | undefined;
   private readonly printed = new RecentIds(PRINTED_KEPT);
   /** Tools printed as rejected: a later state that says they ran is printed again, corrected. */
@@ -144,8 +144,9 @@ export class TextRenderer implements Renderer {
 
   // Warnings, but non-JSON lines from the agent only up to a cap: a chatty agent must not bury the answer.
   private warning(code: string, message: string): void {
-    if (code === 'agent-non-json' && ++this.nonJson > NON_JSON_SHOWN) {
-      if (this.nonJson === NON_JSON_SHOWN + 1)
+    const cap = code === 'agent-non-json' ? this.nonJson.take() : 'shown';
+    if (cap !== 'shown') {
+      if (cap === 'first-hidden')
         this.line(
           this.c.yellow(
             'warning: the agent wrote more lines that are not JSON-RPC; the rest are not shown (stream-json keeps them)',
@@ -213,21 +214,12 @@ export class TextRenderer implements Renderer {
 
   // Shows what Cursor's own extensions carry (a subagent task, an image, the session title); the rest stays quiet.
   private extension(method: string, params: unknown): void {
-    const p = (params ?? {}) as Record<string, unknown>;
-    const s = (v: unknown): string => one(str(v) ?? '');
-    if (method === 'cursor/task') {
-      this.line(
-        `${this.c.bold('task')} ${s(p.description) || s(p.prompt)}${p.subagentType ? this.c.dim(` (${s(p.subagentType)})`) : ''}`,
-      );
-    } else if (method === 'cursor/generate_image') {
-      this.line(
-        `${this.c.bold('image')} ${s(p.prompt)}${p.outputPath ? this.c.dim(` → ${s(p.outputPath)}`) : ''}`,
-      );
-    } else if (method === 'session/update') {
-      const u = (p.update ?? {}) as Record<string, unknown>;
-      if (u.sessionUpdate === 'session_info_update' && typeof u.title === 'string')
-        this.line(this.c.dim(`title: ${one(u.title)}`));
-    }
+    const n = extensionNote(method, params);
+    if (!n) return;
+    if (n.label === 'title') return this.line(this.c.dim(`title: ${one(n.text)}`));
+    const detail =
+      n.detail === undefined ? '' : n.label === 'task' ? ` (${one(n.detail)})` : ` → ${one(n.detail)}`;
+    this.line(`${this.c.bold(n.label)} ${one(n.text)}${detail ? this.c.dim(detail) : ''}`);
   }
 
   private toolLine(t: ToolEvent): string {

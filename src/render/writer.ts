@@ -19,3 +19,14 @@ export interface Renderer {
 
 /** Non-JSON lines from the agent shown on stderr before the rest are only counted (each is still an event). */
 export const NON_JSON_SHOWN = 3;
+
+// The cap on lines of one kind a sink shows: the first n are shown, the one after says the rest are not.
+export class LineCap {
+  private seen = 0;
+  constructor(private readonly n: number) {}
+
+  take(): 'shown' | 'first-hidden' | 'hidden' {
+    this.seen++;
+    return this.seen <= this.n ? 'shown' : this.seen === this.n + 1 ? 'first-hidden' : 'hidden';
+  }
+}
