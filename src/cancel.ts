@@ -17,13 +17,37 @@ export class Cancel {
   cause: StopCause | undefined;
   /** Rejects with the stop's error once waiting should end. */
   readonly stopped: Promise<never>;
+  /** Aborted once waiting should end (with the stop's error as its reason): every wait of the run takes it. */
+  readonly signal: AbortSignal;
+  private readonly aborter = new AbortController();
   private stopNow: (e: RhoError) => void = () => {};
+  /** The timers that stop the run (--timeout): cleared once the run's steps are over. */
+  private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(private readonly hooks: CancelHooks) {
+    this.signal = this.aborter.signal;
     this.stopped = new Promise<never>((_, reject) => {
-      this.stopNow = reject;
+      this.stopNow = (e) => {
+        reject(e);
+        this.aborter.abort(e);
+      };
     });
     this.stopped.catch(() => {});
+  }
+
+  // Stops the run with `cause` after ms, unless its steps are over first (settle).
+  stopAfter(ms: number, cause: StopCause): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      this.stop(cause);
+    }, ms);
+    this.timers.add(t);
+  }
+
+  // The run's steps are over: no timer stops it any more (its end is reported as it stands).
+  settle(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
   }
 
   // Waits for p unless the run is stopped first.

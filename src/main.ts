@@ -14,7 +14,7 @@ import { onProcessExit, onStopSignals } from './lifecycle/signals.js';
 import { tuneForTheTurn } from './lifecycle/v8-tuning.js';
 import type { DoctorRawOptions } from './doctor/command.js';
 import type { CodeCache } from './doctor/report.js';
-import { run } from './run.js';
+import { run } from './run/index.js';
 import {
   FENCES,
   assemblePrompt,

@@ -112,7 +112,8 @@ export class ToolStore {
    */
   constructor(private readonly keepFinished = true) {}
 
-  // Merges one tool_call or tool_call_update and returns the whole state so far (the same object each time).
+  // Merges one tool_call or tool_call_update and returns the whole state so far, as a snapshot: an event
+  // once emitted never changes (a later update is a new snapshot).
   apply(u: Record<string, unknown>): ToolEvent {
     const id = typeof u.toolCallId === 'string' ? u.toolCallId : String(u.toolCallId ?? '');
     let tool = this.tools.get(id);
@@ -149,7 +150,7 @@ export class ToolStore {
     tool.output = normalizeOutput(tool.kind, extra.rawOutput, extra.content);
     this.settleStatus(tool, extra);
     this.retireIfFinished(tool);
-    return tool;
+    return { ...tool };
   }
 
   // Records that the tool's permission request was rejected or cancelled, so its "completed" is corrected.
@@ -161,7 +162,22 @@ export class ToolStore {
     extra.verdict = verdict;
     this.settleStatus(tool, extra);
     this.retireIfFinished(tool);
-    return tool;
+    return { ...tool };
+  }
+
+  // The turn is over: every tool still pending or in progress gets its final state, returned as snapshots.
+  // One whose request rho-cursor rejected did not run: rejected. Any other was cancelled; when the run was not
+  // stopped (the agent left it unfinished), the agent's last word is kept as reportedStatus.
+  close(stopped: boolean): ToolEvent[] {
+    const closed: ToolEvent[] = [];
+    for (const t of this.tools.values()) {
+      if (t.status !== 'pending' && t.status !== 'in_progress') continue;
+      const verdict = this.verdicts.get(t.toolCallId) === 'rejected' ? 'rejected' : 'cancelled';
+      if (verdict === 'rejected' || !stopped) t.reportedStatus = t.status;
+      t.status = verdict;
+      closed.push({ ...t });
+    }
+    return closed;
   }
 
   // The answer rho-cursor gave the tool's permission request, if it rejected or cancelled it.
@@ -174,12 +190,18 @@ export class ToolStore {
     return this.counts.calls;
   }
 
-  get(toolCallId: string): ToolEvent | undefined {
+  get(toolCallId: string): Readonly<ToolEvent> | undefined {
     return this.tools.get(toolCallId);
   }
 
+  // Snapshots of the tools held (all of them with keepFinished; else those not yet finished).
   all(): ToolEvent[] {
-    return [...this.tools.values()];
+    return [...this.tools.values()].map((t) => ({ ...t }));
+  }
+
+  /** How many tools are held (not let go). */
+  get held(): number {
+    return this.tools.size;
   }
 
   todosOf(tool: ToolEvent): Todo[] | undefined {

@@ -8,36 +8,25 @@ import { SurrogateJoiner } from '../events/surrogates.js';
 import { Redactor } from '../lifecycle/secrets.js';
 import { oneLine } from '../sanitize/terminal.js';
 import { GuardState, inertJson } from '../sanitize/workflow.js';
-import type { Format } from '../options.js';
+import type { OutputPlan } from './plan.js';
 import { fmtMs } from '../stop.js';
 import { makeRenderer, startSpinner, type Spinner, type Style } from './index.js';
-import { NON_JSON_SHOWN, type Renderer, type Writer } from './writer.js';
+import { LineCap, NON_JSON_SHOWN, type Renderer, type Writer } from './writer.js';
 
 export type OutputFailure = { kind: 'epipe' } | { kind: 'write_failed'; message: string };
 
 export interface OutputOptions {
-  format: Format;
+  /** What the output does, decided once from the options (planOutput). */
+  plan: OutputPlan;
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
   /** Text mode's colour and --quiet. */
   style?: Style;
-  /** Called once when stdout fails: a reader that went away, or a write error such as a full disk. */
-  onFailure(f: OutputFailure): void;
-  /** Sees every event the run writes, in order (the run's small facts). */
-  onEvent?(e: Event): void;
-  /** --output-schema in text mode: the answer's text goes to stderr, the validated value alone to stdout. */
-  answerToStderr?: boolean;
-  /** Under GitHub Actions, each warning is a workflow annotation on stderr (its one line there). */
-  github?: boolean;
-  /** Under GitHub Actions: stdout is a regular file the runner never reads (`> answer.md`): no guard lines. */
-  stdoutIsFile?: boolean;
   /** True while a person decides a question at the terminal: nothing the agent sends is drawn meanwhile. */
   asking?(): boolean;
   /** A person sits at the terminal: while the spinner runs, what they type is not echoed into it. */
   discardInput?: boolean;
-  /** Warning codes the user silenced: kept as events in stream-json and json, never on stderr or in the summary. */
-  silenced?: readonly string[];
 }
 
 // A stream that failed (a reader that went away, a full disk) takes no more writes and never asks to wait:
@@ -83,7 +72,11 @@ function sinkWriter(stream: NodeJS.WriteStream, redactor: Redactor, o: SinkOptio
   };
 }
 
+/** A writer that takes everything and writes nothing (-q with --output-schema in text mode). */
+const NOWHERE: Writer = { isTTY: false, write: () => true };
+
 export class Output {
+  readonly plan: OutputPlan;
   private renderer: Renderer | undefined;
   private readonly early: Event[] = [];
   private spinner: Spinner | undefined;
@@ -100,26 +93,31 @@ export class Output {
   private readonly joiner = new SurrogateJoiner();
   private readonly secret: string | undefined;
   private closed = false;
-  private nonJson = 0;
-  /** Non-JSON lines from the agent written as annotations (the first few, as on stderr). */
-  private nonJsonNoted = 0;
+  /** Non-JSON lines from the agent: the first few are lines on stderr (or annotations), as in text mode. */
+  private readonly nonJson = new LineCap(NON_JSON_SHOWN);
+  /** The last non-JSON line's warning was within that cap. */
+  private nonJsonShown = true;
   /** The last answer checked against --output-schema matched it (its value may be null). */
   private matched = false;
   /** While close() waits for stdout to take the output: stops that wait. */
   private abandon: (() => void) | undefined;
   /** Set once stdout failed; further writes are pointless but the run still reads the agent to the end. */
   failure: OutputFailure | undefined;
+  /** Resolves once stdout fails: a reader that went away, or a write error such as a full disk. */
+  readonly failed: Promise<OutputFailure>;
+  private fail: (f: OutputFailure) => void = () => {};
 
   constructor(private readonly o: OutputOptions) {
+    this.failed = new Promise((resolve) => (this.fail = resolve));
     const secret = o.env.CURSOR_API_KEY;
     this.secret = secret;
-    this.guard = o.github ? new GuardState() : undefined;
-    // stdout under GitHub Actions: JSON made inert; text guarded, unless it goes to a file the runner never reads.
-    const json = o.format !== 'text';
-    const outGuard = !json && !o.stdoutIsFile ? this.guard : undefined;
-    this.out = sinkWriter(o.stdout, new Redactor(secret), { guard: outGuard, inert: json && o.github });
+    const { plan } = o;
+    this.plan = plan;
+    this.guard = plan.annotate ? new GuardState() : undefined;
+    const outGuard = plan.guardStdout ? this.guard : undefined;
+    this.out = sinkWriter(o.stdout, new Redactor(secret), { guard: outGuard, inert: plan.inertStdout });
     this.err = sinkWriter(o.stderr, new Redactor(secret), { guard: this.guard });
-    this.summary = o.format === 'json' ? new RunSummary() : undefined;
+    this.summary = plan.collect ? new RunSummary() : undefined;
     o.stdout.on('error', (e: NodeJS.ErrnoException) => this.stdoutFailed(e));
     // stderr is where failures are reported: if it fails too, there is nowhere left to say so.
     o.stderr.on('error', () => {});
@@ -129,9 +127,9 @@ export class Output {
   async open(): Promise<void> {
     if (this.renderer) return;
     // With --output-schema the answer's text goes to stderr, and under -q nowhere: stdout has the value.
-    const aside = this.o.style?.quiet ? { isTTY: false, write: () => true } : this.err;
-    const answerTo = this.o.answerToStderr && this.o.format === 'text' ? aside : this.out;
-    const renderer = await makeRenderer(this.o.format, answerTo, this.err, this.o.env, this.o.style);
+    const to = this.plan.answerTo;
+    const answerTo = to === 'stdout' ? this.out : to === 'stderr' ? this.err : NOWHERE;
+    const renderer = await makeRenderer(this.plan.format, answerTo, this.err, this.o.env, this.o.style);
     this.renderer ??= renderer;
     for (const e of this.early.splice(0)) this.draw(e);
   }
@@ -139,7 +137,7 @@ export class Output {
   // A spinner on a terminal's stderr during the handshake (text mode only, never on an unsized pty).
   async startSpinner(text: string): Promise<void> {
     const s = this.o.stderr;
-    if (this.o.format !== 'text' || !s.isTTY || (s.columns ?? 0) <= 0 || this.closed) return;
+    if (!this.plan.spinner || !s.isTTY || (s.columns ?? 0) <= 0 || this.closed) return;
     this.spinnerWanted = text;
     const spinner = await startSpinner(s, text, this.o.env, this.o.style, this.o.discardInput);
     // The handshake may have moved on (or ended the spinner) while ora loaded: follow it.
@@ -159,22 +157,28 @@ export class Output {
     this.spinner = undefined;
   }
 
-  // Every event of the run, in wire order; after `result` nothing more is written.
-  emit(e: Event): void {
-    if (this.closed) return;
+  // Every event of the run, in wire order; after `result` nothing more is written. Returns the event as the
+  // run's facts should see it (surrogates joined), or undefined when it is not one of the run's (dropped:
+  // the output closed, an empty chunk, a silenced warning). It calls nothing back.
+  emit(e: Event): Event | undefined {
+    if (this.closed) return undefined;
     // A warning that writes nothing here (silenced) leaves the spinner running.
-    if (e.type === 'warning' && this.o.silenced?.includes(e.code) && this.o.format === 'text') return;
+    if (e.type === 'warning' && this.plan.silenced.has(e.code) && !this.plan.silencedAsEvents)
+      return undefined;
     // A surrogate pair split across two chunks is joined; a lone one becomes U+FFFD.
     if (e.type === 'message' || e.type === 'thought') {
       e = this.joiner.take(e);
-      if (e.text === '' && e.content === undefined) return;
+      if (e.text === '' && e.content === undefined) return undefined;
     }
     if (this.spinner && e.type !== 'extension') this.stopSpinner();
-    if (e.type === 'warning' && !this.warningShown(e)) return;
-    this.o.onEvent?.(e);
+    if (e.type === 'warning') {
+      const shown = this.warningShown(e);
+      if (shown !== 'drawn') return shown === 'seen' ? e : undefined;
+    }
     if (e.type === 'validation') this.matched = e.valid;
     this.summary?.add(e);
     this.draw(e);
+    return e;
   }
 
   // Hands an event to the renderer, unless a question is waiting for the person: then it is held, and drawn
@@ -204,38 +208,37 @@ export class Output {
     }
   }
 
-  // Where a warning goes: a silenced one only into stream-json and json; under GitHub Actions the
-  // annotation is its one line on stderr, at the end of the run (the text renderer would print it a second
-  // time). False: done.
-  private warningShown(e: Event & { type: 'warning' }): boolean {
-    if (this.o.silenced?.includes(e.code)) {
-      if (this.o.format !== 'text') {
+  // Where a warning goes: a silenced one only into stream-json and json (not one of the run's facts); under
+  // GitHub Actions the annotation is its one line on stderr, at the end of the run (in text mode the renderer
+  // would print it a second time: a fact, not drawn). 'drawn': goes on as any event.
+  private warningShown(e: Event & { type: 'warning' }): 'drawn' | 'seen' | 'silenced' {
+    if (this.plan.silenced.has(e.code)) {
+      if (this.plan.silencedAsEvents) {
         this.summary?.add(e);
         this.draw(e);
       }
-      return false;
+      return 'silenced';
     }
-    if (!this.o.github) return true;
-    if (e.code !== 'agent-non-json' || this.nonJsonNoted < NON_JSON_SHOWN) {
-      this.nonJsonNoted += e.code === 'agent-non-json' ? 1 : 0;
+    if (e.code === 'agent-non-json') this.nonJsonShown = this.nonJson.take() === 'shown';
+    if (!this.plan.annotate) return 'drawn';
+    if (e.code !== 'agent-non-json' || this.nonJsonShown) {
       // Annotations wait for the end: the guard around agent text is lifted once, after it (see endStderr).
       this.annotations.push(warningAnnotation(e.code, e.message));
     }
-    if (this.o.format !== 'text') return true;
-    this.o.onEvent?.(e);
-    return false;
+    return this.plan.stderrLines ? 'drawn' : 'seen';
   }
 
   // A warning is an event, and also a line on stderr outside text mode (text mode renders it there itself;
   // under GitHub Actions its annotation is that line).
-  warn(code: string, message: string, line?: string): void {
-    if (this.closed) return;
-    this.emit({ type: 'warning', code, message, ...(line === undefined ? {} : { line }) });
+  warn(code: string, message: string, line?: string): Event | undefined {
+    if (this.closed) return undefined;
+    const seen = this.emit({ type: 'warning', code, message, ...(line === undefined ? {} : { line }) });
     // Non-JSON lines from the agent are all events, but only the first few are lines on stderr.
-    const shown = code !== 'agent-non-json' || ++this.nonJson <= NON_JSON_SHOWN;
-    const silenced = this.o.silenced?.includes(code) === true;
-    if (this.o.format !== 'text' && shown && !silenced && !this.o.github)
+    const shown = code !== 'agent-non-json' || this.nonJsonShown;
+    const silenced = this.plan.silenced.has(code);
+    if (this.plan.stderrLines && shown && !silenced && !this.plan.annotate)
       this.draw(`rho-cursor: warning: ${oneLine(message)}\n`);
+    return seen;
   }
 
   // Leaves the terminal at the start of a line, everything so far written, before a question is shown.
@@ -281,8 +284,7 @@ export class Output {
       this.renderer!.emit(result);
       this.renderer!.finish(this.jsonOutput(result));
       // Text mode with --output-schema: stdout is the validated value alone (null too), one line of JSON.
-      if (this.o.format === 'text' && this.o.answerToStderr && this.matched)
-        this.out.write(JSON.stringify(result.structured) + '\n');
+      if (this.plan.valueOnStdout && this.matched) this.out.write(JSON.stringify(result.structured) + '\n');
     }
     this.out.end();
     this.closed = true;
@@ -328,7 +330,7 @@ export class Output {
       e.code === 'EPIPE'
         ? { kind: 'epipe' }
         : { kind: 'write_failed', message: `cannot write to stdout: ${e.message}` };
-    this.o.onFailure(this.failure);
+    this.fail(this.failure);
   }
 
   // One line on stderr (the run's error, outside text mode): always one line, whatever the agent put in it.
@@ -338,7 +340,7 @@ export class Output {
 
   // Under GitHub Actions, a failure is also an annotation: written after the guard ends, escaped.
   annotateError(message: string): void {
-    if (this.o.github) this.annotations.push(errorAnnotation(message));
+    if (this.plan.annotate) this.annotations.push(errorAnnotation(message));
   }
 
   // The end of stderr: what the key's redactor held back, then (GitHub Actions) the guard lifted and our own

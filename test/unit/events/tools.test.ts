@@ -36,7 +36,17 @@ describe('ToolStore.apply', () => {
       status: 'completed',
       rawOutput: { totalMatches: 2, truncated: false },
     });
-    expect(last).toBe(first);
+    // Each event is a snapshot: the first one still says what the tool was then (issue 22: no live objects).
+    expect(first).toEqual({
+      type: 'tool',
+      toolCallId: id,
+      kind: 'search',
+      title: 'grep',
+      status: 'pending',
+      input: {},
+      output: null,
+      locations: [],
+    });
     expect(last).toEqual({
       type: 'tool',
       toolCallId: id,

@@ -1,0 +1,200 @@
+// What lives as long as the run: its options and I/O, the output, the teardown stack, the stop spine, the
+// tools and facts every try adds to, and the try under way. A try's own state is its Attempt (attempt.ts).
+import { cursorAtSpawn, identify, type AgentIdentity } from '../agent/identity.js';
+import { Cancel } from '../cancel.js';
+import type { LoadedConfig } from '../config/load.js';
+import type { Warning } from '../config/warnings.js';
+import type { RhoError } from '../errors.js';
+import { RunFacts } from '../events/facts.js';
+import { ToolStore } from '../events/tools.js';
+import type { Event } from '../events/types.js';
+import { Teardown } from '../lifecycle/teardown.js';
+import type { RunOptions } from '../options.js';
+import type { Asker } from '../policy/ask.js';
+import { Output } from '../render/output.js';
+import { planOutput } from '../render/plan.js';
+import type { StopSignal } from '../stop.js';
+import type { OutputSchema } from '../structured/schema.js';
+import type { RunLedger } from '../changes/run.js';
+import type { Worktree } from '../changes/worktree.js';
+import type { WireLog } from '../wirelog.js';
+import type { Attempt } from './attempt.js';
+import { RunObserver } from './observer.js';
+
+export interface RunIO {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  now(): number;
+  /** Subscribes to the signals a run handles, for as long as the process lives; returns the unsubscribe. */
+  onSignal(handler: (signal: StopSignal) => void): () => void;
+  /** Runs fn synchronously if the process exits before the run released everything. */
+  onExit(fn: () => void): () => void;
+  asker: Asker | undefined;
+  version: string;
+  /** Called after each agent is spawned: start-up is over, what follows is the turn. */
+  onAgentStarted(): void;
+  /** stdout is a regular file (`> answer.md`): under GitHub Actions the runner never reads it. */
+  stdoutIsFile?: boolean;
+}
+
+export type Phase =
+  | 'config'
+  | 'spawn'
+  | 'initialize'
+  | 'session/new'
+  | 'session/list'
+  | 'session/load'
+  | 'session/set_mode'
+  | 'session/set_model'
+  | 'session/set_config_option'
+  | 'prompt'
+  | 'teardown';
+
+/** The waits of a run: the defaults, replaced only by a test that injects its own. */
+export interface Graces {
+  /** After session/cancel, how long the agent has to end its turn. */
+  cancelMs: number;
+  /** The kill ladder's wait between SIGTERM and SIGKILL. */
+  killMs: number;
+  /** A loaded session's replay is over once the agent is quiet this long, */
+  replayQuietMs: number;
+  /** ...or after this long at most. */
+  replayMaxMs: number;
+  /** The first wait between two tries (--retries), doubled each try, */
+  retryBaseMs: number;
+  /** ...up to this. */
+  retryMaxMs: number;
+}
+
+export const GRACES: Graces = {
+  cancelMs: 2000,
+  killMs: 2000,
+  replayQuietMs: 150,
+  replayMaxMs: 5000,
+  retryBaseMs: 1000,
+  retryMaxMs: 30_000,
+};
+
+/** What the run's first steps settle, once, for every try: read before anything is spawned. */
+export interface Prepared {
+  config: LoadedConfig;
+  schema: OutputSchema | undefined;
+  /** How the agent is started, for every try. */
+  launch: { path: string; args: string[]; env: NodeJS.ProcessEnv };
+  /** The agent got Cursor's private config dir for the fence and the rules (Cursor by its name at spawn). */
+  privateDir: boolean;
+  /** --model went on the command line (`--model M`, Cursor by its name at spawn). */
+  modelFlag: boolean;
+  /** What the agent changed, measured: snapshotted before the prompt, compared after the turn. */
+  ledger: RunLedger;
+  /** --worktree: where the agent works. */
+  worktree: Worktree | undefined;
+  wire: WireLog | undefined;
+}
+
+export interface RunContext {
+  /** The run's options; with --worktree, its cwd is the worktree's once that is made (openWorkspace). */
+  opts: RunOptions;
+  readonly io: RunIO;
+  readonly t0: number;
+  readonly graces: Graces;
+  readonly out: Output;
+  readonly teardown: Teardown;
+  /** The stop spine: every stop cause, the grace, and the races every wait runs against. */
+  readonly stop: Cancel;
+  readonly tools: ToolStore;
+  /** Small facts about the run for what is reported after the turn (summary, -o, --strict). */
+  readonly facts: RunFacts;
+  /** Sees every event before it is drawn: the facts, the ledger's account, --max-tool-calls. */
+  readonly observer: RunObserver;
+  /** Warnings found before the output opened, shown once the handshake starts. */
+  readonly warnings: Warning[];
+  /** The warnings of the user's Cursor config: shown only once the agent is known to be Cursor. */
+  cursorWarnings: Warning[];
+  phase: Phase;
+  /** Is the agent Cursor? The guess from its name at spawn, then what initialize says. */
+  identity: AgentIdentity;
+  /** The workspace once open: the ledger, and the worktree with --worktree. */
+  workspace: Pick<Prepared, 'ledger' | 'worktree'> | undefined;
+  /** The try under way (--retries); undefined before the first agent is spawned. */
+  attempt: Attempt | undefined;
+  /** A failure that does not stop the turn but fails the run (the wire log could not be written). */
+  sideFailure: RhoError | undefined;
+  /** The value validated against --output-schema; undefined until one matched (a valid value may be null). */
+  structured: unknown;
+  /** The exit code once decided (for the wire log's closing row). */
+  exitCode: number | undefined;
+  /** A prompt was sent in this run (by any try): the agent may have changed something since. */
+  prompted: boolean;
+}
+
+export function newRunContext(opts: RunOptions, io: RunIO, graces: Graces = GRACES): RunContext {
+  const plan = planOutput({ ...opts, stdoutIsFile: io.stdoutIsFile });
+  // Only the json output prints finished tools; text and stream-json let them go (memory flat in a turn).
+  const tools = new ToolStore(plan.collect);
+  const keepAnswer = Boolean(opts.outputLastMessage || opts.summaryFile || opts.outputSchema);
+  const facts = new RunFacts(keepAnswer);
+  const out = new Output({
+    plan,
+    stdout: io.stdout,
+    stderr: io.stderr,
+    env: io.env,
+    style: opts,
+    asking: () => ctx.attempt?.requests.asking() ?? false,
+    discardInput: opts.interactive,
+  });
+  const ctx: RunContext = {
+    opts,
+    io,
+    t0: io.now(),
+    graces,
+    out,
+    teardown: new Teardown(),
+    stop: new Cancel({
+      graceMs: graces.cancelMs,
+      timeoutMs: opts.timeoutMs,
+      facts: () => ({
+        idleTimeoutMs: opts.idleTimeoutMs,
+        maxToolCalls: opts.maxToolCalls,
+        writeFailure: out.failure?.kind === 'write_failed' ? out.failure.message : undefined,
+      }),
+      killNow: () => ctx.attempt?.agent.killNow(),
+      cancelTurn: () => {
+        out.stopSpinner();
+        return ctx.attempt?.cancelTurn(ctx.phase) ?? false;
+      },
+    }),
+    tools,
+    facts,
+    observer: new RunObserver(tools, facts, opts),
+    warnings: [],
+    cursorWarnings: [],
+    phase: 'config',
+    identity: identify(cursorAtSpawn(opts.agent, opts.agentArgs)),
+    workspace: undefined,
+    attempt: undefined,
+    sideFailure: undefined,
+    structured: undefined,
+    exitCode: undefined,
+    prompted: false,
+  };
+  // A stdout that fails (a reader gone, a full disk) stops the run; the output only reports it.
+  void out.failed.then((f) => ctx.stop.stop(f.kind));
+  return ctx;
+}
+
+// Every event of the run passes here, one way: the output draws it and returns it as drawn (surrogates
+// joined; nothing for what it dropped), the observer takes that, and a stop it asks for is acted on last.
+export function emit(ctx: RunContext, e: Event): void {
+  const seen = ctx.out.emit(e);
+  const stop = seen && ctx.observer.observe(seen, ctx.phase);
+  if (stop) ctx.stop.stop(stop);
+}
+
+// A warning: an event, and outside text mode also a line on stderr (the output decides where it goes).
+export function warn(ctx: RunContext, code: string, message: string, line?: string): void {
+  const seen = ctx.out.warn(code, message, line);
+  if (seen) ctx.observer.observe(seen, ctx.phase);
+}

@@ -1,0 +1,133 @@
+// The end of a run, however it went: every tool in a final state, what changed (the ledger), the outcome,
+// the one `result` event (always last), the reports, and the error line on stderr.
+import { deliverReports } from '../ci/deliver.js';
+import type { WorktreeInfo } from '../changes/run.js';
+import { RhoError, type ExitCode } from '../errors.js';
+import type { ResultEvent } from '../events/types.js';
+import { replyReadsAsError } from '../session.js';
+import { emit, warn, type RunContext } from './context.js';
+import { outcome, type Outcome, type OutcomeFacts } from './outcome.js';
+
+/** What the ledger measured after the turn. */
+interface Measured {
+  breach: RhoError | undefined;
+  changes: ResultEvent['changes'];
+  patch: string | null;
+}
+
+export async function finish(ctx: RunContext, thrown: RhoError | undefined): Promise<ExitCode> {
+  const { out, opts, stop } = ctx;
+  const a = ctx.attempt;
+  ctx.phase = 'teardown';
+  if (a) {
+    a.accepting = false;
+    a.requests.endQuestions();
+    a.conn.close(new RhoError('cancelled', 'the run is over'));
+    // Nothing more is asked of the agent: its kill ladder runs while the result is written, not after it.
+    // Its step stays on the teardown stack, which waits for it (and reports its failure) in turn.
+    a.release().catch(() => {});
+  }
+  closeTools(ctx);
+  // Measured once every tool has its final state, so a tool shown rejected that the ledger shows ran is
+  // corrected.
+  const measured = await closeLedger(ctx);
+  const facts: OutcomeFacts = {
+    stopReason: a?.stopReason ?? null,
+    breach: measured.breach,
+    stopped: stop.error(),
+    thrown,
+    side: ctx.sideFailure,
+    strict: opts.strict ? strictFailure(ctx) : undefined,
+  };
+  let result = resultEvent(ctx, outcome(facts), measured);
+  // The files a script or a CI job reads (-o, the summary, $GITHUB_OUTPUT): a failure to write them fails the run.
+  const delivery = await deliverReports(opts, ctx.io.env, {
+    result,
+    facts: ctx.facts,
+    structured: ctx.structured,
+  });
+  if (delivery) {
+    const o = outcome({ ...facts, delivery });
+    result = resultEvent(ctx, o, measured);
+    for (const e of o.alsoSay) out.line(`rho-cursor: ${e.message}`);
+  }
+  // --timeout and --idle-timeout bound the run: a reader that takes nothing does not hold it past them.
+  const timedOut = stop.cause === 'timeout' || stop.cause === 'idle';
+  await out.close(result, timedOut ? ctx.graces.killMs : undefined);
+  // stdout failed while the result itself was written (json writes everything at the end).
+  const written =
+    out.failure?.kind === 'write_failed' ? new RhoError('write_failed', out.failure.message) : undefined;
+  const { error, exitCode } = outcome({ ...facts, delivery, written });
+  // Outside text mode the error is also one line on stderr; a closed stdout is a quiet end.
+  const quiet = out.failure?.kind === 'epipe' || error?.code === 'stdout_closed';
+  if (error && !quiet && (out.plan.stderrLines || out.failure))
+    out.line(`rho-cursor: ${result.error?.message ?? error.message}`);
+  if (error) out.annotateError(result.error?.message ?? error.message);
+  return exitCode;
+}
+
+// Every tool ends in a final state (the store says which): the same for an edit Codex reports in progress
+// as for a pending shell command; one the agent left unfinished keeps its last word as reportedStatus, so the
+// outputs can say the agent never finished it.
+function closeTools(ctx: RunContext): void {
+  const stopped = ctx.attempt?.stopReason === 'cancelled' || ctx.stop.cause !== undefined;
+  for (const t of ctx.tools.close(stopped)) emit(ctx, t);
+}
+
+// After the turn: what changed (the ledger), the tools shown rejected that ran, the patch of a worktree;
+// with the breach, if any.
+async function closeLedger(ctx: RunContext): Promise<Measured> {
+  const ws = ctx.workspace;
+  if (!ws) return { breach: undefined, changes: null, patch: null };
+  const { opts, out } = ctx;
+  const o = await ws.ledger.finish(opts, ctx.prompted, ws.worktree);
+  for (const t of o.corrected) emit(ctx, t);
+  for (const w of o.warnings) warn(ctx, w.code, w.message);
+  ctx.sideFailure ??= o.failure;
+  if (ws.worktree && opts.keepWorktree && !opts.quiet)
+    out.line(
+      `rho-cursor: the worktree is kept at ${ws.worktree.dir} (git worktree remove --force ${ws.worktree.dir} removes it)`,
+    );
+  return { breach: o.breach, changes: o.changes ?? null, patch: o.patch ?? null };
+}
+
+// The one `result` event for the run as it stands.
+function resultEvent(ctx: RunContext, { error, exitCode }: Outcome, m: Measured): ResultEvent {
+  const a = ctx.attempt;
+  const wt = ctx.workspace?.worktree;
+  const worktree: WorktreeInfo | undefined = wt ? { path: wt.dir, kept: ctx.opts.keepWorktree } : undefined;
+  return {
+    type: 'result',
+    stopReason: a?.stopReason ?? null,
+    exitCode,
+    sessionId: a?.sessionId ?? null,
+    model: a?.model ?? null,
+    mode: a?.update.mode ?? null,
+    title: a?.update.title ?? null,
+    durationMs: Math.round(ctx.io.now() - ctx.t0),
+    timings: a?.timings ?? { initializeMs: null, sessionNewMs: null, promptMs: null },
+    usage: a?.update.usage ?? null,
+    structured: ctx.structured ?? null,
+    changes: m.changes,
+    patch: m.patch,
+    ...(worktree ? { worktree } : {}),
+    ...(error
+      ? {
+          error: {
+            code: error.code,
+            message: error.hint ? `${error.message} (${error.hint})` : error.message,
+          },
+        }
+      : {}),
+  };
+}
+
+// --strict: an answer that reads as an API error, or a run in which anything was refused, is a failure.
+function strictFailure(ctx: RunContext): RhoError | undefined {
+  const apiError = replyReadsAsError(ctx.observer.replyHead);
+  if (apiError)
+    return new RhoError('reply_error', `the answer reads as an API error (--strict): ${apiError}`);
+  if (ctx.facts.denied())
+    return new RhoError('denied', 'a permission was rejected or a tool was blocked (--strict)');
+  return undefined;
+}

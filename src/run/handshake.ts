@@ -1,0 +1,255 @@
+// A try's handshake: initialize, then session/new (or, with --resume/--continue, session/list and
+// session/load), the model chosen; never authenticate. Returns the Session the rest of the try works in.
+import {
+  authError,
+  checkInitialize,
+  initializeError,
+  initializeParams,
+  isAuthError,
+  stepTimeoutError,
+} from '../acp/answers.js';
+import { rpcErrorText, RpcRequestError } from '../acp/connection.js';
+import { isRecord } from '../acp/messages.js';
+import { cursorAtSpawn, identify } from '../agent/identity.js';
+import { agentWarnings } from '../agent/warnings.js';
+import { RhoError } from '../errors.js';
+import { fenceSummary } from '../fence/summary.js';
+import { rulesJson } from '../policy/rules.js';
+import { promptCaps, refuseUntaken } from '../prompt/attach.js';
+import { readSession, sessionCaps, workspaceSessions } from '../session.js';
+import { modelSetting, readChoices, type Setting } from '../session-choices.js';
+import type { Attempt } from './attempt.js';
+import { emit, warn, type Phase, type Prepared, type RunContext } from './context.js';
+
+/** The session a handshake opened: what the rest of the try works in. */
+export interface Session {
+  sessionId: string;
+  model: string | null;
+  mode: string | null;
+  modes: string[];
+  /** The models and modes session/new offered. */
+  choices: ReturnType<typeof readChoices>;
+  /** The session was loaded (--resume, --continue), not created. */
+  resumed: boolean;
+}
+
+/** The methods a handshake step sends. */
+export type StepMethod = Exclude<Phase, 'config' | 'spawn' | 'prompt' | 'teardown'>;
+
+// Sends one handshake request, bounded by --step-timeout and by a stop.
+export function step<T>(ctx: RunContext, a: Attempt, method: StepMethod, params: unknown): Promise<T> {
+  ctx.phase = method;
+  const ms = ctx.opts.stepTimeoutMs;
+  const timeout = { ms, error: () => stepTimeoutError(method, ms) };
+  return ctx.stop.race(a.conn.request<T>(method, params, timeout));
+}
+
+// initialize, then the session; the renderer loads while the agent starts.
+export async function shakeHands(ctx: RunContext, a: Attempt, prepared: Prepared): Promise<Session> {
+  const { out, io, opts } = ctx;
+  a.touch();
+  let t = io.now();
+  const init = step<unknown>(ctx, a, 'initialize', initializeParams(io.version));
+  // It is awaited below; until then a fast failure must not count as an unhandled rejection.
+  init.catch(() => {});
+  await out.open();
+  // The config's warnings, once: a retry's handshake does not repeat them.
+  for (const w of ctx.warnings.splice(0)) warn(ctx, w.code, w.message);
+  out.flush();
+  if (!ctx.stop.cause) await out.startSpinner(`starting ${opts.agent}`);
+  let initResult: Record<string, unknown> | undefined;
+  try {
+    initResult = checkInitialize(
+      await init.catch((e: unknown) => {
+        throw initializeError(e);
+      }),
+    );
+  } finally {
+    knowAgent(ctx, a, prepared, initResult);
+  }
+  a.timings.initializeMs = Math.round(io.now() - t);
+  // The ledger's snapshot runs while the session is made (not during the agent's own start-up, which it
+  // would slow on a small machine); the prompt waits for it.
+  prepared.ledger.start();
+  // An image for an agent that takes none is refused now, before a session is made (exit 2).
+  a.promptCaps = promptCaps(initResult);
+  refuseUntaken(opts.attachments, a.promptCaps);
+  t = io.now();
+  let opened: Opened;
+  try {
+    opened = await openSession(ctx, a, initResult);
+  } catch (e) {
+    throw isAuthError(e) ? authError(e, initResult, opts.agent, ctx.identity.cursor) : e;
+  }
+  a.timings.sessionNewMs = Math.round(io.now() - t);
+  const { answer, resumed } = opened;
+  const facts = readSession(initResult, answer);
+  a.update.sessionId = facts.sessionId;
+  const session: Session = {
+    sessionId: facts.sessionId,
+    model: facts.model,
+    mode: facts.mode,
+    modes: facts.modes,
+    choices: readChoices(answer),
+    resumed,
+  };
+  a.session = session;
+  a.model = (await chooseModel(ctx, a, prepared, answer)) ?? facts.model;
+  a.update.mode = facts.mode;
+  const config = prepared.config;
+  emit(ctx, {
+    type: 'session',
+    sessionId: facts.sessionId,
+    model: a.model,
+    mode: facts.mode,
+    modes: facts.modes,
+    configDir: config.configDir,
+    configDirSource: config.configDirSource,
+    approvalMode: config.effective.approvalMode,
+    permissions: opts.policy,
+    allow: opts.allow,
+    rules: rulesJson(opts.rules),
+    cwd: opts.cwd,
+    agent: { ...facts.agent, cursor: ctx.identity.cursor },
+    fence: fenceSummary(opts.fence, prepared.privateDir && ctx.identity.cursor),
+    resumed: session.resumed,
+    replayed: a.replayed,
+  });
+  out.flush();
+  return session;
+}
+
+// Once initialize answered (or failed), the agent is known: Cursor's behaviour applies only to Cursor, and the
+// warnings that depend on it are shown, once.
+function knowAgent(
+  ctx: RunContext,
+  a: Attempt,
+  prepared: Prepared,
+  initResult: Record<string, unknown> | undefined,
+): void {
+  a.initResult = initResult;
+  if (initResult) ctx.identity = identify(cursorAtSpawn(ctx.opts.agent, ctx.opts.agentArgs), initResult);
+  const warnings = agentWarnings({
+    identity: ctx.identity,
+    fence: ctx.opts.fence,
+    privateDir: prepared.privateDir,
+    cursorWarnings: ctx.cursorWarnings.splice(0),
+  });
+  for (const w of warnings) warn(ctx, w.code, w.message);
+}
+
+// --model for an agent that did not take it as a flag: session/set_model or its model config option; a model
+// it does not offer is exit 2, and one it offers no way to set a `model-not-settable` warning. Returns the
+// model now in use, or undefined when unchanged.
+async function chooseModel(
+  ctx: RunContext,
+  a: Attempt,
+  prepared: Prepared,
+  answer: unknown,
+): Promise<string | null | undefined> {
+  const model = ctx.opts.model;
+  if (model === undefined || (prepared.modelFlag && ctx.identity.cursor)) return undefined;
+  const setting = modelSetting(readChoices(answer), a.sessionId!, model);
+  if (!setting) {
+    warn(
+      ctx,
+      'model-not-settable',
+      `${ctx.identity.title} offers no model to choose (no models in session/new, no model config option): --model ${model} is not applied`,
+    );
+    return undefined;
+  }
+  return (await applySetting(ctx, a, setting)).currentModel ?? model;
+}
+
+// Sends one session setting (model or mode), an error naming what the agent said; what it reports after.
+export async function applySetting(
+  ctx: RunContext,
+  a: Attempt,
+  setting: Setting,
+): Promise<ReturnType<typeof readChoices>> {
+  try {
+    return readChoices(await step<unknown>(ctx, a, setting.method, setting.params));
+  } catch (e) {
+    if (!(e instanceof RpcRequestError)) throw e;
+    if (ctx.opts.plan && (setting.params.modeId === 'plan' || setting.params.value === 'plan'))
+      throw new RhoError('plan_refused', `the agent refused plan mode: ${rpcErrorText(e.rpc)}`);
+    throw new RhoError('rpc_error', `${setting.method} failed: ${rpcErrorText(e.rpc)}`);
+  }
+}
+
+/** What session/new answered (or what it would have, for a loaded session), and whether one was loaded. */
+interface Opened {
+  answer: unknown;
+  resumed: boolean;
+}
+
+// session/new, or with --resume/--continue session/load.
+async function openSession(
+  ctx: RunContext,
+  a: Attempt,
+  initResult: Record<string, unknown>,
+): Promise<Opened> {
+  const { opts, out } = ctx;
+  let id = opts.resume;
+  if (opts.continueLast) {
+    id = await newestSessionId(ctx, a, initResult);
+    if (id === undefined)
+      warn(ctx, 'no-session-to-continue', `the agent lists no session for ${opts.cwd}: starting a new one`);
+  }
+  if (id === undefined) {
+    out.spinnerText('creating a session');
+    return { answer: await step(ctx, a, 'session/new', { cwd: opts.cwd, mcpServers: [] }), resumed: false };
+  }
+  if (!sessionCaps(initResult).load)
+    throw new RhoError(
+      'capability_missing',
+      `the agent cannot load a session (no agentCapabilities.loadSession in its initialize answer): cannot resume ${id}`,
+    );
+  out.spinnerText(`loading session ${id}`);
+  a.update.sessionId = id;
+  a.replaying = true;
+  let loaded: unknown;
+  try {
+    loaded = await step(ctx, a, 'session/load', { sessionId: id, cwd: opts.cwd, mcpServers: [] });
+  } catch (e) {
+    a.replaying = false;
+    if (isAuthError(e) || !(e instanceof RpcRequestError)) throw e;
+    throw new RhoError('rpc_error', `session/load ${id} failed: ${rpcErrorText(e.rpc)}`);
+  }
+  // Cursor may go on replaying after its answer: the history has ended once the agent is quiet a moment.
+  await ctx.stop.race(quiet(ctx, a));
+  a.replaying = false;
+  return { answer: { ...(isRecord(loaded) ? loaded : {}), sessionId: id }, resumed: true };
+}
+
+// --continue: the newest of the workspace's sessions (session/list, every page), or undefined.
+async function newestSessionId(
+  ctx: RunContext,
+  a: Attempt,
+  initResult: Record<string, unknown>,
+): Promise<string | undefined> {
+  if (!sessionCaps(initResult).list)
+    throw new RhoError(
+      'capability_missing',
+      'the agent cannot list sessions (no agentCapabilities.sessionCapabilities.list): --continue needs it; use --resume <sessionId>',
+    );
+  ctx.out.spinnerText('finding the newest session');
+  const sessions = await workspaceSessions((params) => step(ctx, a, 'session/list', params), ctx.opts.cwd);
+  return sessions[0]?.sessionId;
+}
+
+// Resolves once the agent has sent nothing for the quiet period (or after the longest replay): the end of a
+// session's replay.
+function quiet(ctx: RunContext, a: Attempt): Promise<void> {
+  const { replayQuietMs: ms, replayMaxMs: max } = ctx.graces;
+  return new Promise((resolve) => {
+    const start = ctx.io.now();
+    let seen = a.replayed;
+    const tick = (): void => {
+      if (a.replayed === seen || ctx.io.now() - start >= max) return resolve();
+      seen = a.replayed;
+      setTimeout(tick, ms);
+    };
+    setTimeout(tick, ms);
+  });
+}

@@ -1,0 +1,235 @@
+// One run, as a table of contents: config -> workspace -> launch plan -> tries (spawn, handshake, mode,
+// prompt) -> the structured answer -> the end (outcome, result, reports) -> teardown. What lives as long as
+// the run is its RunContext; each try is an Attempt; every resource is released by the one teardown stack
+// that the normal end, every signal and the exit hook drain; the output closes itself at `result`.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { resolveAgent } from '../agent/resolve.js';
+import { openWorktree, RunLedger } from '../changes/run.js';
+import { loadConfig } from '../config/load.js';
+import { configWarnings } from '../config/warnings.js';
+import { RhoError, toRhoError } from '../errors.js';
+import { configUnderRules } from '../fence/rules.js';
+import { fenceEnv } from '../fence/run.js';
+import type { RunOptions } from '../options.js';
+import { osLimitError } from '../os-limits.js';
+import { rulesWarnings } from '../policy/judge.js';
+import { cursorRules, needsCursorRules } from '../policy/rules.js';
+import { promptBlocks } from '../prompt/attach.js';
+import { useSecret } from '../sanitize/cut.js';
+import { replyReadsAsError } from '../session.js';
+import type { StopSignal } from '../stop.js';
+import { loadOutputSchema, schemaInstruction } from '../structured/schema.js';
+import { WireLog } from '../wirelog.js';
+import { Attempt } from './attempt.js';
+import {
+  emit,
+  GRACES,
+  newRunContext,
+  type Graces,
+  type Prepared,
+  type RunContext,
+  type RunIO,
+} from './context.js';
+import { finish } from './finish.js';
+import { shakeHands } from './handshake.js';
+import { afterTeardown } from './outcome.js';
+import { enterMode, promptTurn, structuredAnswer } from './turn.js';
+
+export type { RunIO } from './context.js';
+
+export async function run(opts: RunOptions, io: RunIO, graces: Graces = GRACES): Promise<number> {
+  // Every cut of text that may carry the key masks it first.
+  useSecret(io.env.CURSOR_API_KEY);
+  const ctx = newRunContext(opts, io, graces);
+  const { out, teardown } = ctx;
+  // Registered first, so released last: a signal during the rest of the teardown still ends the agent at once.
+  teardown.defer({ name: 'signal handlers', run: io.onSignal((signal) => onSignal(ctx, signal)) });
+  teardown.defer({ name: 'exit hook', run: io.onExit(() => teardown.drainSync()) });
+  // stderr ends once every release that may still report on it is done.
+  teardown.defer({ name: 'stderr', run: () => out.endStderr() });
+  if (opts.timeoutMs) ctx.stop.stopAfter(opts.timeoutMs, 'timeout');
+  let thrown: RhoError | undefined;
+  try {
+    const prepared = await prepare(ctx);
+    const a = await tryUntilAnswered(ctx, prepared);
+    if (prepared.schema && a.stopReason === 'end_turn') await structuredAnswer(ctx, a, prepared.schema);
+  } catch (e) {
+    // The machine out of files, processes or memory anywhere in the run is named, never `internal`.
+    thrown = osLimitError(e, `the run's ${ctx.phase} step`) ?? toRhoError(e);
+  } finally {
+    ctx.stop.settle();
+    ctx.attempt?.stopIdle();
+  }
+  let exitCode;
+  try {
+    exitCode = await finish(ctx, thrown);
+    ctx.exitCode = exitCode;
+  } finally {
+    await teardown.drain((name, e) => out.line(`rho-cursor: could not release the ${name}: ${String(e)}`));
+  }
+  // A write that failed after the result was sent still fails the run.
+  return afterTeardown(exitCode, out.failure?.kind === 'write_failed');
+}
+
+// A signal before the end cancels (or, when fatal, ends) the run; during teardown it ends the agent now, and
+// any wait for a stdout nobody reads.
+function onSignal(ctx: RunContext, signal: StopSignal): void {
+  if (ctx.phase === 'teardown') {
+    ctx.attempt?.agent.killNow();
+    ctx.out.giveUp();
+  } else ctx.stop.stop(signal);
+}
+
+// What every try shares, settled before anything is spawned: the config and its warnings, the output schema,
+// the workspace (a worktree, the ledger), the agent's launch.
+async function prepare(ctx: RunContext): Promise<Prepared> {
+  const { config, schema } = await readConfig(ctx);
+  const { ledger, worktree } = await openWorkspace(ctx);
+  return { config, schema, ledger, worktree, ...planLaunch(ctx, config) };
+}
+
+// Config, read before anything is spawned; the warnings say where the policy cannot hold.
+async function readConfig(ctx: RunContext): Promise<Pick<Prepared, 'config' | 'schema'>> {
+  const { opts, io } = ctx;
+  const config = loadConfig(io.env, io.home, opts.cwd);
+  ctx.cursorWarnings = configWarnings({
+    // With rules, Cursor gets the private dir's config (allowlist and the rules): that is what is judged.
+    config: configUnderRules(config.effective, 'none', cursorRules(opts.rules)),
+    // Ask with nobody at the terminal rejects, so the warnings judge it as reject.
+    policy: opts.policy === 'ask' && !opts.interactive ? 'reject' : opts.policy,
+    allow: opts.allow,
+    plan: opts.plan,
+    fence: opts.fence,
+    configFile: config.user.path,
+  }).concat(rulesWarnings(opts.rules));
+  const schema = opts.outputSchema ? await loadOutputSchema(opts.outputSchema) : undefined;
+  if (opts.policy === 'ask' && !opts.interactive) {
+    ctx.warnings.push({
+      code: 'ask-without-terminal',
+      message: 'no terminal to ask at: permission requests are rejected',
+    });
+  }
+  ctx.warnings.push(...opts.notices);
+  return { config, schema };
+}
+
+// The workspace: with --worktree a temporary worktree (released by the teardown stack, after the agent), and
+// the ledger, whose snapshot starts once the agent has answered initialize; the prompt waits for it.
+async function openWorkspace(ctx: RunContext): Promise<Pick<Prepared, 'ledger' | 'worktree'>> {
+  const { opts } = ctx;
+  const worktree = await openWorktree(opts, ctx.teardown);
+  if (worktree) ctx.opts = { ...opts, cwd: worktree.cwd };
+  // rho-cursor's own files are not the agent's changes.
+  const own = [opts.wireLog, opts.outputLastMessage, opts.summaryFile, opts.patch];
+  const ledger = new RunLedger(ctx.opts.cwd, opts.changes, own);
+  ctx.workspace = { ledger, worktree };
+  ctx.observer.watchWith(ledger);
+  return { ledger, worktree };
+}
+
+// How the agent is started (every try alike): its path, Cursor's arguments unless --agent-arg gives the
+// agent's own, and the environment (Cursor's private config dir for the fence and the rules). The wire log
+// opens here too; both are released by the teardown stack.
+function planLaunch(
+  ctx: RunContext,
+  config: Prepared['config'],
+): Pick<Prepared, 'launch' | 'privateDir' | 'modelFlag' | 'wire'> {
+  const { opts, io } = ctx;
+  ctx.phase = 'spawn';
+  const path = resolveAgent(opts.agent, io.env, opts.cwd);
+  const wire = opts.wireLog ? openWireLog(ctx, opts.wireLog) : undefined;
+  // --model is a flag for Cursor only, and so is the private config dir of the fence and the rules.
+  const cursor = ctx.identity.cursor;
+  const rules = cursorRules(opts.rules);
+  const modelFlag = cursor && opts.model !== undefined;
+  const privateDir = cursor && (opts.fence !== 'none' || needsCursorRules(rules));
+  const args =
+    opts.agentArgs.length > 0
+      ? opts.agentArgs
+      : ['--trust', ...(modelFlag ? ['--model', opts.model!] : []), 'acp'];
+  const env = cursor ? fenceEnv(opts.fence, config, io.env, ctx.teardown, rules) : io.env;
+  return { launch: { path, args, env }, privateDir, modelFlag, wire };
+}
+
+// --wire-log: every line both ways, and a closing row of timings; a failure to write it fails the run but
+// not the turn.
+function openWireLog(ctx: RunContext, path: string): WireLog {
+  const { io } = ctx;
+  const wire = new WireLog(path, io.now, ctx.t0, io.env.CURSOR_API_KEY, (message) => {
+    // An event, so the stream says when the log stopped; the final error line says it on stderr.
+    ctx.sideFailure ??= new RhoError('write_failed', message);
+    emit(ctx, { type: 'warning', code: 'wire-log-failed', message });
+  });
+  ctx.teardown.defer({ name: 'wire log', run: () => closeWireLog(ctx, wire) });
+  return wire;
+}
+
+// The wire log's closing row (the last try's first prompt), then the file is closed.
+async function closeWireLog(ctx: RunContext, wire: WireLog): Promise<void> {
+  const a = ctx.attempt;
+  const sentAt = a?.firstPromptAt ?? 0;
+  wire.summary({
+    initialize_ms: a?.timings.initializeMs ?? null,
+    session_new_ms: a?.timings.sessionNewMs ?? null,
+    prompt0_ms: sentAt ? Math.round(sentAt - ctx.t0) : null,
+    prompt0_end_ms:
+      sentAt && a?.firstPromptMs !== undefined ? Math.round(sentAt - ctx.t0 + a.firstPromptMs) : null,
+    stop_reason: a?.stopReason ?? null,
+    exit_code: ctx.exitCode ?? null,
+  });
+  await wire.close();
+}
+
+// The tries (--retries): a try that fails before any tool started is made again with a fresh agent, after
+// 1 s, 2 s, 4 s... (at most 30 s). A stop (a signal, --timeout) is never retried, nor is a failure once a
+// tool started: it may have changed something. Resolves with the try that answered.
+async function tryUntilAnswered(ctx: RunContext, prepared: Prepared): Promise<Attempt> {
+  const { opts, graces } = ctx;
+  for (let n = 1; ; n++) {
+    ctx.attempt?.stopIdle();
+    const a = new Attempt(ctx, prepared, n);
+    ctx.attempt = a;
+    try {
+      await answerOnce(ctx, a, prepared);
+      return a;
+    } catch (e) {
+      const error = toRhoError(e);
+      if (n > opts.retries || !retriable(ctx, error)) throw e;
+      const retryInMs = Math.min(graces.retryMaxMs, graces.retryBaseMs * 2 ** (n - 1));
+      emit(ctx, {
+        type: 'attempt',
+        attempt: n,
+        error: { code: error.code, message: error.message },
+        retryInMs,
+      });
+      ctx.out.flush();
+      await a.release();
+      await ctx.stop.race(sleep(retryInMs, undefined, { signal: ctx.stop.signal }));
+    }
+  }
+}
+
+// One try: the handshake, the mode, then the prompt once the ledger's snapshot is taken. Under --retries an
+// answer that reads as an API error is a failure: retried while tries are left, then the run's error.
+async function answerOnce(ctx: RunContext, a: Attempt, prepared: Prepared): Promise<void> {
+  const { opts } = ctx;
+  await shakeHands(ctx, a, prepared);
+  const mode = opts.plan ? 'plan' : opts.mode;
+  if (mode !== undefined) await enterMode(ctx, a, mode);
+  const text = prepared.schema ? opts.prompt + '\n' + schemaInstruction(prepared.schema) : opts.prompt;
+  await ctx.stop.race(prepared.ledger.ready());
+  await promptTurn(ctx, a, promptBlocks(text, opts.attachments, a.promptCaps));
+  const apiError = a.stopReason === 'end_turn' ? replyReadsAsError(ctx.observer.replyHead) : undefined;
+  if (!apiError || opts.retries === 0) return;
+  throw new RhoError('reply_error', `the answer reads as an API error (--retries): ${apiError}`);
+}
+
+// What --retries tries again: the agent gone, the prompt answered with an error, or an answer that reads as
+// an API error; only before any tool started (nothing it did can have changed anything), never what a stop
+// caused.
+function retriable(ctx: RunContext, e: RhoError): boolean {
+  if (ctx.stop.cause !== undefined) return false;
+  if (ctx.facts.turnToolCalls !== 0 || ctx.tools.held !== 0) return false;
+  if (e.code === 'agent_exited' || e.code === 'agent_closed' || e.code === 'reply_error') return true;
+  return e.code === 'rpc_error' && ctx.phase === 'prompt';
+}

@@ -1,0 +1,98 @@
+// A try's turn: the mode (--plan, --mode) confirmed before the prompt, the prompt itself with updates
+// streaming and requests answered by policy, and --output-schema's check of the answer (asking again in the
+// same session on a mismatch).
+import { authError, isAuthError, readStopReason } from '../acp/answers.js';
+import { RhoError } from '../errors.js';
+import type { ContentBlock } from '../prompt/attach.js';
+import { replyReadsAsError } from '../session.js';
+import { modeSetting } from '../session-choices.js';
+import { extractJson } from '../structured/extract.js';
+import { retryPrompt, type OutputSchema } from '../structured/schema.js';
+import type { Attempt } from './attempt.js';
+import { emit, warn, type RunContext } from './context.js';
+import { applySetting } from './handshake.js';
+
+// The mode, confirmed by the agent, before the prompt: session/set_mode, or the mode config option where
+// only that offers it (Codex).
+export async function enterMode(ctx: RunContext, a: Attempt, mode: string): Promise<void> {
+  const session = a.session!;
+  const after = await applySetting(
+    ctx,
+    a,
+    modeSetting(session.choices, session.sessionId, mode, ctx.opts.plan),
+  );
+  const now = after.currentMode ?? mode;
+  if (a.update.mode !== now) {
+    a.update.mode = now;
+    emit(ctx, { type: 'mode', mode: now });
+  }
+  ctx.out.flush();
+}
+
+// One prompt turn: updates stream as they arrive, requests are answered by policy. Sets the try's stopReason.
+export async function promptTurn(ctx: RunContext, a: Attempt, prompt: ContentBlock[]): Promise<void> {
+  const { io } = ctx;
+  ctx.phase = 'prompt';
+  a.accepting = true;
+  ctx.observer.newTurn();
+  const sentAt = io.now();
+  if (a.firstPromptAt === 0) a.firstPromptAt = sentAt;
+  ctx.prompted = true;
+  let answer: unknown;
+  try {
+    answer = await ctx.stop.race(
+      a.conn.request(
+        'session/prompt',
+        { sessionId: a.sessionId, prompt },
+        undefined,
+        // What the agent sends after the turn's answer, even in the same read, is not this run's output.
+        () => (a.accepting = false),
+      ),
+    );
+  } catch (e) {
+    // Claude's adapter without a key answers the prompt, not session/new, with auth_required: exit 3 all the same.
+    throw isAuthError(e) ? authError(e, a.initResult, ctx.opts.agent, ctx.identity.cursor) : e;
+  } finally {
+    a.timings.promptMs = Math.round(io.now() - sentAt);
+    a.firstPromptMs ??= a.timings.promptMs;
+    // What the agent sends after the turn's answer is not this run's output: `result` is always last.
+    a.accepting = false;
+  }
+  // An unknown stopReason, or `cancelled` we did not ask for, is the agent breaking the protocol.
+  const { stopReason, error } = readStopReason(
+    answer,
+    ctx.stop.cause !== undefined,
+    ctx.facts.rejectedLast(),
+  );
+  a.stopReason = stopReason;
+  if (error) throw error;
+  // Cursor reports some API failures as reply text and still ends the turn normally: say so.
+  const failure = replyReadsAsError(ctx.observer.replyHead);
+  if (failure && stopReason === 'end_turn')
+    warn(
+      ctx,
+      'reply-looks-like-error',
+      `the turn ended normally but the reply reads as an error: ${failure}`,
+    );
+}
+
+// --output-schema: extract the answer's JSON value and validate it; on a mismatch, ask again in the same
+// session, up to --schema-retries times. Each check is a `validation` event.
+export async function structuredAnswer(ctx: RunContext, a: Attempt, schema: OutputSchema): Promise<void> {
+  for (let n = 1; ; n++) {
+    const found = extractJson(ctx.facts.answer);
+    const errors = found.ok ? schema.validate(found.value) : [found.reason];
+    emit(ctx, { type: 'validation', attempt: n, valid: errors.length === 0, errors });
+    if (found.ok && errors.length === 0) {
+      ctx.structured = found.value;
+      return;
+    }
+    if (n > ctx.opts.schemaRetries)
+      throw new RhoError(
+        'schema_mismatch',
+        `the answer did not match ${schema.path} after ${n} attempt${n === 1 ? '' : 's'}: ${errors.slice(0, 3).join('; ')}`,
+      );
+    await promptTurn(ctx, a, [{ type: 'text', text: retryPrompt(errors) }]);
+    if (a.stopReason !== 'end_turn') return;
+  }
+}

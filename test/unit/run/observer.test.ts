@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { RunFacts } from '../../../src/events/facts.js';
+import { ToolStore } from '../../../src/events/tools.js';
+import { RunObserver } from '../../../src/run/observer.js';
+
+function setup(maxToolCalls?: number) {
+  const tools = new ToolStore(false);
+  const facts = new RunFacts(true);
+  return { tools, facts, observer: new RunObserver(tools, facts, { maxToolCalls }) };
+}
+
+describe('RunObserver', () => {
+  it('asks for a stop (never acts) once the turn starts more tools than --max-tool-calls allows', () => {
+    const { tools, observer } = setup(2);
+    const stops = ['a', 'b', 'c'].map((id) =>
+      observer.observe(tools.apply({ toolCallId: id, kind: 'read', status: 'pending' }), 'prompt'),
+    );
+    expect(stops).toEqual([undefined, undefined, 'max_tool_calls']);
+  });
+
+  it('counts a new call once: an update of the same tool is no new call', () => {
+    const { tools, facts, observer } = setup(1);
+    expect(observer.observe(tools.apply({ toolCallId: 'a', status: 'pending' }), 'prompt')).toBeUndefined();
+    expect(
+      observer.observe(tools.apply({ toolCallId: 'a', status: 'in_progress' }), 'prompt'),
+    ).toBeUndefined();
+    expect(facts.turnToolCalls).toBe(1);
+  });
+
+  it('asks for no stop outside the prompt (a loaded session replays history)', () => {
+    const { tools, observer } = setup(0);
+    expect(observer.observe(tools.apply({ toolCallId: 'a' }), 'session/load')).toBeUndefined();
+  });
+
+  it('keeps the head of the reply, up to 400 characters, and starts it again each turn', () => {
+    const { observer } = setup();
+    observer.observe({ type: 'message', text: 'x'.repeat(399) }, 'prompt');
+    observer.observe({ type: 'message', text: 'yy' }, 'prompt');
+    observer.observe({ type: 'message', text: 'zz' }, 'prompt');
+    expect(observer.replyHead).toBe('x'.repeat(399) + 'yy');
+    observer.newTurn();
+    expect(observer.replyHead).toBe('');
+  });
+
+  it('hands every event to the facts (the answer kept when asked)', () => {
+    const { facts, observer } = setup();
+    observer.observe({ type: 'message', text: 'hel' }, 'prompt');
+    observer.observe({ type: 'message', text: 'lo' }, 'prompt');
+    expect(facts.answer).toBe('hello');
+  });
+});
