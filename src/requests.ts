@@ -1,8 +1,15 @@
 // Answers every request the agent sends: permissions by policy, Cursor's extensions, -32601 for the rest.
 import type { Connection } from './acp/connection.js';
 import type { AgentIdentity } from './agent/identity.js';
-import { isRecord, str, type Id, type Request } from './acp/messages.js';
-import type { Event, PermissionEvent, PlanEvent, QuestionEvent } from './events/types.js';
+import { isRecord, type Id, type Request } from './acp/messages.js';
+import {
+  permissionEvent,
+  questionAnswer,
+  questionEvent,
+  readPlan,
+  readQuestions,
+} from './events/requests.js';
+import type { Event, PlanEvent } from './events/types.js';
 import { normalizeTodos, type ToolStore } from './events/tools.js';
 import { extension } from './events/updates.js';
 import type { RunOptions } from './options.js';
@@ -206,8 +213,8 @@ export class AgentRequests {
       : permissionQuestion(req, input, this.who());
     const withdrawn = (): Event =>
       req.isQuestion
-        ? this.questionEvent(req, { outcome: 'withdrawn' })
-        : this.permissionEvent(req, {
+        ? questionEvent(req, { outcome: 'withdrawn' })
+        : permissionEvent(req, {
             decision: { outcome: 'cancelled' },
             reason: 'withdrawn by the agent ($/cancel_request): not answered',
             decidedBy: 'withdrawn',
@@ -235,17 +242,10 @@ export class AgentRequests {
   private answerPermission(id: Id | null, req: PermissionRequest, v: Verdict): void {
     this.ctx.conn.respond(id, permissionResult(v));
     if (req.isQuestion) {
-      const answer =
-        'optionId' in v.decision
-          ? {
-              outcome: v.decision.kind === 'reject_once' ? 'skipped' : 'answered',
-              optionId: v.decision.optionId,
-            }
-          : { outcome: 'cancelled' };
-      this.ctx.emit(this.questionEvent(req, answer));
+      this.ctx.emit(questionEvent(req, questionAnswer(v)));
       return;
     }
-    this.ctx.emit(this.permissionEvent(req, v));
+    this.ctx.emit(permissionEvent(req, v));
     if (isRejection(v) && req.toolCallId) {
       const tool = this.ctx.tools.markVerdict(
         req.toolCallId,
@@ -255,61 +255,9 @@ export class AgentRequests {
     }
   }
 
-  // The question event of a permission request that is really a question (it offers the skip option).
-  private questionEvent(req: PermissionRequest, answer: QuestionEvent['answer']): QuestionEvent {
-    const questions = [
-      {
-        id: null,
-        prompt: req.agentReason ?? req.title,
-        options: req.options.map((o) => ({ id: o.optionId, label: o.name })),
-      },
-    ];
-    return {
-      type: 'question',
-      source: 'session/request_permission',
-      toolCallId: req.toolCallId || null,
-      title: req.title,
-      questions,
-      answer,
-    };
-  }
-
-  // The permission event: the request, the decision, and who made it.
-  private permissionEvent(
-    req: PermissionRequest,
-    v: Omit<Verdict, 'decidedBy'> & { decidedBy: PermissionEvent['decidedBy'] },
-  ): PermissionEvent {
-    return {
-      type: 'permission',
-      toolCallId: req.toolCallId,
-      title: req.title,
-      kind: req.kind,
-      options: req.options,
-      decision: v.decision,
-      reason: v.reason,
-      agentReason: req.agentReason,
-      decidedBy: v.decidedBy,
-    };
-  }
-
   private question(id: Id | null, params: unknown): void {
-    const p = isRecord(params) ? params : {};
-    const questions: QuestionEvent['questions'] = (Array.isArray(p.questions) ? p.questions : [])
-      .filter(isRecord)
-      .map((q) => ({
-        id: str(q.id),
-        prompt: str(q.prompt) ?? str(q.question) ?? str(q.title) ?? '',
-        options: (Array.isArray(q.options) ? q.options : [])
-          .filter(isRecord)
-          .map((o) => ({ id: String(o.id ?? ''), label: str(o.label) ?? String(o.id ?? '') })),
-      }));
-    const base = {
-      type: 'question' as const,
-      source: 'cursor/ask_question' as const,
-      toolCallId: str(p.toolCallId),
-      title: str(p.title),
-      questions,
-    };
+    const base = readQuestions(params);
+    const { questions } = base;
     const skip = (): void => {
       const answer = { outcome: 'skipped', reason: SKIP_QUESTION_REASON };
       this.ctx.conn.respond(id, { outcome: answer });
@@ -340,15 +288,7 @@ export class AgentRequests {
   }
 
   private plan(id: Id | null, params: unknown): void {
-    const p = isRecord(params) ? params : {};
-    const base: Omit<PlanEvent, 'answer'> = {
-      type: 'plan',
-      toolCallId: str(p.toolCallId),
-      name: str(p.name) ?? str(p.title),
-      overview: str(p.overview),
-      plan: str(p.plan) ?? str(p.markdown) ?? '',
-      todos: normalizeTodos(p.todos),
-    };
+    const base = readPlan(params);
     const answer = (a: PlanAnswer | { outcome: 'cancelled' }, decidedBy: PlanEvent['decidedBy']): void => {
       this.ctx.conn.respond(id, { outcome: a });
       this.ctx.emit({ ...base, answer: a, decidedBy });
