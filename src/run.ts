@@ -385,9 +385,7 @@ function spawnAgent(s: RunState): void {
     phase: () => s.phase,
     wire: s.wire,
     onActivity: () => s.idle?.touch(),
-    onRequest: (msg) => {
-      if (s.accepting && live()) s.requests!.handle(msg);
-    },
+    accepting: () => s.accepting && live(),
     onNotification: (msg) => {
       if (!s.accepting || !live()) return;
       if (msg.method === 'session/update' && s.replaying && isOwnUpdate(msg.params, s.sessionId)) {
@@ -403,9 +401,8 @@ function spawnAgent(s: RunState): void {
               ? rulesTool(opts.rules, opts.cwd, s.tools, fenceTool(opts.fence, s.tools, e))
               : e,
           );
-      // A withdrawn request a person is deciding closes unanswered (and says so); any other is kept raw.
-      else if (msg.method !== '$/cancel_request' || !s.requests?.withdraw(msg.params))
-        emit(s, extension(msg.method, msg.params));
+      // Anything else is kept raw (a $/cancel_request that withdrew an open request never comes here).
+      else emit(s, extension(msg.method, msg.params));
     },
     onInvalid: (line, reason) => {
       if (s.accepting && live())

@@ -1,6 +1,6 @@
 // The agent's requests answered without a process: a recording connection and an asker that waits.
 import { describe, expect, it } from 'vitest';
-import type { Connection } from '../../src/acp/connection.js';
+import { Connection } from '../../src/acp/connection.js';
 import type { Request } from '../../src/acp/messages.js';
 import { ToolStore } from '../../src/events/tools.js';
 import type { Event } from '../../src/events/types.js';
@@ -14,13 +14,18 @@ const OPTIONS = [
   { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
 ];
 
-// A run's requests with a connection that records what is sent and an asker whose question waits.
+// A run's requests on a real connection that records what is sent, and an asker whose question waits.
 function setup(opts: Partial<RunOptions> = {}) {
   const sent: Array<{ id: unknown; result?: unknown; error?: number }> = [];
-  const conn = {
-    respond: (id: unknown, result: unknown) => sent.push({ id, result }),
-    respondError: (id: unknown, code: number) => sent.push({ id, error: code }),
-  } as unknown as Connection;
+  const notified: unknown[] = [];
+  const conn = new Connection({
+    send: (line) => {
+      const m = JSON.parse(line) as { id: unknown; result?: unknown; error?: { code: number } };
+      sent.push(m.error ? { id: m.id, error: m.error.code } : { id: m.id, result: m.result });
+    },
+    onNotification: (msg) => notified.push(msg),
+    onInvalid: () => {},
+  });
   const events: Event[] = [];
   const asked: AbortSignal[] = [];
   const asker: Asker = {
@@ -38,7 +43,7 @@ function setup(opts: Partial<RunOptions> = {}) {
     interactive: false,
     plan: false,
   } as unknown as RunOptions;
-  const requests = new AgentRequests({
+  const agentRequests = new AgentRequests({
     conn,
     emit: (e) => events.push(structuredClone(e)),
     tools,
@@ -46,6 +51,16 @@ function setup(opts: Partial<RunOptions> = {}) {
     asker,
     sessionId: () => 's',
   });
+  // What the agent sends arrives as a line; a $/cancel_request that withdrew nothing passes on as a notification.
+  const requests = {
+    handle: (msg: Request) => conn.handleLine(JSON.stringify(msg)),
+    withdraw: (params: unknown) => {
+      const before = notified.length;
+      conn.handleLine(JSON.stringify({ jsonrpc: '2.0', method: '$/cancel_request', params }));
+      return notified.length === before;
+    },
+    asking: () => agentRequests.asking(),
+  };
   return { requests, sent, events, asked, tools };
 }
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Connection, RpcRequestError } from '../../../src/acp/connection.js';
+import { methodNotFound } from '../../../src/acp/handlers.js';
 import type { Notification, Request } from '../../../src/acp/messages.js';
 import { RhoError } from '../../../src/errors.js';
 
@@ -12,10 +13,14 @@ function setup() {
   const wire: string[] = [];
   const conn = new Connection({
     send: (line) => sent.push(line),
-    onRequest: (msg) => requests.push(msg),
     onNotification: (msg) => notifications.push(msg),
     onInvalid: (line, reason) => invalid.push({ line, reason }),
     onWire: (dir, line) => wire.push(`${dir} ${line}`),
+  });
+  // Every request reaches the fallback, as no handler is registered; it answers -32601 as the default does.
+  conn.fallback((msg) => {
+    requests.push(msg);
+    throw methodNotFound(msg.method);
   });
   const written = () => sent.map((line) => JSON.parse(line) as Record<string, unknown>);
   const receive = (msg: unknown) => conn.handleLine(JSON.stringify(msg));
