@@ -61,7 +61,7 @@ function setup(opts: Partial<RunOptions> = {}) {
     },
     asking: () => agentRequests.asking(),
   };
-  return { requests, sent, events, asked, tools };
+  return { requests, agentRequests, sent, events, asked, tools };
 }
 
 const permission = (id: number, toolCall: object): Request => ({
@@ -188,5 +188,55 @@ describe('AgentRequests', () => {
     });
     expect(sent).toEqual([{ id: 3, result: { outcome: { outcome: 'cancelled' } } }]);
     expect(events.find((e) => e.type === 'permission')).toMatchObject({ decision: { outcome: 'cancelled' } });
+  });
+});
+
+describe('AgentRequests: the run ending the questions', () => {
+  it('cancelAll answers every request a person is deciding `cancelled`, and a later one at once', async () => {
+    const { requests, agentRequests, sent, events, asked } = setup({ policy: 'ask', interactive: true });
+    requests.handle(permission(0, { toolCallId: 'a', title: 'make a', kind: 'execute' }));
+    requests.handle(permission(1, { toolCallId: 'b', title: 'make b', kind: 'execute' }));
+    expect(asked).toHaveLength(2);
+    agentRequests.cancelAll();
+    expect(asked.every((s) => s.aborted)).toBe(true);
+    expect(requests.asking()).toBe(false);
+    await new Promise((r) => setImmediate(r));
+    requests.handle(permission(2, { toolCallId: 'c', title: 'make c', kind: 'execute' }));
+    const cancelled = { outcome: { outcome: 'cancelled' } };
+    expect(sent).toEqual([
+      { id: 0, result: cancelled },
+      { id: 1, result: cancelled },
+      { id: 2, result: cancelled },
+    ]);
+    expect(asked).toHaveLength(2);
+    expect(
+      events.filter((e) => e.type === 'permission').map((e) => (e as { reason: string }).reason),
+    ).toEqual(['the run was cancelled', 'the run was cancelled', 'the run was cancelled']);
+  });
+
+  it('endQuestions closes what is still asked with the turn-ended line, unanswered and with no event', async () => {
+    const { requests, agentRequests, sent, events, asked } = setup({ policy: 'ask', interactive: true });
+    requests.handle({ jsonrpc: '2.0', id: 5, method: 'cursor/create_plan', params: { plan: '1. do it' } });
+    expect(asked).toHaveLength(1);
+    agentRequests.endQuestions();
+    expect(asked[0]!.reason).toBe('turn-ended');
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([]);
+    expect(events).toEqual([]);
+    expect(requests.asking()).toBe(false);
+  });
+
+  it('a cursor/ask_question withdrawn while asked says so and is never answered', async () => {
+    const { requests, sent, events } = setup({ policy: 'ask', interactive: true });
+    requests.handle({
+      jsonrpc: '2.0',
+      id: 6,
+      method: 'cursor/ask_question',
+      params: { questions: [{ id: 'q', prompt: 'Which?', options: [{ id: 'a', label: 'A' }] }] },
+    });
+    expect(requests.withdraw({ requestId: 6 })).toBe(true);
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([]);
+    expect(events).toMatchObject([{ type: 'question', answer: { outcome: 'withdrawn' } }]);
   });
 });
