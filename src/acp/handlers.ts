@@ -17,7 +17,7 @@ export interface RequestExtra {
 /** Returns the result (or a promise of it), or throws an RpcFailure to answer with that error. */
 export type RequestHandler = (params: unknown, extra: RequestExtra) => unknown;
 
-/** Takes every request no handler is registered for (by default it throws `methodNotFound`). */
+/** Takes every request no handler is registered for, whole (the run keeps its method and params raw). */
 export type FallbackHandler = (msg: Request, extra: RequestExtra) => unknown;
 
 /** A JSON-RPC error a handler throws on purpose: the request is answered with it. */
@@ -65,7 +65,7 @@ export class Handlers {
     this.byMethod.set(method, fn);
   }
 
-  // What answers the methods nobody registered; it still must answer (or throw) at once to stay -32601.
+  // Replaces what answers the methods nobody registered (the default throws methodNotFound at once).
   fallback(fn: FallbackHandler): void {
     this.fallbackHandler = fn;
   }
