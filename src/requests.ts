@@ -1,23 +1,22 @@
 // Answers every request the agent sends: permissions by policy, Cursor's extensions, -32601 for the rest.
 import type { Connection } from './acp/connection.js';
+import { methodNotFound, WITHDRAWN, type RequestHandler } from './acp/handlers.js';
+import { isRecord } from './acp/messages.js';
 import type { AgentIdentity } from './agent/identity.js';
-import { isRecord, str, type Id, type Request } from './acp/messages.js';
-import type { Event, PermissionEvent, PlanEvent, QuestionEvent } from './events/types.js';
+import {
+  permissionEvent,
+  questionAnswer,
+  questionEvent,
+  readPlan,
+  readQuestions,
+  type PlanBase,
+  type QuestionBase,
+} from './events/requests.js';
 import { normalizeTodos, type ToolStore } from './events/tools.js';
+import type { Event, PlanEvent } from './events/types.js';
 import { extension } from './events/updates.js';
 import type { RunOptions } from './options.js';
-import type { Asker, Choice } from './policy/ask.js';
-import { judgeByRules } from './policy/judge.js';
-import { NO_RULES } from './policy/rules.js';
-import { subjectOf } from './policy/subject.js';
-import {
-  askQuestion,
-  permissionAsQuestion,
-  permissionQuestion,
-  planQuestion,
-  TURN_ENDED,
-  type TerminalQuestion,
-} from './policy/prompts.js';
+import type { Asker } from './policy/ask.js';
 import {
   decidePermission,
   decidePlan,
@@ -31,6 +30,17 @@ import {
   type PlanAnswer,
   type Verdict,
 } from './policy/decide.js';
+import { judgeByRules } from './policy/judge.js';
+import {
+  askQuestion,
+  permissionAsQuestion,
+  permissionQuestion,
+  planQuestion,
+  TURN_ENDED,
+} from './policy/prompts.js';
+import { OpenQuestions } from './policy/questions.js';
+import { NO_RULES } from './policy/rules.js';
+import { subjectOf } from './policy/subject.js';
 
 export interface RequestContext {
   conn: Connection;
@@ -46,60 +56,80 @@ export interface RequestContext {
   identity?: () => AgentIdentity;
 }
 
+type PlanOutcome = PlanAnswer | { outcome: 'cancelled' };
+
+// The agent's requests, one handler per method on the connection: straight-line code that decides by policy
+// (answered at once) or awaits the person; the connection writes what a handler returns.
 export class AgentRequests {
-  /** Requests a person is still deciding: answered `cancelled` if the run is cancelled, dropped if withdrawn. */
-  private readonly pending = new Map<
-    Id | null,
-    { cancel: () => void; withdraw: () => void; end: () => void }
-  >();
+  private readonly questions: OpenQuestions;
   private cancelled = false;
 
-  constructor(private readonly ctx: RequestContext) {}
-
-  handle(msg: Request): void {
-    const p = msg.params;
-    // Another agent's cursor/* request is not Cursor's extension: it is answered as any unknown method.
-    const method = msg.method.startsWith('cursor/') && !this.cursor() ? '' : msg.method;
-    switch (method) {
-      case 'session/request_permission': {
-        // A tool first seen in its own request has no announced kind: the request's is judged as it is.
-        const req = this.announceTool(p)
-          ? readPermissionRequest(p)
-          : { ...readPermissionRequest(this.withKnownTool(p)), ...this.claimNote(p) };
-        const foreign = this.foreignSession(p);
-        if (foreign) return this.answerPermission(msg.id, req, foreign);
-        return this.permission(msg.id, req, p);
-      }
-      case 'cursor/ask_question':
-        return this.question(msg.id, p);
-      case 'cursor/create_plan':
-        return this.plan(msg.id, p);
-      case 'cursor/update_todos': {
-        const todos = isRecord(p) && Array.isArray(p.todos) ? p.todos : [];
-        this.ctx.conn.respond(msg.id, { outcome: { outcome: 'accepted', todos } });
-        this.ctx.emit({ type: 'todos', todos: normalizeTodos(todos), source: 'cursor/update_todos' });
-        return;
-      }
-      case 'cursor/task':
-      case 'cursor/generate_image':
-        this.ctx.conn.respond(msg.id, {});
-        this.ctx.emit(extension(msg.method, p));
-        return;
-      default:
-        // fs/*, terminal/*, elicitation/create were not advertised: an error at once, never a hang.
-        this.ctx.conn.respondError(msg.id, -32601, `Method not found: ${msg.method}`);
-        this.ctx.emit(extension(msg.method, p));
-    }
+  // Registers a handler on the connection for every method answered here; any other is -32601.
+  constructor(private readonly ctx: RequestContext) {
+    this.questions = new OpenQuestions(ctx.asker, ctx.settle);
+    const cursor: Record<string, RequestHandler> = {
+      'cursor/ask_question': (p, { signal }) => this.question(p, signal),
+      'cursor/create_plan': (p, { signal }) => this.plan(p, signal),
+      'cursor/update_todos': (p) => this.todos(p),
+      'cursor/task': (p) => this.shown('cursor/task', p),
+      'cursor/generate_image': (p) => this.shown('cursor/generate_image', p),
+    };
+    ctx.conn.handle('session/request_permission', (p, { signal }) => this.permission(p, signal));
+    for (const [method, fn] of Object.entries(cursor)) ctx.conn.handle(method, this.cursorOnly(method, fn));
+    // fs/*, terminal/*, elicitation/create were not advertised: an error at once, never a hang.
+    ctx.conn.fallback((msg) => this.unknown(msg.method, msg.params));
   }
 
-  // $/cancel_request: the agent withdraws a request a person is still deciding; it closes and is never
-  // answered. Returns false when no such request is pending (it was answered already).
-  withdraw(params: unknown): boolean {
-    const id = isRecord(params) ? params.requestId : undefined;
-    const pending = typeof id === 'number' || typeof id === 'string' ? this.pending.get(id) : undefined;
-    if (!pending) return false;
-    pending.withdraw();
-    return true;
+  // Is a person still deciding one of the agent's requests?
+  asking(): boolean {
+    return this.questions.asking;
+  }
+
+  // The turn is over: a question still on the screen closes with a line saying so, unanswered.
+  endQuestions(): void {
+    this.ctx.conn.cancelIncoming(TURN_ENDED);
+  }
+
+  // Answers every request still waiting on a person with `cancelled`, as ACP requires on session/cancel; a
+  // later one is answered `cancelled` at once.
+  cancelAll(): void {
+    this.cancelled = true;
+    this.ctx.conn.cancelIncoming();
+  }
+
+  // Another agent's cursor/* request is not Cursor's extension: it is answered as any unknown method.
+  private cursorOnly(method: string, fn: RequestHandler): RequestHandler {
+    return (params, extra) => (this.cursor() ? fn(params, extra) : this.unknown(method, params));
+  }
+
+  // A method not handled here is kept raw as an extension event, and answered -32601.
+  private unknown(method: string, params: unknown): never {
+    this.ctx.emit(extension(method, params));
+    throw methodNotFound(method);
+  }
+
+  // session/request_permission: the rules and the policy decide at once, or a person is asked.
+  private permission(params: unknown, signal: AbortSignal): unknown {
+    // A tool first seen in its own request has no announced kind: the request's is judged as it is.
+    const req = this.announceTool(params)
+      ? readPermissionRequest(params)
+      : { ...readPermissionRequest(this.withKnownTool(params)), ...this.claimNote(params) };
+    const verdict = this.foreignSession(params) ?? this.verdict(req, params);
+    if (verdict) return this.answerPermission(req, verdict);
+    return this.askPermission(req, signal);
+  }
+
+  // cursor/update_todos: accepted at once, and shown.
+  private todos(params: unknown): unknown {
+    const todos = isRecord(params) && Array.isArray(params.todos) ? params.todos : [];
+    this.ctx.emit({ type: 'todos', todos: normalizeTodos(todos), source: 'cursor/update_todos' });
+    return { outcome: { outcome: 'accepted', todos } };
+  }
+
+  // cursor/task, cursor/generate_image: a result at once; their content is shown as it came.
+  private shown(method: string, params: unknown): unknown {
+    this.ctx.emit(extension(method, params));
+    return {};
   }
 
   // A permission request for a tool no tool_call announced still yields the tool, so its outcome shows, with
@@ -156,23 +186,8 @@ export class AgentRequests {
     return this.ctx.identity?.().title ?? 'Cursor';
   }
 
-  // Is a person still deciding one of the agent's requests?
-  asking(): boolean {
-    return this.pending.size > 0;
-  }
-
-  // The turn is over: a question still on the screen closes with a line saying so, unanswered.
-  endQuestions(): void {
-    for (const p of [...this.pending.values()]) p.end();
-  }
-
-  // Answers every request still waiting on a person with `cancelled`, as ACP requires on session/cancel.
-  cancelAll(): void {
-    this.cancelled = true;
-    for (const p of [...this.pending.values()]) p.cancel();
-  }
-
-  private permission(id: Id | null, req: PermissionRequest, params: unknown): void {
+  // The verdict of the rules and the policy; undefined: the person decides.
+  private verdict(req: PermissionRequest, params: unknown): Verdict | undefined {
     const { opts } = this.ctx;
     const toolCall = isRecord(params) ? params.toolCall : undefined;
     const ruled = judgeByRules(
@@ -196,56 +211,52 @@ export class AgentRequests {
           ruled,
         );
     // The reason says when the kind judged is not the one the request claims.
-    const verdict =
-      decided && req.kindNote ? { ...decided, reason: `${decided.reason}; ${req.kindNote}` } : decided;
-    if (verdict) return this.answerPermission(id, req, verdict);
-    // A person decides: what the question shows and offers is built in policy/prompts.ts.
+    return decided && req.kindNote ? { ...decided, reason: `${decided.reason}; ${req.kindNote}` } : decided;
+  }
+
+  // The person decides: what the question shows and offers is built in policy/prompts.ts. A withdrawn
+  // request says so as its question closes, and is never answered.
+  private async askPermission(req: PermissionRequest, signal: AbortSignal): Promise<unknown> {
     const input = this.ctx.tools.get(req.toolCallId)?.input ?? {};
     const q = req.isQuestion
       ? permissionAsQuestion(req, this.who())
       : permissionQuestion(req, input, this.who());
-    const withdrawn = (): Event =>
-      req.isQuestion
-        ? this.questionEvent(req, { outcome: 'withdrawn' })
-        : this.permissionEvent(req, {
-            decision: { outcome: 'cancelled' },
-            reason: 'withdrawn by the agent ($/cancel_request): not answered',
-            decidedBy: 'withdrawn',
-          });
-    this.ask(id, q, withdrawn, (choice) => {
-      const option = choice && req.options.find((o) => o.optionId === choice.value);
-      if (!option) {
-        return this.answerPermission(id, req, {
-          decision: { outcome: 'cancelled' },
-          reason:
-            choice === undefined && !this.cancelled
-              ? 'end of input at the terminal'
-              : 'the run was cancelled',
-          decidedBy: 'cancel',
-        });
-      }
-      this.answerPermission(id, req, {
-        decision: { optionId: option.optionId, kind: option.kind },
-        reason: 'chosen at the terminal',
-        decidedBy: 'person',
+    const choice = await this.questions.ask(q, signal, (why) => {
+      if (why !== WITHDRAWN) return;
+      this.ctx.emit(
+        req.isQuestion
+          ? questionEvent(req, { outcome: 'withdrawn' })
+          : permissionEvent(req, {
+              decision: { outcome: 'cancelled' },
+              reason: 'withdrawn by the agent ($/cancel_request): not answered',
+              decidedBy: 'withdrawn',
+            }),
+      );
+    });
+    unanswered(signal);
+    const option = choice && req.options.find((o) => o.optionId === choice.value);
+    if (!option) {
+      const eof = choice === undefined && !this.cancelled;
+      return this.answerPermission(req, {
+        decision: { outcome: 'cancelled' },
+        reason: eof ? 'end of input at the terminal' : 'the run was cancelled',
+        decidedBy: 'cancel',
       });
+    }
+    return this.answerPermission(req, {
+      decision: { optionId: option.optionId, kind: option.kind },
+      reason: 'chosen at the terminal',
+      decidedBy: 'person',
     });
   }
 
-  private answerPermission(id: Id | null, req: PermissionRequest, v: Verdict): void {
-    this.ctx.conn.respond(id, permissionResult(v));
+  // Shows the verdict (a question's answer, or the permission and the tool it stops) and returns the answer.
+  private answerPermission(req: PermissionRequest, v: Verdict): unknown {
     if (req.isQuestion) {
-      const answer =
-        'optionId' in v.decision
-          ? {
-              outcome: v.decision.kind === 'reject_once' ? 'skipped' : 'answered',
-              optionId: v.decision.optionId,
-            }
-          : { outcome: 'cancelled' };
-      this.ctx.emit(this.questionEvent(req, answer));
-      return;
+      this.ctx.emit(questionEvent(req, questionAnswer(v)));
+      return permissionResult(v);
     }
-    this.ctx.emit(this.permissionEvent(req, v));
+    this.ctx.emit(permissionEvent(req, v));
     if (isRejection(v) && req.toolCallId) {
       const tool = this.ctx.tools.markVerdict(
         req.toolCallId,
@@ -253,121 +264,80 @@ export class AgentRequests {
       );
       if (tool && tool.status !== 'pending' && tool.status !== 'in_progress') this.ctx.emit(tool);
     }
+    return permissionResult(v);
   }
 
-  // The question event of a permission request that is really a question (it offers the skip option).
-  private questionEvent(req: PermissionRequest, answer: QuestionEvent['answer']): QuestionEvent {
-    const questions = [
-      {
-        id: null,
-        prompt: req.agentReason ?? req.title,
-        options: req.options.map((o) => ({ id: o.optionId, label: o.name })),
-      },
-    ];
-    return {
-      type: 'question',
-      source: 'session/request_permission',
-      toolCallId: req.toolCallId || null,
-      title: req.title,
-      questions,
-      answer,
-    };
+  // cursor/ask_question: skipped without a person; else its questions in turn.
+  private question(params: unknown, signal: AbortSignal): unknown {
+    const base = readQuestions(params);
+    if (!this.canAsk() || base.questions.length === 0) return this.skipQuestions(base);
+    return this.askQuestions(base, signal);
   }
 
-  // The permission event: the request, the decision, and who made it.
-  private permissionEvent(
-    req: PermissionRequest,
-    v: Omit<Verdict, 'decidedBy'> & { decidedBy: PermissionEvent['decidedBy'] },
-  ): PermissionEvent {
-    return {
-      type: 'permission',
-      toolCallId: req.toolCallId,
-      title: req.title,
-      kind: req.kind,
-      options: req.options,
-      decision: v.decision,
-      reason: v.reason,
-      agentReason: req.agentReason,
-      decidedBy: v.decidedBy,
-    };
-  }
-
-  private question(id: Id | null, params: unknown): void {
-    const p = isRecord(params) ? params : {};
-    const questions: QuestionEvent['questions'] = (Array.isArray(p.questions) ? p.questions : [])
-      .filter(isRecord)
-      .map((q) => ({
-        id: str(q.id),
-        prompt: str(q.prompt) ?? str(q.question) ?? str(q.title) ?? '',
-        options: (Array.isArray(q.options) ? q.options : [])
-          .filter(isRecord)
-          .map((o) => ({ id: String(o.id ?? ''), label: str(o.label) ?? String(o.id ?? '') })),
-      }));
-    const base = {
-      type: 'question' as const,
-      source: 'cursor/ask_question' as const,
-      toolCallId: str(p.toolCallId),
-      title: str(p.title),
-      questions,
-    };
-    const skip = (): void => {
-      const answer = { outcome: 'skipped', reason: SKIP_QUESTION_REASON };
-      this.ctx.conn.respond(id, { outcome: answer });
-      this.ctx.emit({ ...base, answer });
-    };
-    if (!this.canAsk() || questions.length === 0) return skip();
-    const withdrawn = (): Event => ({ ...base, answer: { outcome: 'withdrawn' } });
-    // Several questions are asked in turn; skipping one leaves it out, skipping all skips the request.
+  // Several questions are asked in turn; skipping one leaves it out, skipping all skips the request. A
+  // withdrawn request says so as its question closes, and is never answered.
+  private async askQuestions(base: QuestionBase, signal: AbortSignal): Promise<unknown> {
+    const { questions } = base;
     const answers: Array<{ questionId: string | null; selectedOptionIds: string[] }> = [];
-    const next = (i: number): void => {
-      const q = questions[i];
-      if (!q) {
-        if (answers.length === 0) return skip();
-        const answer = { outcome: 'answered', answers };
-        this.ctx.conn.respond(id, { outcome: answer });
-        return this.ctx.emit({ ...base, answer });
+    for (const [i, q] of questions.entries()) {
+      const choice = await this.questions.ask(
+        askQuestion(base.title, q, i, questions.length),
+        signal,
+        (why) => {
+          if (why === WITHDRAWN) this.ctx.emit({ ...base, answer: { outcome: 'withdrawn' } });
+        },
+      );
+      unanswered(signal);
+      if (choice === undefined) {
+        this.ctx.emit({ ...base, answer: { outcome: 'cancelled' } });
+        return { outcome: { outcome: 'cancelled' } };
       }
-      this.ask(id, askQuestion(base.title, q, i, questions.length), withdrawn, (choice) => {
-        if (choice === undefined) {
-          this.ctx.conn.respond(id, { outcome: { outcome: 'cancelled' } });
-          return this.ctx.emit({ ...base, answer: { outcome: 'cancelled' } });
-        }
-        if (choice.value !== '') answers.push({ questionId: q.id, selectedOptionIds: [choice.value] });
-        next(i + 1);
-      });
-    };
-    next(0);
+      if (choice.value !== '') answers.push({ questionId: q.id, selectedOptionIds: [choice.value] });
+    }
+    if (answers.length === 0) return this.skipQuestions(base);
+    const answer = { outcome: 'answered', answers };
+    this.ctx.emit({ ...base, answer });
+    return { outcome: answer };
   }
 
-  private plan(id: Id | null, params: unknown): void {
-    const p = isRecord(params) ? params : {};
-    const base: Omit<PlanEvent, 'answer'> = {
-      type: 'plan',
-      toolCallId: str(p.toolCallId),
-      name: str(p.name) ?? str(p.title),
-      overview: str(p.overview),
-      plan: str(p.plan) ?? str(p.markdown) ?? '',
-      todos: normalizeTodos(p.todos),
-    };
-    const answer = (a: PlanAnswer | { outcome: 'cancelled' }, decidedBy: PlanEvent['decidedBy']): void => {
-      this.ctx.conn.respond(id, { outcome: a });
-      this.ctx.emit({ ...base, answer: a, decidedBy });
-    };
+  // The questions are skipped, with the reason the agent is given.
+  private skipQuestions(base: QuestionBase): unknown {
+    const answer = { outcome: 'skipped', reason: SKIP_QUESTION_REASON };
+    this.ctx.emit({ ...base, answer });
+    return { outcome: answer };
+  }
+
+  // cursor/create_plan: decided by --plan, the fence and the policy, or asked; the plan is shown either way.
+  private plan(params: unknown, signal: AbortSignal): unknown {
+    const base = readPlan(params);
     const { policy, plan, fence } = this.ctx.opts;
     const decided = decidePlan(policy, plan, this.canAsk(), fence);
-    if (decided) return answer(decided, 'policy');
-    const withdrawn = (): Event => ({ ...base, answer: { outcome: 'withdrawn' }, decidedBy: 'withdrawn' });
-    this.ask(id, planQuestion(base), withdrawn, (choice) => {
-      if (choice === undefined) return answer({ outcome: 'cancelled' }, 'cancel');
-      answer(
-        choice.value === 'accept'
-          ? { outcome: 'accepted' }
-          : { outcome: 'rejected', reason: 'The person at the terminal rejected the plan.' },
-        'person',
-      );
-    });
+    if (decided) return this.answerPlan(base, decided, 'policy');
+    return this.askPlan(base, signal);
   }
 
+  // The person accepts or rejects the plan; a withdrawn request says so, and is never answered.
+  private async askPlan(base: PlanBase, signal: AbortSignal): Promise<unknown> {
+    const choice = await this.questions.ask(planQuestion(base), signal, (why) => {
+      if (why === WITHDRAWN)
+        this.ctx.emit({ ...base, answer: { outcome: 'withdrawn' }, decidedBy: 'withdrawn' });
+    });
+    unanswered(signal);
+    if (choice === undefined) return this.answerPlan(base, { outcome: 'cancelled' }, 'cancel');
+    const answer: PlanOutcome =
+      choice.value === 'accept'
+        ? { outcome: 'accepted' }
+        : { outcome: 'rejected', reason: 'The person at the terminal rejected the plan.' };
+    return this.answerPlan(base, answer, 'person');
+  }
+
+  // Shows the plan with its answer, and returns the answer.
+  private answerPlan(base: PlanBase, a: PlanOutcome, decidedBy: PlanEvent['decidedBy']): unknown {
+    this.ctx.emit({ ...base, answer: a, decidedBy });
+    return { outcome: a };
+  }
+
+  // Can a person be asked now (under `ask`, at a terminal, before the run was cancelled)?
   private canAsk(): boolean {
     return (
       !this.cancelled &&
@@ -376,46 +346,10 @@ export class AgentRequests {
       this.ctx.asker !== undefined
     );
   }
+}
 
-  // Hands a question to the person; the request stays pending (cancellable, or withdrawn by the agent: then
-  // the question closes, `withdrawn()` is the event, and no answer is sent) until answered.
-  private ask(
-    id: Id | null,
-    q: TerminalQuestion,
-    withdrawn: () => Event,
-    then: (choice: Choice | undefined) => void,
-  ): void {
-    const asker = this.ctx.asker;
-    if (!asker) return then(undefined);
-    const abort = new AbortController();
-    let settled = false;
-    const finish = (choice: Choice | undefined): void => {
-      if (settled) return;
-      settled = true;
-      this.pending.delete(id);
-      then(choice);
-    };
-    this.pending.set(id, {
-      cancel: () => {
-        abort.abort();
-        finish(undefined);
-      },
-      withdraw: () => {
-        if (settled) return;
-        settled = true;
-        this.pending.delete(id);
-        abort.abort();
-        this.ctx.emit(withdrawn());
-      },
-      end: () => {
-        if (settled) return;
-        settled = true;
-        this.pending.delete(id);
-        abort.abort(TURN_ENDED);
-      },
-    });
-    // The question starts on a fresh line, after everything rendered so far.
-    this.ctx.settle?.();
-    asker.choose(q, abort.signal).then(finish, () => finish(undefined));
-  }
+// A request withdrawn by the agent, or still open when the turn ended, is never answered: its handler ends
+// by rethrowing the abort reason, which the connection answers with nothing.
+function unanswered(signal: AbortSignal): void {
+  if (signal.reason === WITHDRAWN || signal.reason === TURN_ENDED) throw signal.reason;
 }

@@ -2,7 +2,8 @@
 import { RhoError } from '../errors.js';
 import { cutEnd } from '../sanitize/cut.js';
 import { MAX_DEPTH, tooDeep } from './depth.js';
-import { classify, isRecord, type Id, type Notification, type Request, type RpcError } from './messages.js';
+import { Handlers, type FallbackHandler, type RequestHandler } from './handlers.js';
+import { classify, isRecord, type Id, type Notification, type RpcError } from './messages.js';
 
 export class RpcRequestError extends RhoError {
   constructor(
@@ -31,8 +32,13 @@ function dataText(data: unknown): string {
 export interface ConnectionHandlers {
   /** Writes one serialised message line (without the newline) to the agent. */
   send(line: string): void;
-  onRequest(msg: Request): void;
+  /** Whether the agent's requests are taken now: when false one is dropped unanswered, and its withdrawal
+   * ($/cancel_request) passes on to onNotification. Always, when not given. */
+  accepting?(): boolean;
+  /** Every notification but a $/cancel_request that withdrew an open request. */
   onNotification(msg: Notification): void;
+  /** A request handler that failed unexpectedly (a bug of ours); the request was answered -32603. */
+  onHandlerError?(method: string, error: unknown): void;
   /** A line that is not a JSON-RPC message; never answered into the agent's stdin. */
   onInvalid(line: string, reason: string): void;
   /** Every line crossing the wire, once, for the wire log; `json` says whether the line parsed as JSON. */
@@ -51,8 +57,35 @@ export class Connection {
   private nextId = 1;
   private readonly pending = new Map<Id, Pending>();
   private closedWith: Error | undefined;
+  private readonly incoming: Handlers;
 
-  constructor(private readonly h: ConnectionHandlers) {}
+  constructor(private readonly h: ConnectionHandlers) {
+    this.incoming = new Handlers({
+      result: (id, result) => this.respond(id, result),
+      error: (id, error) => this.write({ jsonrpc: '2.0', id, error }),
+      failed: (method, error) => this.h.onHandlerError?.(method, error),
+    });
+  }
+
+  // Registers the handler that answers the agent's requests for one method.
+  handle(method: string, fn: RequestHandler): void {
+    this.incoming.set(method, fn);
+  }
+
+  // Registers what answers every other method (by default: -32601 at once).
+  fallback(fn: FallbackHandler): void {
+    this.incoming.fallback(fn);
+  }
+
+  // Aborts every request of the agent's still open; their handlers answer them (`cancelled`, for ACP).
+  cancelIncoming(reason?: unknown): void {
+    this.incoming.abortAll(reason);
+  }
+
+  /** How many of the agent's requests are still open (their handlers have not answered yet). */
+  get openIncoming(): number {
+    return this.incoming.open;
+  }
 
   // Sends a request and resolves with its result; a timeout rejects with the given error. `answered` runs
   // synchronously when the answer is read, before any later line of the same chunk is dispatched (the
@@ -117,10 +150,10 @@ export class Connection {
     const msg = classify(value);
     switch (msg.kind) {
       case 'request':
-        this.h.onRequest(msg.msg);
+        if (this.h.accepting?.() ?? true) this.incoming.run(msg.msg);
         return;
       case 'notification':
-        this.h.onNotification(msg.msg);
+        if (!this.withdrew(msg.msg)) this.h.onNotification(msg.msg);
         return;
       case 'invalid':
         this.h.onInvalid(line, msg.reason);
@@ -138,6 +171,12 @@ export class Connection {
         else p.resolve(msg.msg.result);
       }
     }
+  }
+
+  // $/cancel_request for a request still open aborts its handler, and it is never answered.
+  private withdrew(msg: Notification): boolean {
+    if (msg.method !== '$/cancel_request' || !(this.h.accepting?.() ?? true)) return false;
+    return this.incoming.withdraw(isRecord(msg.params) ? msg.params.requestId : undefined);
   }
 
   // A message nested deeper than MAX_DEPTH is a protocol warning: a request is answered -32600, a response

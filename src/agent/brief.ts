@@ -1,6 +1,7 @@
 // A short conversation with the agent outside a run (doctor --handshake, sessions): spawn it, initialize,
 // let the caller send its requests, then end it with everything it started, on every path.
 import { checkInitialize, initializeParams, stepTimeoutError } from '../acp/answers.js';
+import { METHOD_NOT_FOUND, RpcFailure } from '../acp/handlers.js';
 import { linkAgent } from './link.js';
 import { AgentProcess } from './process.js';
 import { RhoError } from '../errors.js';
@@ -45,13 +46,16 @@ export async function withAgent<T>(
       label: i.label,
       phase: () => phase,
       wire: undefined,
-      onRequest: (msg) => conn.respondError(msg.id, -32601, `rho-cursor: no ${msg.method} here`),
       onNotification: () => {},
       onInvalid: () => {},
       onText: () => {},
       onActivity: () => {},
       flush: () => true,
       whenWritable: (go: () => void) => go(),
+    });
+    // Requests the agent sends meanwhile are for a run, not for this conversation.
+    conn.fallback((msg) => {
+      throw new RpcFailure(METHOD_NOT_FOUND, `rho-cursor: no ${msg.method} here`);
     });
     const aborted = new Promise<never>((_, reject) => {
       if (i.signal.aborted) reject(i.signal.reason);

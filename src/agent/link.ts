@@ -32,8 +32,9 @@ export function linkAgent(agent: AgentProcess, o: LinkOptions): Connection {
   const { wire } = o;
   const conn = new Connection({
     send: (line) => agent.write(line),
-    onRequest: o.onRequest,
+    accepting: o.accepting,
     onNotification: o.onNotification,
+    onHandlerError: o.onHandlerError,
     onInvalid: o.onInvalid,
     onWire: wire ? (dir, line, json) => wire.row(dir, line, json) : undefined,
   });

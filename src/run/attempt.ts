@@ -11,6 +11,7 @@ import { fenceTool, rulesTool } from '../fence/run.js';
 import { IdleTimer } from '../lifecycle/idle.js';
 import type { PromptCaps } from '../prompt/attach.js';
 import { AgentRequests } from '../requests.js';
+import { RhoError } from '../errors.js';
 import { cutEnd } from '../sanitize/cut.js';
 import { emit, warn, type Prepared, type RunContext } from './context.js';
 import type { Session } from './handshake.js';
@@ -125,8 +126,13 @@ export class Attempt {
       phase: () => ctx.phase,
       wire: prepared.wire,
       onActivity: () => this.idle?.touch(),
-      onRequest: (msg) => {
-        if (accepting()) this.requests.handle(msg);
+      accepting,
+      // A bug of ours while answering a request: the agent got -32603, and the run fails (internal).
+      onHandlerError: (method, e) => {
+        ctx.sideFailure ??= new RhoError(
+          'internal',
+          `internal error while answering ${method}: ${errorText(e)}`,
+        );
       },
       onNotification: (msg) => {
         if (!accepting()) return;
@@ -143,9 +149,8 @@ export class Attempt {
                 ? rulesTool(opts.rules, opts.cwd, ctx.tools, fenceTool(opts.fence, ctx.tools, e))
                 : e,
             );
-        // A withdrawn request a person is deciding closes unanswered (and says so); any other is kept raw.
-        else if (msg.method !== '$/cancel_request' || !this.requests.withdraw(msg.params))
-          emit(ctx, extension(msg.method, msg.params));
+        // Anything else is kept raw (a $/cancel_request that withdrew an open request never comes here).
+        else emit(ctx, extension(msg.method, msg.params));
       },
       onInvalid: (line, reason) => {
         if (accepting())
@@ -176,4 +181,9 @@ export class Attempt {
 // A session/update for this run's session (a replay from another session is not this one's history).
 function isOwnUpdate(params: unknown, sessionId: string | null): boolean {
   return isRecord(params) && params.sessionId === sessionId;
+}
+
+// An error's message, whatever was thrown.
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }

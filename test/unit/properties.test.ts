@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { Connection } from '../../src/acp/connection.js';
+import { methodNotFound } from '../../src/acp/handlers.js';
 import { textChunkEvent } from '../../src/acp/fast-path.js';
 import { LineBuffer } from '../../src/acp/framing.js';
 import { classify, type Notification, type Request } from '../../src/acp/messages.js';
@@ -149,6 +150,14 @@ function feed(chunks: Buffer[]): { lines: string[]; pending: string } {
 
 type Seen = [string, ...unknown[]];
 
+// No handler is registered, so every request reaches the fallback: recorded, and answered -32601 as by default.
+function seeRequests(conn: Connection, seen: Seen[]): void {
+  conn.fallback((m: Request) => {
+    seen.push(['request', m]);
+    throw methodNotFound(m.method);
+  });
+}
+
 // The agent link end to end (framing, fast path, classification, dispatch) over a fake agent process.
 function throughLink(chunks: Buffer[], sessionId: string | null): Seen[] {
   const seen: Seen[] = [];
@@ -160,19 +169,19 @@ function throughLink(chunks: Buffer[], sessionId: string | null): Seen[] {
     write: () => {},
     stderrTail: () => '',
   } as unknown as AgentProcess;
-  linkAgent(agent, {
+  const conn = linkAgent(agent, {
     label: 'agent',
     phase: () => 'prompt',
     wire: undefined,
     onActivity: () => {},
     onText: (e) => seen.push(['text', e]),
-    onRequest: (m) => seen.push(['request', m]),
     onNotification: (m) => seen.push(['notification', m]),
     onInvalid: (line, reason) => seen.push(['invalid', line, reason]),
     sessionId: () => sessionId,
     flush: () => true,
     whenWritable: (go: () => void) => go(),
   });
+  seeRequests(conn, seen);
   for (const c of chunks) stdout.emit('data', c);
   stdout.emit('end');
   return seen;
@@ -869,11 +878,11 @@ function connection(): { conn: Connection; seen: Seen[] } {
   const seen: Seen[] = [];
   const conn = new Connection({
     send: () => {},
-    onRequest: (m: Request) => seen.push(['request', m]),
     onNotification: (m: Notification) => seen.push(['notification', m]),
     onInvalid: (line, reason) => seen.push(['invalid', line, reason]),
     onWire: () => {},
   });
+  seeRequests(conn, seen);
   return { conn, seen };
 }
 

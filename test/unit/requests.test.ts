@@ -1,6 +1,6 @@
 // The agent's requests answered without a process: a recording connection and an asker that waits.
 import { describe, expect, it } from 'vitest';
-import type { Connection } from '../../src/acp/connection.js';
+import { Connection } from '../../src/acp/connection.js';
 import type { Request } from '../../src/acp/messages.js';
 import { ToolStore } from '../../src/events/tools.js';
 import type { Event } from '../../src/events/types.js';
@@ -14,13 +14,18 @@ const OPTIONS = [
   { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
 ];
 
-// A run's requests with a connection that records what is sent and an asker whose question waits.
+// A run's requests on a real connection that records what is sent, and an asker whose question waits.
 function setup(opts: Partial<RunOptions> = {}) {
   const sent: Array<{ id: unknown; result?: unknown; error?: number }> = [];
-  const conn = {
-    respond: (id: unknown, result: unknown) => sent.push({ id, result }),
-    respondError: (id: unknown, code: number) => sent.push({ id, error: code }),
-  } as unknown as Connection;
+  const notified: unknown[] = [];
+  const conn = new Connection({
+    send: (line) => {
+      const m = JSON.parse(line) as { id: unknown; result?: unknown; error?: { code: number } };
+      sent.push(m.error ? { id: m.id, error: m.error.code } : { id: m.id, result: m.result });
+    },
+    onNotification: (msg) => notified.push(msg),
+    onInvalid: () => {},
+  });
   const events: Event[] = [];
   const asked: AbortSignal[] = [];
   const asker: Asker = {
@@ -38,7 +43,7 @@ function setup(opts: Partial<RunOptions> = {}) {
     interactive: false,
     plan: false,
   } as unknown as RunOptions;
-  const requests = new AgentRequests({
+  const agentRequests = new AgentRequests({
     conn,
     emit: (e) => events.push(structuredClone(e)),
     tools,
@@ -46,7 +51,17 @@ function setup(opts: Partial<RunOptions> = {}) {
     asker,
     sessionId: () => 's',
   });
-  return { requests, sent, events, asked, tools };
+  // What the agent sends arrives as a line; a $/cancel_request that withdrew nothing passes on as a notification.
+  const requests = {
+    handle: (msg: Request) => conn.handleLine(JSON.stringify(msg)),
+    withdraw: (params: unknown) => {
+      const before = notified.length;
+      conn.handleLine(JSON.stringify({ jsonrpc: '2.0', method: '$/cancel_request', params }));
+      return notified.length === before;
+    },
+    asking: () => agentRequests.asking(),
+  };
+  return { requests, agentRequests, sent, events, asked, tools };
 }
 
 const permission = (id: number, toolCall: object): Request => ({
@@ -173,5 +188,55 @@ describe('AgentRequests', () => {
     });
     expect(sent).toEqual([{ id: 3, result: { outcome: { outcome: 'cancelled' } } }]);
     expect(events.find((e) => e.type === 'permission')).toMatchObject({ decision: { outcome: 'cancelled' } });
+  });
+});
+
+describe('AgentRequests: the run ending the questions', () => {
+  it('cancelAll answers every request a person is deciding `cancelled`, and a later one at once', async () => {
+    const { requests, agentRequests, sent, events, asked } = setup({ policy: 'ask', interactive: true });
+    requests.handle(permission(0, { toolCallId: 'a', title: 'make a', kind: 'execute' }));
+    requests.handle(permission(1, { toolCallId: 'b', title: 'make b', kind: 'execute' }));
+    expect(asked).toHaveLength(2);
+    agentRequests.cancelAll();
+    expect(asked.every((s) => s.aborted)).toBe(true);
+    expect(requests.asking()).toBe(false);
+    await new Promise((r) => setImmediate(r));
+    requests.handle(permission(2, { toolCallId: 'c', title: 'make c', kind: 'execute' }));
+    const cancelled = { outcome: { outcome: 'cancelled' } };
+    expect(sent).toEqual([
+      { id: 0, result: cancelled },
+      { id: 1, result: cancelled },
+      { id: 2, result: cancelled },
+    ]);
+    expect(asked).toHaveLength(2);
+    expect(
+      events.filter((e) => e.type === 'permission').map((e) => (e as { reason: string }).reason),
+    ).toEqual(['the run was cancelled', 'the run was cancelled', 'the run was cancelled']);
+  });
+
+  it('endQuestions closes what is still asked with the turn-ended line, unanswered and with no event', async () => {
+    const { requests, agentRequests, sent, events, asked } = setup({ policy: 'ask', interactive: true });
+    requests.handle({ jsonrpc: '2.0', id: 5, method: 'cursor/create_plan', params: { plan: '1. do it' } });
+    expect(asked).toHaveLength(1);
+    agentRequests.endQuestions();
+    expect(asked[0]!.reason).toBe('turn-ended');
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([]);
+    expect(events).toEqual([]);
+    expect(requests.asking()).toBe(false);
+  });
+
+  it('a cursor/ask_question withdrawn while asked says so and is never answered', async () => {
+    const { requests, sent, events } = setup({ policy: 'ask', interactive: true });
+    requests.handle({
+      jsonrpc: '2.0',
+      id: 6,
+      method: 'cursor/ask_question',
+      params: { questions: [{ id: 'q', prompt: 'Which?', options: [{ id: 'a', label: 'A' }] }] },
+    });
+    expect(requests.withdraw({ requestId: 6 })).toBe(true);
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([]);
+    expect(events).toMatchObject([{ type: 'question', answer: { outcome: 'withdrawn' } }]);
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Connection, RpcRequestError } from '../../../src/acp/connection.js';
+import { methodNotFound, RpcFailure, WITHDRAWN } from '../../../src/acp/handlers.js';
 import type { Notification, Request } from '../../../src/acp/messages.js';
 import { RhoError } from '../../../src/errors.js';
 
@@ -12,10 +13,14 @@ function setup() {
   const wire: string[] = [];
   const conn = new Connection({
     send: (line) => sent.push(line),
-    onRequest: (msg) => requests.push(msg),
     onNotification: (msg) => notifications.push(msg),
     onInvalid: (line, reason) => invalid.push({ line, reason }),
     onWire: (dir, line) => wire.push(`${dir} ${line}`),
+  });
+  // Every request reaches the fallback, as no handler is registered; it answers -32601 as the default does.
+  conn.fallback((msg) => {
+    requests.push(msg);
+    throw methodNotFound(msg.method);
   });
   const written = () => sent.map((line) => JSON.parse(line) as Record<string, unknown>);
   const receive = (msg: unknown) => conn.handleLine(JSON.stringify(msg));
@@ -177,5 +182,262 @@ describe('Connection', () => {
     void conn.request('initialize', {});
     conn.handleLine('garbage');
     expect(wire).toEqual(['c2a {"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}', 'a2c garbage']);
+  });
+});
+
+// A promise and the functions that settle it, for a handler that answers when the test says so.
+function deferred<T = unknown>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+const ask = (id: number | string, method = 'session/request_permission', params: unknown = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  params,
+});
+const withdraw = (requestId: unknown) => ({
+  jsonrpc: '2.0',
+  method: '$/cancel_request',
+  params: { requestId },
+});
+
+describe('Connection: the handler registry', () => {
+  it('answers a plain result before the next line of the same read is handled', () => {
+    const { conn, receive, written, notifications } = setup();
+    conn.handle('cursor/update_todos', (params) => ({ echoed: params }));
+    receive(ask(0, 'cursor/update_todos', { todos: [] }));
+    expect(written()).toEqual([{ jsonrpc: '2.0', id: 0, result: { echoed: { todos: [] } } }]);
+    receive(withdraw(0));
+    // Answered already: the withdrawal changes nothing and is passed on as any notification.
+    expect(notifications).toHaveLength(1);
+    expect(conn.openIncoming).toBe(0);
+  });
+
+  it('answers a promised result once it settles, with the request id and a live signal given', async () => {
+    const { conn, receive, written } = setup();
+    const answer = deferred();
+    const seen: Array<{ params: unknown; id: unknown; aborted: boolean }> = [];
+    conn.handle('session/request_permission', (params, { id, signal }) => {
+      seen.push({ params, id, aborted: signal.aborted });
+      return answer.promise;
+    });
+    receive(ask('a', 'session/request_permission', { x: 1 }));
+    expect(seen).toEqual([{ params: { x: 1 }, id: 'a', aborted: false }]);
+    expect(conn.openIncoming).toBe(1);
+    expect(written()).toEqual([]);
+    answer.resolve({ outcome: { outcome: 'selected', optionId: 'allow-once' } });
+    await settle();
+    expect(written()).toEqual([
+      { jsonrpc: '2.0', id: 'a', result: { outcome: { outcome: 'selected', optionId: 'allow-once' } } },
+    ]);
+    expect(conn.openIncoming).toBe(0);
+  });
+
+  it('answers an unknown method -32601 at once and hands it to the fallback', () => {
+    const { conn, receive, written, requests } = setup();
+    conn.handle('session/request_permission', () => ({}));
+    receive(ask(4, 'terminal/create'));
+    expect(written()).toEqual([
+      { jsonrpc: '2.0', id: 4, error: { code: -32601, message: 'Method not found: terminal/create' } },
+    ]);
+    expect(requests.map((r) => r.method)).toEqual(['terminal/create']);
+  });
+
+  it('answers -32601 without any fallback registered', () => {
+    const sent: string[] = [];
+    const conn = new Connection({ send: (l) => sent.push(l), onNotification: () => {}, onInvalid: () => {} });
+    conn.handleLine(JSON.stringify(ask(null as unknown as number, 'fs/read_text_file')));
+    expect(sent.map((l) => JSON.parse(l) as unknown)).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32601, message: 'Method not found: fs/read_text_file' } },
+    ]);
+  });
+
+  it('$/cancel_request aborts that one request, which is never answered; the others go on', async () => {
+    const { conn, receive, written, notifications } = setup();
+    const answers = new Map<unknown, ReturnType<typeof deferred>>();
+    const signals = new Map<unknown, AbortSignal>();
+    conn.handle('session/request_permission', (_p, { id, signal }) => {
+      signals.set(id, signal);
+      const d = deferred();
+      answers.set(id, d);
+      return d.promise;
+    });
+    receive(ask(0));
+    receive(ask(1));
+    receive(withdraw(0));
+    expect(signals.get(0)!.aborted).toBe(true);
+    expect(signals.get(0)!.reason).toBe(WITHDRAWN);
+    expect(signals.get(1)!.aborted).toBe(false);
+    expect(notifications).toEqual([]);
+    expect(conn.openIncoming).toBe(1);
+    // Whatever the withdrawn handler does next, nothing is written for it.
+    answers.get(0)!.resolve({ late: true });
+    answers.get(1)!.resolve({ ok: true });
+    await settle();
+    expect(written()).toEqual([{ jsonrpc: '2.0', id: 1, result: { ok: true } }]);
+    // A withdrawal of a request no longer open is an ordinary notification.
+    receive(withdraw(1));
+    receive({ jsonrpc: '2.0', method: '$/cancel_request' });
+    expect(notifications.map((n) => n.method)).toEqual(['$/cancel_request', '$/cancel_request']);
+  });
+
+  it('cancelIncoming aborts every open request, and each handler answers it once', async () => {
+    const { conn, receive, written } = setup();
+    conn.handle('session/request_permission', async (_p, { signal }) => {
+      await new Promise((resolve) => signal.addEventListener('abort', resolve));
+      return { outcome: { outcome: 'cancelled' } };
+    });
+    receive(ask(0));
+    receive(ask(1));
+    expect(conn.openIncoming).toBe(2);
+    conn.cancelIncoming();
+    conn.cancelIncoming();
+    await settle();
+    expect(written()).toEqual([
+      { jsonrpc: '2.0', id: 0, result: { outcome: { outcome: 'cancelled' } } },
+      { jsonrpc: '2.0', id: 1, result: { outcome: { outcome: 'cancelled' } } },
+    ]);
+    expect(conn.openIncoming).toBe(0);
+  });
+
+  it('a handler that rethrows its abort reason is not answered', async () => {
+    const { conn, receive, written } = setup();
+    conn.handle('session/request_permission', async (_p, { signal }) => {
+      await new Promise((resolve) => signal.addEventListener('abort', resolve));
+      signal.throwIfAborted();
+      return {};
+    });
+    receive(ask(0));
+    conn.cancelIncoming('turn-ended');
+    await settle();
+    expect(written()).toEqual([]);
+    expect(conn.openIncoming).toBe(0);
+  });
+
+  it('answers with the RpcFailure a handler throws, its data included', async () => {
+    const { conn, receive, written, requests } = setup();
+    conn.handle('a', () => {
+      throw new RpcFailure(-32602, 'Invalid params', { field: 'toolCall' });
+    });
+    conn.handle('b', () => Promise.reject(new RpcFailure(-32000, 'not now')));
+    receive(ask(0, 'a'));
+    receive(ask(1, 'b'));
+    await settle();
+    expect(written()).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 0,
+        error: { code: -32602, message: 'Invalid params', data: { field: 'toolCall' } },
+      },
+      { jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'not now' } },
+    ]);
+    expect(requests).toEqual([]);
+  });
+
+  it('answers an unexpected throw -32603, says so, and goes on answering', async () => {
+    const failures: Array<[string, unknown]> = [];
+    const sent: string[] = [];
+    const conn = new Connection({
+      send: (l) => sent.push(l),
+      onNotification: () => {},
+      onInvalid: () => {},
+      onHandlerError: (method, e) => failures.push([method, e]),
+    });
+    const bug = new TypeError("Cannot read properties of undefined (reading 'x')");
+    conn.handle('sync', () => {
+      throw bug;
+    });
+    conn.handle('async', async () => {
+      await Promise.resolve();
+      throw new RhoError('internal', 'a string code is not a JSON-RPC error');
+    });
+    conn.handle('fine', () => ({}));
+    expect(() => conn.handleLine(JSON.stringify(ask(0, 'sync')))).not.toThrow();
+    conn.handleLine(JSON.stringify(ask(1, 'async')));
+    conn.handleLine(JSON.stringify(ask(2, 'fine')));
+    await settle();
+    expect(sent.map((l) => JSON.parse(l) as unknown)).toEqual([
+      { jsonrpc: '2.0', id: 0, error: { code: -32603, message: 'Internal error' } },
+      { jsonrpc: '2.0', id: 2, result: {} },
+      { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } },
+    ]);
+    expect(failures.map(([m]) => m)).toEqual(['sync', 'async']);
+    expect(failures[0]![1]).toBe(bug);
+  });
+
+  it('writes no answer once the connection is closed', async () => {
+    const { conn, receive, sent } = setup();
+    const answer = deferred();
+    conn.handle('session/request_permission', () => answer.promise);
+    receive(ask(0));
+    conn.close(new RhoError('cancelled', 'the run is over'));
+    answer.resolve({ outcome: { outcome: 'cancelled' } });
+    await settle();
+    receive(ask(1, 'terminal/create'));
+    expect(sent).toEqual([]);
+  });
+
+  it('answers each request once, also when the agent reuses an id still open', async () => {
+    const { conn, receive, written } = setup();
+    const answers: Array<ReturnType<typeof deferred>> = [];
+    conn.handle('session/request_permission', () => {
+      const d = deferred();
+      answers.push(d);
+      return d.promise;
+    });
+    receive(ask(0, 'session/request_permission', { n: 1 }));
+    receive(ask(0, 'session/request_permission', { n: 2 }));
+    answers[0]!.resolve({ n: 1 });
+    answers[1]!.resolve({ n: 2 });
+    conn.cancelIncoming();
+    await settle();
+    expect(written()).toEqual([
+      { jsonrpc: '2.0', id: 0, result: { n: 1 } },
+      { jsonrpc: '2.0', id: 0, result: { n: 2 } },
+    ]);
+  });
+
+  it('writes nothing for a withdrawn request, not even the error its handler ends with', async () => {
+    const { conn, receive, written } = setup();
+    const answer = deferred();
+    conn.handle('session/request_permission', () => answer.promise);
+    receive(ask(0));
+    receive(withdraw(0));
+    answer.reject(new Error('the question closed'));
+    await settle();
+    expect(written()).toEqual([]);
+    expect(conn.openIncoming).toBe(0);
+  });
+
+  it('while not accepting, drops a request unanswered and passes a withdrawal on', () => {
+    let accepting = true;
+    const sent: string[] = [];
+    const notified: string[] = [];
+    const conn = new Connection({
+      send: (l) => sent.push(l),
+      accepting: () => accepting,
+      onNotification: (n) => notified.push(n.method),
+      onInvalid: () => {},
+    });
+    const signals: AbortSignal[] = [];
+    conn.handle('session/request_permission', (_p, { signal }) => {
+      signals.push(signal);
+      return new Promise(() => {});
+    });
+    conn.handleLine(JSON.stringify(ask(0)));
+    accepting = false;
+    conn.handleLine(JSON.stringify(ask(1)));
+    conn.handleLine(JSON.stringify(withdraw(0)));
+    expect(signals).toHaveLength(1);
+    expect(signals[0]!.aborted).toBe(false);
+    expect(notified).toEqual(['$/cancel_request']);
+    expect(sent).toEqual([]);
   });
 });

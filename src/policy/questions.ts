@@ -1,0 +1,52 @@
+// The questions put to the person for the agent's requests: each bounded by its request's signal, and a count
+// of those still open (a person deciding holds the output and the idle timer).
+import type { Asker, Choice, TerminalQuestion } from './ask.js';
+
+export class OpenQuestions {
+  private open = 0;
+
+  constructor(
+    private readonly asker: Asker | undefined,
+    /** Leaves the terminal at the start of a line before a question is shown. */
+    private readonly settle?: () => void,
+  ) {}
+
+  // Is a person still deciding one of the agent's requests?
+  get asking(): boolean {
+    return this.open > 0;
+  }
+
+  // Shows q and waits for the choice. An abort of the request closes the question at once, whether it is on
+  // the screen or still queued behind another: the asker's closing line first, then `closed(reason)`, and the
+  // choice is undefined. Undefined too at end of input, or with nobody to ask.
+  ask(
+    q: TerminalQuestion,
+    signal: AbortSignal,
+    closed?: (reason: unknown) => void,
+  ): Promise<Choice | undefined> {
+    const asker = this.asker;
+    if (!asker || signal.aborted) return Promise.resolve(undefined);
+    this.open++;
+    // The question starts on a fresh line, after everything rendered so far.
+    this.settle?.();
+    const question = new AbortController();
+    return new Promise((resolve) => {
+      let settled = false;
+      // The question stops counting before its answer is acted on, so what that shows is drawn at once.
+      const done = (choice: Choice | undefined): boolean => {
+        if (settled) return false;
+        settled = true;
+        this.open--;
+        signal.removeEventListener('abort', onAbort);
+        resolve(choice);
+        return true;
+      };
+      const onAbort = (): void => {
+        question.abort(signal.reason);
+        if (done(undefined)) closed?.(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      asker.choose(q, question.signal).then(done, () => done(undefined));
+    });
+  }
+}
