@@ -57,6 +57,128 @@ describe('ToolStore.apply', () => {
     expect(tool.status).toBe('in_progress');
   });
 
+  it('keeps the status when an update leaves it out', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 't', kind: 'execute', status: 'in_progress' });
+    expect(store.apply({ toolCallId: 't', rawOutput: { stdout: 'partial' } }).status).toBe('in_progress');
+    store.apply({ toolCallId: 't', status: 'completed' });
+    expect(store.apply({ toolCallId: 't', title: 'ls' }).status).toBe('completed');
+  });
+
+  it('reads an unknown status as pending, and a later known one as it is', () => {
+    const store = new ToolStore();
+    expect(store.apply({ toolCallId: 't', status: 'running' }).status).toBe('pending');
+    expect(store.apply({ toolCallId: 't', status: 'failed' }).status).toBe('failed');
+  });
+
+  it('keeps the diffs when an update carries no content (absent or null)', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 'e', kind: 'edit', status: 'in_progress', content: [NEW_FILE_DIFF] });
+    const diffs = { diffs: [{ path: '/workspace/out.txt', oldText: null, newText: 'hi' }] };
+    expect(store.apply({ toolCallId: 'e', status: 'completed' }).output).toEqual(diffs);
+    expect(store.apply({ toolCallId: 'e', content: null }).output).toEqual(diffs);
+  });
+
+  it('keeps the output when an update carries no rawOutput', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 'r', kind: 'read', rawOutput: { content: 'A' } });
+    expect(store.apply({ toolCallId: 'r', status: 'completed' }).output).toEqual({ content: 'A' });
+  });
+
+  it('takes a later content over the earlier one', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 'x', content: [{ type: 'text', text: 'first' }] });
+    expect(store.apply({ toolCallId: 'x', content: [{ type: 'text', text: 'second' }] }).output).toEqual({
+      content: 'second',
+    });
+  });
+
+  it('ignores a rawInput that is no object, never spreading a string into its characters', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 't', kind: 'execute', rawInput: { command: 'ls' } });
+    for (const rawInput of ['ls -la', ['ls'], 7, null]) {
+      expect(store.apply({ toolCallId: 't', rawInput }).input).toEqual({ command: 'ls' });
+    }
+    expect(new ToolStore().apply({ toolCallId: 'u', rawInput: 'ls' }).input).toEqual({});
+  });
+
+  it('merges a later rawInput into the earlier one', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 't', rawInput: { command: 'ls', cwd: '/a' } });
+    expect(store.apply({ toolCallId: 't', rawInput: { cwd: '/b' } }).input).toEqual({
+      command: 'ls',
+      cwd: '/b',
+    });
+  });
+
+  it('keeps a rawInput key named __proto__ as a key', () => {
+    const store = new ToolStore();
+    const tool = store.apply({ toolCallId: 't', rawInput: JSON.parse('{"__proto__":{"x":1},"a":2}') });
+    expect(Object.keys(tool.input)).toEqual(['__proto__', 'a']);
+    expect(Object.getPrototypeOf(tool.input)).toBe(Object.prototype);
+  });
+
+  it('starts a tool as pending, of kind other, with no title, input, output or locations', () => {
+    expect(new ToolStore().apply({ toolCallId: 'n' })).toEqual({
+      type: 'tool',
+      toolCallId: 'n',
+      kind: 'other',
+      title: '',
+      status: 'pending',
+      input: {},
+      output: null,
+      locations: [],
+    });
+  });
+
+  it('reads a toolCallId that is no string as text, and a missing one as empty', () => {
+    const store = new ToolStore();
+    expect(store.apply({ toolCallId: 7 }).toolCallId).toBe('7');
+    expect(store.apply({}).toolCallId).toBe('');
+    expect(store.apply({ toolCallId: null }).toolCallId).toBe('');
+    expect(store.calls).toBe(2);
+  });
+
+  it('ignores a kind or title that is no string', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 't', kind: 'read', title: 'Read' });
+    expect(store.apply({ toolCallId: 't', kind: 3, title: null })).toMatchObject({
+      kind: 'read',
+      title: 'Read',
+    });
+  });
+
+  it('keeps only well-formed locations, and the old ones when an update carries none', () => {
+    const store = new ToolStore();
+    const locations = [
+      { path: '/a' },
+      { path: '/b', line: 3 },
+      { path: '/c', line: '3' },
+      { line: 1 },
+      { path: 4 },
+      '/d',
+      null,
+    ];
+    expect(store.apply({ toolCallId: 't', locations }).locations).toEqual([
+      { path: '/a' },
+      { path: '/b', line: 3 },
+    ]);
+    expect(store.apply({ toolCallId: 't', locations: 'x' }).locations).toEqual([
+      { path: '/a' },
+      { path: '/b', line: 3 },
+    ]);
+  });
+
+  it('counts each toolCallId once', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 'a' });
+    store.apply({ toolCallId: 'a', status: 'in_progress' });
+    store.apply({ toolCallId: 'b' });
+    expect(store.calls).toBe(2);
+    expect(store.get('a')?.status).toBe('in_progress');
+    expect(store.get('c')).toBeUndefined();
+  });
+
   it('replaces locations when an update carries them', () => {
     const store = new ToolStore();
     store.apply({ toolCallId: 'e', kind: 'edit', title: 'Edit File', rawInput: {} });
