@@ -536,4 +536,75 @@ describe('ToolStore without finished tools (text and stream-json)', () => {
     });
     expect(store.all()).toEqual([]);
   });
+
+  it('forgets a finished tool whole: get, all and its verdict', () => {
+    const store = new ToolStore(false);
+    store.apply(call(1));
+    store.markVerdict('t1', 'rejected');
+    expect(store.verdictOf('t1')).toBe('rejected');
+    store.apply({ toolCallId: 't1', status: 'failed', rawOutput: { exitCode: 1, stdout: '', stderr: 'no' } });
+    expect(store.get('t1')).toBeUndefined();
+    expect(store.all()).toEqual([]);
+    expect(store.verdictOf('t1')).toBeUndefined();
+    expect(store.facts()).toEqual({
+      calls: 1,
+      finished: { completed: 0, failed: 1, rejected: 0, cancelled: 0 },
+    });
+  });
+
+  it('keeps a tool that has not finished, and one only our verdict finished', () => {
+    const store = new ToolStore(false);
+    store.apply({ ...call(1), status: 'in_progress' });
+    store.apply(call(2));
+    store.markVerdict('t2', 'cancelled');
+    expect(store.all().map((t) => [t.toolCallId, t.status])).toEqual([
+      ['t1', 'in_progress'],
+      ['t2', 'cancelled'],
+    ]);
+    expect(store.facts().finished).toEqual({ completed: 0, failed: 0, rejected: 0, cancelled: 0 });
+  });
+
+  it('counts a completed tool with output as completed even after a rejection', () => {
+    const store = new ToolStore(false);
+    store.apply(call(1));
+    store.markVerdict('t1', 'rejected');
+    store.apply(done(1));
+    expect(store.all()).toEqual([]);
+    expect(store.facts().finished).toEqual({ completed: 1, failed: 0, rejected: 0, cancelled: 0 });
+  });
+});
+
+describe('ToolStore keeping finished tools (json)', () => {
+  it('holds every tool to the end and counts the finished ones by status', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 'a', status: 'completed', rawOutput: { content: 'A' } });
+    store.apply({ toolCallId: 'b', status: 'failed' });
+    store.apply({ toolCallId: 'c', status: 'completed' });
+    store.markVerdict('c', 'rejected');
+    store.apply({ toolCallId: 'd', status: 'completed' });
+    store.markVerdict('d', 'cancelled');
+    store.apply({ toolCallId: 'e', status: 'in_progress' });
+    store.apply({ toolCallId: 'f' });
+    expect(store.all().map((t) => [t.toolCallId, t.status])).toEqual([
+      ['a', 'completed'],
+      ['b', 'failed'],
+      ['c', 'rejected'],
+      ['d', 'cancelled'],
+      ['e', 'in_progress'],
+      ['f', 'pending'],
+    ]);
+    expect(store.get('a')?.output).toEqual({ content: 'A' });
+    expect(store.verdictOf('c')).toBe('rejected');
+    expect(store.facts()).toEqual({
+      calls: 6,
+      finished: { completed: 1, failed: 1, rejected: 1, cancelled: 1 },
+    });
+  });
+
+  it('counts each finished tool once however often it is updated', () => {
+    const store = new ToolStore();
+    for (let i = 0; i < 3; i++) store.apply({ toolCallId: 'a', status: 'completed', rawOutput: 'ok' });
+    expect(store.facts().finished.completed).toBe(1);
+    expect(store.facts().finished.completed).toBe(1);
+  });
 });
