@@ -163,6 +163,7 @@ describe('isAuthError', () => {
     ].map((message) => ({ code: -32000, message, auth: false })),
     { code: -32000, message: 'Server error', data: 'authRequired', auth: true },
     { code: -32000, message: 'Server error', data: { code: 'authRequired' }, auth: true },
+    { code: -32000, message: 'Server error', data: { retry: false, reason: 'auth_required' }, auth: true },
     { code: -32000, message: 'Server error', data: { reason: 'quota' }, auth: false },
     { code: -32000, message: 'Server error', data: 'quota exceeded', auth: false },
     // Words in data count only when the data is a string.

@@ -401,18 +401,18 @@ describe('Connection: answers', () => {
   });
 
   it('says on the wire whether an incoming line parsed as JSON', () => {
-    const flags: boolean[] = [];
+    const flags: string[] = [];
     const conn = new Connection({
       send: () => {},
       onRequest: () => {},
       onNotification: () => {},
       onInvalid: () => {},
-      onWire: (_dir, _line, json) => flags.push(json),
+      onWire: (dir, _line, json) => flags.push(`${dir} ${String(json)}`),
     });
     conn.handleLine('{"jsonrpc":"2.0","method":"n"}');
     conn.handleLine('not json');
     conn.notify('n', {});
-    expect(flags).toEqual([true, false, true]);
+    expect(flags).toEqual(['a2c true', 'a2c false', 'c2a true']);
   });
 
   it('works without a wire log', async () => {
