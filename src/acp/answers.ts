@@ -83,6 +83,7 @@ export function authError(
   agentLabel: string,
   cursor = identify(cursorAtSpawn(agentLabel, []), init).cursor,
 ): RhoError {
+  // Stryker disable next-line ArrayDeclaration: filtered to records below, a placeholder is dropped
   const methods = (isRecord(init) && Array.isArray(init.authMethods) ? init.authMethods : [])
     .filter(isRecord)
     .map((m) => {

@@ -16,6 +16,7 @@ const SHORT = 13;
 
 // Is this string-literal body its own text: no quote, backslash or control character to decode?
 export function isPlainBody(body: string): boolean {
+  // Stryker disable next-line EqualityOperator: charCodeAt past the end is NaN, which no test below matches
   for (let i = 0; i < body.length; i++) {
     const c = body.charCodeAt(i);
     if (c < 0x20 || c === 0x22 || c === 0x5c) return false;
@@ -32,11 +33,13 @@ export function textChunkEvent(
   // Most lines that are not chunks are tool updates of this run's session: one character where a chunk of
   // this session has the `a` of `agent_` tells them apart, before any longer comparison (they cost ~0.3 µs
   // a line). Whatever it lets through is checked in full below.
+  // Stryker disable next-line ConditionalExpression: a shortcut; the session check below refuses the same
   if (sessionId && line.charCodeAt(PREFIX.length + sessionId.length + KIND_AT) !== A) return undefined;
   if (!line.startsWith(PREFIX) || !line.endsWith(SUFFIX)) return undefined;
   // The session id ends at the next quote (an escaped one is refused below): the update kind must follow it.
   // Looking there, not anywhere in the line, keeps a long line of another kind from being scanned whole.
   const mid = line.indexOf('"', PREFIX.length);
+  // Stryker disable next-line ConditionalExpression,UnaryOperator: startsWith at -1 reads at 0 (PREFIX)
   if (mid === -1 || !line.startsWith(MIDDLE, mid)) return undefined;
   const chunkSession = line.slice(PREFIX.length, mid);
   // The id is read raw, so it must be its own text: an escape or a control character (not valid JSON) is
@@ -51,15 +54,18 @@ export function textChunkEvent(
   if (!type) return undefined;
   // The text's opening quote ends MESSAGE and its closing one starts SUFFIX: they must be two quotes.
   if (line.length < kindAt + MESSAGE.length + SUFFIX.length) return undefined;
+  // Stryker disable next-line MethodExpression,ArithmeticOperator: a wrong slice only skips the shortcut
   const inner = line.slice(kindAt + MESSAGE.length, line.length - SUFFIX.length);
   // A short plain body is the text itself: JSON.parse would intern it, and a long turn's unique chunks
   // would fill V8's string table. A longer one is parsed, so it never pins the whole read chunk.
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: saves memory; plain text parses as is
   if (inner.length < SHORT && isPlainBody(inner)) return { type, text: inner };
   const body = line.slice(kindAt + MESSAGE.length - 1, line.length - SUFFIX.length + 1);
   // JSON.parse of the string literal alone both decodes it and proves it is one string (no hidden keys).
   let text: unknown;
   try {
     text = JSON.parse(body);
+    // Stryker disable next-line BlockStatement: text stays undefined, which the check below refuses
   } catch {
     return undefined;
   }

@@ -7,6 +7,7 @@ export class LineOverflowError extends Error {}
 
 export class LineBuffer {
   // Each chunk is decoded once (a split multi-byte character waits in the decoder), then split as a string.
+  // Stryker disable next-line StringLiteral: StringDecoder reads '' as utf8, its default
   private readonly decoder = new StringDecoder('utf8');
   private parts: string[] = [];
   private size = 0;
@@ -20,6 +21,7 @@ export class LineBuffer {
     let nl = text.indexOf('\n');
     while (nl !== -1) {
       let line = text.slice(start, nl);
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: no parts joined to it is the line
       if (this.parts.length > 0) {
         this.parts.push(line);
         line = this.parts.join('');
@@ -31,12 +33,14 @@ export class LineBuffer {
       start = nl + 1;
       nl = text.indexOf('\n', start);
     }
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty rest adds nothing
     if (start < text.length) {
       this.size += text.length - start;
       if (this.size > this.maxLineChars) {
         this.clear();
         throw new LineOverflowError(`a line longer than ${this.maxLineChars} characters`);
       }
+      // Stryker disable next-line ConditionalExpression: slice(0) is the same text
       this.parts.push(start === 0 ? text : text.slice(start));
     }
   }

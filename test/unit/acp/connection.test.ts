@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Connection, RpcRequestError } from '../../../src/acp/connection.js';
+import { Connection, RpcRequestError, rpcErrorText } from '../../../src/acp/connection.js';
 import { methodNotFound, RpcFailure, WITHDRAWN } from '../../../src/acp/handlers.js';
 import type { Notification, Request } from '../../../src/acp/messages.js';
 import { RhoError } from '../../../src/errors.js';
@@ -439,5 +439,254 @@ describe('Connection: the handler registry', () => {
     expect(signals[0]!.aborted).toBe(false);
     expect(notified).toEqual(['$/cancel_request']);
     expect(sent).toEqual([]);
+  });
+});
+
+describe('the JSON-RPC error text', () => {
+  it.each([
+    {
+      name: 'a message alone',
+      rpc: { code: -32603, message: 'Internal error' },
+      text: 'Internal error (code -32603)',
+    },
+    {
+      name: 'null data as none',
+      rpc: { code: 1, message: 'm', data: null },
+      text: 'm (code 1)',
+    },
+    {
+      name: 'data that repeats the message once',
+      rpc: { code: 1, message: 'Query closed', data: 'Query closed' },
+      text: 'Query closed (code 1)',
+    },
+    {
+      name: "data's message",
+      rpc: { code: 1, message: 'm', data: { message: 'the reason', details: 'other' } },
+      text: 'm: the reason (code 1)',
+    },
+    {
+      name: "data's details when it has no message",
+      rpc: { code: 1, message: 'm', data: { details: 'the details' } },
+      text: 'm: the details (code 1)',
+    },
+    {
+      name: 'a data message that is no string, as JSON',
+      rpc: { code: 1, message: 'm', data: { message: 3 } },
+      text: 'm: {"message":3} (code 1)',
+    },
+    {
+      name: 'data on several lines as one',
+      rpc: { code: 1, message: 'm', data: '  first\n   second \r\n third  ' },
+      text: 'm: first second third (code 1)',
+    },
+    { name: 'a number as data', rpc: { code: 1, message: 'm', data: 0 }, text: 'm: 0 (code 1)' },
+    { name: 'empty data as none', rpc: { code: 1, message: 'm', data: '' }, text: 'm (code 1)' },
+  ])('shows $name', ({ rpc, text }) => {
+    expect(rpcErrorText(rpc)).toBe(text);
+  });
+
+  it('cuts long data to 500 characters', () => {
+    const text = rpcErrorText({ code: 1, message: 'm', data: 'x'.repeat(2000) });
+    expect(text).toBe(`m: ${'x'.repeat(499)}… (code 1)`);
+  });
+});
+
+describe('Connection: batches', () => {
+  it('routes each message of a batch as itself', async () => {
+    const { conn, receive, requests, notifications, invalid } = setup();
+    const pending = conn.request('session/new', {});
+    const request = { jsonrpc: '2.0', id: 'p', method: 'session/request_permission', params: {} };
+    const notification = { jsonrpc: '2.0', method: 'session/update', params: { n: 1 } };
+    receive([request, notification, { jsonrpc: '2.0', id: 1, result: { sessionId: 's' } }, 5]);
+    expect(requests).toEqual([request]);
+    expect(notifications).toEqual([notification]);
+    expect(invalid).toEqual([{ line: '5', reason: 'not a JSON-RPC object' }]);
+    await expect(pending).resolves.toEqual({ sessionId: 's' });
+  });
+
+  it('reports a null in a batch as the line null', () => {
+    const { conn, invalid } = setup();
+    conn.handleLine('[null]');
+    expect(invalid).toEqual([{ line: 'null', reason: 'not a JSON-RPC object' }]);
+  });
+
+  it('reports an over-deep message of a batch with the whole line, never serialising it', () => {
+    const { conn, invalid } = setup();
+    const deep = '['.repeat(600) + ']'.repeat(600);
+    const line = `[${deep},{"jsonrpc":"2.0","method":"n"}]`;
+    conn.handleLine(line);
+    expect(invalid).toEqual([
+      { line: line.slice(0, 199) + '…', reason: 'a message nested deeper than 512 levels' },
+    ]);
+  });
+});
+
+describe('Connection: messages nested too deep', () => {
+  const deep = (n: number): string => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
+
+  it('answers a deep request -32600 and hands it no further', () => {
+    const { conn, written, requests, invalid } = setup();
+    conn.handleLine(`{"jsonrpc":"2.0","id":4,"method":"fs/read","params":${deep(600)}}`);
+    expect(written()).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 4,
+        error: { code: -32600, message: 'Invalid Request: nested deeper than 512 levels' },
+      },
+    ]);
+    expect(requests).toEqual([]);
+    expect(invalid).toEqual([
+      {
+        line: expect.stringMatching(/^.{199}…$/),
+        reason: 'a request nested deeper than 512 levels, answered -32600',
+      },
+    ]);
+  });
+
+  it.each([
+    { id: '"s"', answer: 's' },
+    { id: 'null', answer: null },
+  ])('answers a deep request with id $id under that id', ({ id, answer }) => {
+    const { conn, written } = setup();
+    conn.handleLine(`{"jsonrpc":"2.0","id":${id},"method":"x","params":${deep(600)}}`);
+    expect(written()).toEqual([
+      expect.objectContaining({ id: answer, error: expect.objectContaining({ code: -32600 }) }),
+    ]);
+  });
+
+  it('drops a deep notification as invalid, answering nothing', () => {
+    const { conn, sent, notifications, invalid } = setup();
+    conn.handleLine(`{"jsonrpc":"2.0","method":"session/update","params":${deep(600)}}`);
+    expect(sent).toEqual([]);
+    expect(notifications).toEqual([]);
+    expect(invalid).toEqual([
+      { line: expect.any(String), reason: 'a message nested deeper than 512 levels' },
+    ]);
+  });
+
+  it('fails the request a deep response answers', async () => {
+    vi.useFakeTimers();
+    const { conn, invalid } = setup();
+    let answered = 0;
+    const pending = conn.request(
+      'session/new',
+      {},
+      { ms: 1_000, error: () => new Error('timed out') },
+      () => answered++,
+    );
+    conn.handleLine(`{"jsonrpc":"2.0","id":1,"result":${deep(600)}}`);
+    expect(answered).toBe(1);
+    expect(vi.getTimerCount()).toBe(0);
+    const err = await pending.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RhoError);
+    expect(err).toMatchObject({
+      code: 'protocol',
+      message: 'the agent answered session/new with a message nested deeper than 512 levels',
+    });
+    expect(invalid).toEqual([]);
+  });
+
+  it('reports a deep response to no pending request as invalid', () => {
+    const { conn, invalid } = setup();
+    conn.handleLine(`{"jsonrpc":"2.0","id":9,"result":${deep(600)}}`);
+    expect(invalid).toEqual([
+      { line: expect.any(String), reason: 'a message nested deeper than 512 levels' },
+    ]);
+  });
+
+  it('reports a deep message with an object id as invalid, answering nothing', () => {
+    const { conn, sent, invalid } = setup();
+    conn.request('x', {}).catch(() => {});
+    conn.handleLine(`{"jsonrpc":"2.0","id":{},"method":"x","params":${deep(600)}}`);
+    conn.handleLine(`{"jsonrpc":"2.0","id":null,"result":${deep(600)}}`);
+    expect(sent).toHaveLength(1);
+    expect(invalid.map((i) => i.reason)).toEqual([
+      'a message nested deeper than 512 levels',
+      'a message nested deeper than 512 levels',
+    ]);
+  });
+
+  it('takes a deep array as a batch of one deep message', () => {
+    const { conn, invalid } = setup();
+    conn.handleLine('['.repeat(600) + ']'.repeat(600));
+    expect(invalid).toEqual([
+      { line: expect.any(String), reason: 'a message nested deeper than 512 levels' },
+    ]);
+  });
+});
+
+describe('Connection: answers', () => {
+  it("runs a request's answered callback before the next line is routed", () => {
+    const { conn, requests } = setup();
+    const order: string[] = [];
+    void conn.request('session/prompt', {}, undefined, () =>
+      order.push(`answered, ${requests.length} requests`),
+    );
+    conn.handleLine('{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}');
+    conn.handleLine('{"jsonrpc":"2.0","id":5,"method":"late"}');
+    expect(order).toEqual(['answered, 0 requests']);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('runs the answered callback of a request answered with an error too', async () => {
+    const { conn, receive } = setup();
+    let answered = false;
+    const pending = conn.request('x', {}, undefined, () => (answered = true));
+    receive({ jsonrpc: '2.0', id: 1, error: { code: 1, message: 'no' } });
+    expect(answered).toBe(true);
+    await expect(pending).rejects.toBeInstanceOf(RpcRequestError);
+  });
+
+  it('answers each request once: a second response to it is invalid', async () => {
+    const { conn, receive, invalid } = setup();
+    const pending = conn.request('x', {});
+    receive({ jsonrpc: '2.0', id: 1, result: 'first' });
+    receive({ jsonrpc: '2.0', id: 1, result: 'second' });
+    await expect(pending).resolves.toBe('first');
+    expect(invalid.map((i) => i.reason)).toEqual(['a response to unknown request id 1']);
+  });
+
+  it('stops the timers of the requests it fails on close', () => {
+    vi.useFakeTimers();
+    const { conn } = setup();
+    conn.request('x', {}, { ms: 1_000, error: () => new Error('timed out') }).catch(() => {});
+    expect(vi.getTimerCount()).toBe(1);
+    conn.close(new Error('gone'));
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('is open until closed', () => {
+    const { conn } = setup();
+    expect(conn.isClosed).toBe(false);
+    conn.close(new Error('gone'));
+    expect(conn.isClosed).toBe(true);
+  });
+
+  it('says on the wire whether an incoming line parsed as JSON', () => {
+    const flags: string[] = [];
+    const conn = new Connection({
+      send: () => {},
+      onNotification: () => {},
+      onInvalid: () => {},
+      onWire: (dir, _line, json) => flags.push(`${dir} ${String(json)}`),
+    });
+    conn.handleLine('{"jsonrpc":"2.0","method":"n"}');
+    conn.handleLine('not json');
+    conn.notify('n', {});
+    expect(flags).toEqual(['a2c true', 'a2c false', 'c2a true']);
+  });
+
+  it('works without a wire log', async () => {
+    const sent: string[] = [];
+    const conn = new Connection({
+      send: (l) => sent.push(l),
+      onNotification: () => {},
+      onInvalid: () => {},
+    });
+    const pending = conn.request('x', {});
+    conn.handleLine('garbage');
+    conn.handleLine('{"jsonrpc":"2.0","id":1,"result":2}');
+    await expect(pending).resolves.toBe(2);
+    expect(sent).toHaveLength(1);
   });
 });

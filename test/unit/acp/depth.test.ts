@@ -26,3 +26,25 @@ describe('tooDeep', () => {
     expect(tooDeep([[[1]]], 8, 2)).toBe(false);
   });
 });
+
+describe('tooDeep: what is never deep', () => {
+  it.each([
+    ['null', null],
+    ['a number', 7],
+    ['a string', 'x'.repeat(2000)],
+    ['a boolean', true],
+  ])('%s, however long its line', (_name, value) => {
+    expect(tooDeep(value, 5000)).toBe(false);
+  });
+
+  it('walks an object whose values are null', () => {
+    const line = JSON.stringify({ a: null, b: [null, 1], c: 'x'.repeat(2000) });
+    expect(tooDeep(JSON.parse(line), line.length)).toBe(false);
+  });
+
+  it('takes the limit it is given', () => {
+    const line = '[[[[' + ' '.repeat(2000) + ']]]]';
+    expect(tooDeep(JSON.parse(line), line.length, 3)).toBe(true);
+    expect(tooDeep(JSON.parse(line), line.length, 4)).toBe(false);
+  });
+});

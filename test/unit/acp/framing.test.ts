@@ -94,3 +94,20 @@ describe('LineBuffer', () => {
     expect(linesOf(['{"whole":1}\n'], buffer)).toEqual(['{"whole":1}']);
   });
 });
+
+describe('LineBuffer: the cap', () => {
+  it('counts only the unfinished line, never the lines a chunk completed before it', () => {
+    const buffer = new LineBuffer(4);
+    expect(linesOf(['abcdefgh\n1234'], buffer)).toEqual(['abcdefgh']);
+    expect(buffer.pending()).toBe('1234');
+  });
+
+  it('says how long a line may be', () => {
+    expect(() => linesOf(['123456'], new LineBuffer(4))).toThrow('a line longer than 4 characters');
+  });
+
+  it('starts counting again after each line', () => {
+    const buffer = new LineBuffer(4);
+    expect(linesOf(['123', '4\n12', '34\n'], buffer)).toEqual(['1234', '1234']);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classify, isRecord } from '../../../src/acp/messages.js';
+import { classify, isRecord, str } from '../../../src/acp/messages.js';
 
 describe('classify', () => {
   it.each([
@@ -76,5 +76,75 @@ describe('isRecord', () => {
     [undefined, false],
   ])('isRecord(%j) is %s', (value, expected) => {
     expect(isRecord(value)).toBe(expected);
+  });
+});
+
+describe('classify: the reasons and the error member', () => {
+  it.each([
+    { value: 42, reason: 'not a JSON-RPC object' },
+    { value: 'hello', reason: 'not a JSON-RPC object' },
+    { value: null, reason: 'not a JSON-RPC object' },
+    { value: [1], reason: 'not a JSON-RPC object' },
+    { value: { jsonrpc: '2.0', id: {}, method: 'x' }, reason: 'a request whose id is {}' },
+    { value: { jsonrpc: '2.0', id: true, method: 'x' }, reason: 'a request whose id is true' },
+    { value: { jsonrpc: '2.0', id: 1 }, reason: 'neither a request, a notification nor a response' },
+  ])('calls $value invalid: $reason', ({ value, reason }) => {
+    expect(classify(value)).toEqual({ kind: 'invalid', reason });
+  });
+
+  it('takes a result beside an error member null as the result', () => {
+    const value = { jsonrpc: '2.0', id: 1, result: { ok: true }, error: null };
+    expect(classify(value)).toEqual({ kind: 'response', msg: value });
+  });
+
+  it('takes a result beside an undefined error member as the result', () => {
+    const value = { jsonrpc: '2.0', id: 1, result: 5, error: undefined };
+    expect(classify(value)).toEqual({ kind: 'response', msg: value });
+  });
+
+  it('calls an error with a null id invalid: it answers no request of ours', () => {
+    expect(classify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } })).toEqual({
+      kind: 'invalid',
+      reason: 'neither a request, a notification nor a response',
+    });
+  });
+
+  it('keeps an error’s code, message and data, and adds no data it did not have', () => {
+    const withData = classify({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32000, message: 'm', data: { a: 1 } },
+    });
+    expect(withData).toEqual({
+      kind: 'response',
+      msg: { jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'm', data: { a: 1 } } },
+    });
+    const without = classify({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'm', extra: 1 } });
+    expect(without.kind === 'response' && Object.keys(without.msg.error ?? {})).toEqual(['code', 'message']);
+  });
+
+  it('gives an error whose code is no number the code -32603', () => {
+    expect(classify({ jsonrpc: '2.0', id: 1, error: { code: 'E1', message: 'm' } })).toMatchObject({
+      msg: { error: { code: -32603, message: 'm' } },
+    });
+  });
+
+  it('cuts the text of a long malformed error', () => {
+    const msg = classify({ jsonrpc: '2.0', id: 1, error: 'x'.repeat(500) });
+    const message = msg.kind === 'response' ? (msg.msg.error?.message ?? '') : '';
+    expect(message.startsWith('a malformed error: "xxx')).toBe(true);
+    expect(message).toHaveLength('a malformed error: '.length + 200);
+  });
+});
+
+describe('str', () => {
+  it.each([
+    ['a', 'a'],
+    ['', ''],
+    [1, null],
+    [null, null],
+    [undefined, null],
+  ])('str(%j) is %j', (value, expected) => {
+    expect(str(value)).toBe(expected);
   });
 });

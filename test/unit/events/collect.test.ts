@@ -102,4 +102,32 @@ describe('RunSummary', () => {
       warnings: [],
     });
   });
+
+  it('answers with the last try alone after a retried attempt, keeping what else happened', () => {
+    const summary = new RunSummary();
+    summary.add({ type: 'message', text: 'half an ans' });
+    summary.add({ type: 'warning', code: 'w', message: 'first try failed' });
+    summary.add({
+      type: 'attempt',
+      attempt: 1,
+      error: { code: 'agent_exited', message: 'exited' },
+      retryInMs: 1000,
+    });
+    summary.add({ type: 'message', text: 'the answer' });
+    expect(summary.output(result)).toMatchObject({
+      text: 'the answer',
+      warnings: [{ type: 'warning', code: 'w', message: 'first try failed' }],
+    });
+  });
+
+  it('keeps one final state per tool, in the order the tools started', () => {
+    const summary = new RunSummary();
+    summary.add({ ...tool('pending'), toolCallId: 'a' });
+    summary.add({ ...tool('pending'), toolCallId: 'b' });
+    summary.add({ ...tool('completed'), toolCallId: 'a' });
+    expect(summary.output(result).tools.map((t) => [t.toolCallId, t.status])).toEqual([
+      ['a', 'completed'],
+      ['b', 'pending'],
+    ]);
+  });
 });

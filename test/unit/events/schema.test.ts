@@ -194,3 +194,17 @@ describe('jsonSchemas', () => {
     expect(Event.safeParse({ type: 'extension', method: 'x/y', params: null }).success).toBe(true);
   });
 });
+
+describe('the published schema', () => {
+  // `rho-cursor schema` prints these documents: a change to the contract (a field, an enum, a description)
+  // shows as a diff of the reviewed files, never silently.
+  it('is the reviewed one, for stream-json and json', async () => {
+    const { event, json } = jsonSchemas();
+    await expect(JSON.stringify(event, null, 2) + '\n').toMatchFileSnapshot(
+      './__snapshots__/event.schema.json',
+    );
+    await expect(JSON.stringify(json, null, 2) + '\n').toMatchFileSnapshot(
+      './__snapshots__/json.schema.json',
+    );
+  });
+});

@@ -67,6 +67,128 @@ describe('ToolStore.apply', () => {
     expect(tool.status).toBe('in_progress');
   });
 
+  it('keeps the status when an update leaves it out', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 't', kind: 'execute', status: 'in_progress' });
+    expect(store.apply({ toolCallId: 't', rawOutput: { stdout: 'partial' } }).status).toBe('in_progress');
+    store.apply({ toolCallId: 't', status: 'completed' });
+    expect(store.apply({ toolCallId: 't', title: 'ls' }).status).toBe('completed');
+  });
+
+  it('reads an unknown status as pending, and a later known one as it is', () => {
+    const store = new ToolStore();
+    expect(store.apply({ toolCallId: 't', status: 'running' }).status).toBe('pending');
+    expect(store.apply({ toolCallId: 't', status: 'failed' }).status).toBe('failed');
+  });
+
+  it('keeps the diffs when an update carries no content (absent or null)', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 'e', kind: 'edit', status: 'in_progress', content: [NEW_FILE_DIFF] });
+    const diffs = { diffs: [{ path: '/workspace/out.txt', oldText: null, newText: 'hi' }] };
+    expect(store.apply({ toolCallId: 'e', status: 'completed' }).output).toEqual(diffs);
+    expect(store.apply({ toolCallId: 'e', content: null }).output).toEqual(diffs);
+  });
+
+  it('keeps the output when an update carries no rawOutput', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 'r', kind: 'read', rawOutput: { content: 'A' } });
+    expect(store.apply({ toolCallId: 'r', status: 'completed' }).output).toEqual({ content: 'A' });
+  });
+
+  it('takes a later content over the earlier one', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 'x', content: [{ type: 'text', text: 'first' }] });
+    expect(store.apply({ toolCallId: 'x', content: [{ type: 'text', text: 'second' }] }).output).toEqual({
+      content: 'second',
+    });
+  });
+
+  it('ignores a rawInput that is no object, never spreading a string into its characters', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 't', kind: 'execute', rawInput: { command: 'ls' } });
+    for (const rawInput of ['ls -la', ['ls'], 7, null]) {
+      expect(store.apply({ toolCallId: 't', rawInput }).input).toEqual({ command: 'ls' });
+    }
+    expect(new ToolStore().apply({ toolCallId: 'u', rawInput: 'ls' }).input).toEqual({});
+  });
+
+  it('merges a later rawInput into the earlier one', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 't', rawInput: { command: 'ls', cwd: '/a' } });
+    expect(store.apply({ toolCallId: 't', rawInput: { cwd: '/b' } }).input).toEqual({
+      command: 'ls',
+      cwd: '/b',
+    });
+  });
+
+  it('keeps a rawInput key named __proto__ as a key', () => {
+    const store = new ToolStore();
+    const tool = store.apply({ toolCallId: 't', rawInput: JSON.parse('{"__proto__":{"x":1},"a":2}') });
+    expect(Object.keys(tool.input)).toEqual(['__proto__', 'a']);
+    expect(Object.getPrototypeOf(tool.input)).toBe(Object.prototype);
+  });
+
+  it('starts a tool as pending, of kind other, with no title, input, output or locations', () => {
+    expect(new ToolStore().apply({ toolCallId: 'n' })).toEqual({
+      type: 'tool',
+      toolCallId: 'n',
+      kind: 'other',
+      title: '',
+      status: 'pending',
+      input: {},
+      output: null,
+      locations: [],
+    });
+  });
+
+  it('reads a toolCallId that is no string as text, and a missing one as empty', () => {
+    const store = new ToolStore();
+    expect(store.apply({ toolCallId: 7 }).toolCallId).toBe('7');
+    expect(store.apply({}).toolCallId).toBe('');
+    expect(store.apply({ toolCallId: null }).toolCallId).toBe('');
+    expect(store.calls).toBe(2);
+  });
+
+  it('ignores a kind or title that is no string', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 't', kind: 'read', title: 'Read' });
+    expect(store.apply({ toolCallId: 't', kind: 3, title: null })).toMatchObject({
+      kind: 'read',
+      title: 'Read',
+    });
+  });
+
+  it('keeps only well-formed locations, and the old ones when an update carries none', () => {
+    const store = new ToolStore();
+    const locations = [
+      { path: '/a' },
+      { path: '/b', line: 3 },
+      { path: '/c', line: '3' },
+      { line: 1 },
+      { path: 4 },
+      '/d',
+      null,
+    ];
+    expect(store.apply({ toolCallId: 't', locations }).locations).toEqual([
+      { path: '/a' },
+      { path: '/b', line: 3 },
+    ]);
+    expect(store.apply({ toolCallId: 't', locations: 'x' }).locations).toEqual([
+      { path: '/a' },
+      { path: '/b', line: 3 },
+    ]);
+  });
+
+  it('counts each toolCallId once', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 'a' });
+    store.apply({ toolCallId: 'a', status: 'in_progress' });
+    store.apply({ toolCallId: 'b' });
+    expect(store.calls).toBe(2);
+    expect(store.get('a')?.status).toBe('in_progress');
+    expect(store.get('c')).toBeUndefined();
+  });
+
   it('replaces locations when an update carries them', () => {
     const store = new ToolStore();
     store.apply({ toolCallId: 'e', kind: 'edit', title: 'Edit File', rawInput: {} });
@@ -423,5 +545,76 @@ describe('ToolStore without finished tools (text and stream-json)', () => {
       reportedStatus: 'completed',
     });
     expect(store.all()).toEqual([]);
+  });
+
+  it('forgets a finished tool whole: get, all and its verdict', () => {
+    const store = new ToolStore(false);
+    store.apply(call(1));
+    store.markVerdict('t1', 'rejected');
+    expect(store.verdictOf('t1')).toBe('rejected');
+    store.apply({ toolCallId: 't1', status: 'failed', rawOutput: { exitCode: 1, stdout: '', stderr: 'no' } });
+    expect(store.get('t1')).toBeUndefined();
+    expect(store.all()).toEqual([]);
+    expect(store.verdictOf('t1')).toBeUndefined();
+    expect(store.facts()).toEqual({
+      calls: 1,
+      finished: { completed: 0, failed: 1, rejected: 0, cancelled: 0 },
+    });
+  });
+
+  it('keeps a tool that has not finished, and one only our verdict finished', () => {
+    const store = new ToolStore(false);
+    store.apply({ ...call(1), status: 'in_progress' });
+    store.apply(call(2));
+    store.markVerdict('t2', 'cancelled');
+    expect(store.all().map((t) => [t.toolCallId, t.status])).toEqual([
+      ['t1', 'in_progress'],
+      ['t2', 'cancelled'],
+    ]);
+    expect(store.facts().finished).toEqual({ completed: 0, failed: 0, rejected: 0, cancelled: 0 });
+  });
+
+  it('counts a completed tool with output as completed even after a rejection', () => {
+    const store = new ToolStore(false);
+    store.apply(call(1));
+    store.markVerdict('t1', 'rejected');
+    store.apply(done(1));
+    expect(store.all()).toEqual([]);
+    expect(store.facts().finished).toEqual({ completed: 1, failed: 0, rejected: 0, cancelled: 0 });
+  });
+});
+
+describe('ToolStore keeping finished tools (json)', () => {
+  it('holds every tool to the end and counts the finished ones by status', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 'a', status: 'completed', rawOutput: { content: 'A' } });
+    store.apply({ toolCallId: 'b', status: 'failed' });
+    store.apply({ toolCallId: 'c', status: 'completed' });
+    store.markVerdict('c', 'rejected');
+    store.apply({ toolCallId: 'd', status: 'completed' });
+    store.markVerdict('d', 'cancelled');
+    store.apply({ toolCallId: 'e', status: 'in_progress' });
+    store.apply({ toolCallId: 'f' });
+    expect(store.all().map((t) => [t.toolCallId, t.status])).toEqual([
+      ['a', 'completed'],
+      ['b', 'failed'],
+      ['c', 'rejected'],
+      ['d', 'cancelled'],
+      ['e', 'in_progress'],
+      ['f', 'pending'],
+    ]);
+    expect(store.get('a')?.output).toEqual({ content: 'A' });
+    expect(store.verdictOf('c')).toBe('rejected');
+    expect(store.facts()).toEqual({
+      calls: 6,
+      finished: { completed: 1, failed: 1, rejected: 1, cancelled: 1 },
+    });
+  });
+
+  it('counts each finished tool once however often it is updated', () => {
+    const store = new ToolStore();
+    for (let i = 0; i < 3; i++) store.apply({ toolCallId: 'a', status: 'completed', rawOutput: 'ok' });
+    expect(store.facts().finished.completed).toBe(1);
+    expect(store.facts().finished.completed).toBe(1);
   });
 });

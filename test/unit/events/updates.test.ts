@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ToolStore } from '../../../src/events/tools.js';
-import { eventsFromUpdate, extension, readUsage, type UpdateContext } from '../../../src/events/updates.js';
+import {
+  eventsFromUpdate,
+  extension,
+  extraFields,
+  readUsage,
+  type UpdateContext,
+} from '../../../src/events/updates.js';
 
 const newContext = (): UpdateContext => ({ tools: new ToolStore(), lastTodos: '', title: null, mode: null });
 const params = (update: Record<string, unknown>) => ({ sessionId: 's1', update });
@@ -335,5 +341,242 @@ describe('readUsage', () => {
     { said: 'a malformed cost', update: { used: 5, size: 100, cost: { amount: '1' } }, usage: undefined },
   ])('$said', ({ update, usage }) => {
     expect(readUsage({ sessionUpdate: 'usage_update', ...update })).toEqual(usage);
+  });
+});
+
+describe('eventsFromUpdate: the less common shapes', () => {
+  const raw = (p: unknown) => [{ type: 'extension', method: 'session/update', params: p }];
+
+  it.each([
+    { name: 'no content', content: undefined },
+    { name: 'a text block without text', content: { type: 'text' } },
+    { name: 'a block without a type', content: { data: 'x' } },
+    { name: 'content that is no object', content: 'hi' },
+  ])('keeps a message chunk with $name as an extension', ({ content }) => {
+    const p = params({ sessionUpdate: 'agent_message_chunk', content });
+    expect(eventsFromUpdate(p, newContext())).toEqual(raw(p));
+  });
+
+  it('names a block by its name, else its title, else its uri', () => {
+    const chunk = (block: Record<string, unknown>) =>
+      eventsFromUpdate(params({ sessionUpdate: 'agent_thought_chunk', content: block }), newContext());
+    expect(chunk({ type: 'resource_link', name: 'n', title: 't', uri: 'u' })).toEqual([
+      { type: 'thought', text: '', content: { type: 'resource_link', name: 'n', uri: 'u', mimeType: null } },
+    ]);
+    expect(chunk({ type: 'resource_link', title: 't', uri: 'u' })).toEqual([
+      { type: 'thought', text: '', content: { type: 'resource_link', name: 't', uri: 'u', mimeType: null } },
+    ]);
+    expect(chunk({ type: 'resource', resource: 'x', uri: 'u', text: 'not embedded' })).toEqual([
+      {
+        type: 'thought',
+        text: 'not embedded',
+        content: { type: 'resource', name: 'u', uri: 'u', mimeType: null },
+      },
+    ]);
+  });
+
+  it('gives an embedded resource whose text is no string no text', () => {
+    const p = params({
+      sessionUpdate: 'agent_message_chunk',
+      content: { type: 'resource', resource: { text: 5 } },
+    });
+    expect(eventsFromUpdate(p, newContext())).toEqual([
+      { type: 'message', text: '', content: { type: 'resource', name: null, uri: null, mimeType: null } },
+    ]);
+  });
+
+  it('reads a plan leniently: entries that are no objects dropped, missing fields filled', () => {
+    const p = params({
+      sessionUpdate: 'plan',
+      entries: [
+        'junk',
+        { content: 3, priority: 1 },
+        { content: 'Write', status: 'completed', priority: 'low' },
+      ],
+    });
+    expect(eventsFromUpdate(p, newContext())).toEqual([
+      {
+        type: 'todos',
+        source: 'plan',
+        todos: [
+          { id: '1', content: '', status: 'pending' },
+          { id: '2', content: 'Write', status: 'completed', priority: 'low' },
+        ],
+      },
+    ]);
+  });
+
+  it('keeps a plan without entries as an extension', () => {
+    const p = params({ sessionUpdate: 'plan', entries: 'none' });
+    expect(eventsFromUpdate(p, newContext())).toEqual(raw(p));
+  });
+
+  it('emits a plan again once it changed, and the same plan after a tool list between', () => {
+    const ctx = newContext();
+    const plan = (status: string) => params({ sessionUpdate: 'plan', entries: [{ content: 'A', status }] });
+    expect(eventsFromUpdate(plan('pending'), ctx)).toHaveLength(1);
+    expect(eventsFromUpdate(plan('pending'), ctx)).toEqual([]);
+    expect(eventsFromUpdate(plan('completed'), ctx)).toHaveLength(1);
+    expect(ctx.lastTodos).toBe(JSON.stringify([{ id: '1', content: 'A', status: 'completed' }]));
+  });
+
+  it('reads the mode from modeId too', () => {
+    const ctx = newContext();
+    expect(eventsFromUpdate(params({ sessionUpdate: 'current_mode_update', modeId: 'ask' }), ctx)).toEqual([
+      { type: 'mode', mode: 'ask' },
+    ]);
+    expect(ctx.mode).toBe('ask');
+  });
+
+  it('keeps the title when a session_info_update carries none', () => {
+    const ctx = newContext();
+    ctx.title = 'Old';
+    eventsFromUpdate(params({ sessionUpdate: 'session_info_update', title: null }), ctx);
+    expect(ctx.title).toBe('Old');
+  });
+
+  it('records no usage (null) from a malformed first usage_update', () => {
+    const ctx = newContext();
+    eventsFromUpdate(params({ sessionUpdate: 'usage_update', used: 'many' }), ctx);
+    expect(ctx.usage).toBeNull();
+  });
+
+  it.each([
+    {
+      update: { severity: 'warning', title: 'Slow' },
+      warning: { code: 'agent-warning', message: 'the agent reports a warning: Slow' },
+    },
+    {
+      update: { level: 'error', description: 'quota' },
+      warning: { code: 'agent-error', message: 'the agent reports an error:  (quota)' },
+    },
+    {
+      update: { severity: 'error', title: 'Down', description: 7 },
+      warning: { code: 'agent-error', message: 'the agent reports an error: Down' },
+    },
+    {
+      update: { severity: 5, level: 'warning', title: 'Lvl' },
+      warning: { code: 'agent-warning', message: 'the agent reports a warning: Lvl' },
+    },
+  ])('says a notice $update as the warning $warning.message', ({ update, warning }) => {
+    expect(eventsFromUpdate(params({ sessionUpdate: 'notice', ...update }), newContext())).toEqual([
+      { type: 'warning', ...warning },
+    ]);
+  });
+
+  it('keeps a notice without a severity as an extension', () => {
+    const p = params({ sessionUpdate: 'notice', title: 'x' });
+    expect(eventsFromUpdate(p, newContext())).toEqual(raw(p));
+  });
+
+  it('says which session the foreign update was for, and which is this run’s', () => {
+    const ctx = { ...newContext(), sessionId: 's1' };
+    const [warning] = eventsFromUpdate(
+      { sessionId: 's2', update: { sessionUpdate: 'plan', entries: [] } },
+      ctx,
+    );
+    expect(warning).toEqual({
+      type: 'warning',
+      code: 'foreign-session-update',
+      message:
+        "the agent sent updates for another session (s2, not s1): kept as extension events, not shown as this run's answer",
+    });
+    expect(ctx.foreign).toEqual(new Set(['s2']));
+  });
+
+  it('warns once per foreign session', () => {
+    const ctx = { ...newContext(), sessionId: 's1' };
+    const from = (sessionId: string) =>
+      eventsFromUpdate({ sessionId, update: { sessionUpdate: 'x' } }, ctx).map((e) => e.type);
+    expect([from('s2'), from('s3'), from('s2')]).toEqual([
+      ['warning', 'extension'],
+      ['warning', 'extension'],
+      ['extension'],
+    ]);
+  });
+
+  it('takes every update as its own before the session is known, or when it names no session', () => {
+    const text = { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } };
+    expect(eventsFromUpdate({ sessionId: 's2', update: text }, newContext())).toEqual([
+      { type: 'message', text: 'hi' },
+    ]);
+    expect(eventsFromUpdate({ sessionId: 's2', update: text }, { ...newContext(), sessionId: null })).toEqual(
+      [{ type: 'message', text: 'hi' }],
+    );
+    expect(eventsFromUpdate({ update: text }, { ...newContext(), sessionId: 's1' })).toEqual([
+      { type: 'message', text: 'hi' },
+    ]);
+    expect(eventsFromUpdate({ sessionId: 7, update: text }, { ...newContext(), sessionId: 's1' })).toEqual([
+      { type: 'message', text: 'hi' },
+    ]);
+  });
+
+  it('emits no todos for an updateTodos tool with an empty list', () => {
+    const p = params({
+      sessionUpdate: 'tool_call',
+      toolCallId: 't',
+      rawInput: { _toolName: 'updateTodos', todos: [] },
+    });
+    expect(eventsFromUpdate(p, newContext()).map((e) => e.type)).toEqual(['tool']);
+  });
+
+  it('puts no extra on a foreign update, on an unknown kind, nor on the warning before it', () => {
+    const ctx = { ...newContext(), sessionId: 's1' };
+    const foreign = { sessionId: 's2', update: { sessionUpdate: 'agent_message_chunk', content: 1, x: 1 } };
+    for (const e of eventsFromUpdate(foreign, ctx)) expect(e).not.toHaveProperty('extra');
+    const unknown = params({ sessionUpdate: 'toString', x: 1 });
+    expect(eventsFromUpdate(unknown, newContext())).toEqual(raw(unknown));
+  });
+
+  it('gives the extras to the tool event, not the todos after it', () => {
+    const p = params({
+      sessionUpdate: 'tool_call',
+      toolCallId: 't',
+      rawInput: { _toolName: 'updateTodos', todos: [{ id: 'a', content: 'A' }] },
+      x: 1,
+    });
+    const [tool, todos] = eventsFromUpdate(p, newContext());
+    expect(tool).toHaveProperty('extra', { x: 1 });
+    expect(todos).not.toHaveProperty('extra');
+  });
+});
+
+describe('extraFields', () => {
+  it('is undefined when an update carries only what its event names', () => {
+    expect(
+      extraFields({ sessionId: 's', update: {} }, { sessionUpdate: 'plan', entries: [] }),
+    ).toBeUndefined();
+  });
+
+  it('keeps every field of an unknown kind but its sessionUpdate', () => {
+    expect(extraFields({}, { sessionUpdate: 'toString', content: 1, entries: 2 })).toEqual({
+      content: 1,
+      entries: 2,
+    });
+    expect(extraFields({}, { content: 1 })).toEqual({ content: 1 });
+  });
+
+  it('names the params beside sessionId and update', () => {
+    expect(extraFields({ sessionId: 's', update: {}, _meta: 1, turn: 2 }, { sessionUpdate: 'plan' })).toEqual(
+      {
+        'params._meta': 1,
+        'params.turn': 2,
+      },
+    );
+  });
+
+  it('keeps a __proto__ field as a field', () => {
+    const extra = extraFields(
+      {},
+      JSON.parse('{"sessionUpdate":"plan","__proto__":{"x":1}}') as Record<string, unknown>,
+    );
+    expect(Object.keys(extra ?? {})).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(extra)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(extra, '__proto__')).toEqual({
+      value: { x: 1 },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   });
 });
