@@ -166,3 +166,16 @@ describe('schemaInstruction', () => {
     );
   });
 });
+
+describe('loadOutputSchema runs every pattern on the linear-time engine, however the schema spells its keys', () => {
+  it.each([
+    ['"pattern"', '{"type": "string", "pattern": "^(?=a)a$"}'],
+    ['"\\u0070attern"', '{"type": "string", "\\u0070attern": "^(?=a)a$"}'],
+    ['"p\\u0061tternProperties"', '{"p\\u0061tternProperties": {"^(?=a)": {}}}'],
+  ])('%s', async (_, text) => {
+    await expect(loadOutputSchema(fileWith(text))).rejects.toMatchObject({
+      code: 'usage',
+      message: expect.stringMatching(/cannot run in linear time/),
+    });
+  });
+});
