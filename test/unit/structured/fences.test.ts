@@ -17,6 +17,13 @@ describe('extractJson: which lines open and close a fenced block', () => {
     ['a longer closing fence', ['```json', '[1]', '`````', 'then [9]'], [1]],
     ['the body kept as lines', ['```json', '[1,', '2]', '```', 'then [9]'], [1, 2]],
     ['another language', ['```jsonc', '[1]', '```', 'then [9]'], [9]],
+    ['another language after a space', ['``` ts', '[1]', '```', 'then [9]'], [9]],
+    ['a backtick after json: no fence', ['```json`', '[1]', '```', 'then [9]'], [9]],
+    [
+      'lines of the body joined by newlines, not run together',
+      ['```json', '1', '2', '```'],
+      'the answer holds no JSON value',
+    ],
     ['a backtick in the info string: no fence', ['```js`on', '[1]', '```', 'then [9]'], [9]],
     ['two backticks: no fence', ['``json', '[1]', '``', 'then [9]'], [9]],
     [

@@ -65,6 +65,29 @@ describe('selfLoop finds a loop validation would follow for ever on the same val
   });
 });
 
+// Every keyword that holds subschemas is searched for loops inside them.
+describe('selfLoop finds a loop inside any subschema', () => {
+  const loop = { not: { $ref: '#/$defs/x' } };
+  it.each<[string, unknown, string]>([
+    ['additionalProperties', { additionalProperties: loop }, '/additionalProperties'],
+    ['items', { items: loop }, '/items'],
+    ['additionalItems', { additionalItems: loop }, '/additionalItems'],
+    ['contains', { contains: loop }, '/contains'],
+    ['propertyNames', { propertyNames: loop }, '/propertyNames'],
+    ['unevaluatedItems', { unevaluatedItems: loop }, '/unevaluatedItems'],
+    ['unevaluatedProperties', { unevaluatedProperties: loop }, '/unevaluatedProperties'],
+    ['contentSchema', { contentSchema: loop }, '/contentSchema'],
+    ['prefixItems', { prefixItems: [{}, loop] }, '/prefixItems/1'],
+    ['items as a list', { items: [loop] }, '/items/0'],
+    ['properties', { properties: { p: loop } }, '/properties/p'],
+    ['patternProperties', { patternProperties: { '^a': loop } }, '/patternProperties/^a'],
+    ['definitions', { definitions: { d: loop } }, '/definitions/d'],
+  ])('%s', (_, schema, at) => {
+    const s = JSON.parse(JSON.stringify(schema).replace('#/$defs/x', `#${at}`)) as unknown;
+    expect(selfLoop(s)).toBe(`#${at}`);
+  });
+});
+
 describe('selfLoop takes a schema that moves into the value or ends', () => {
   it.each<[string, unknown]>([
     ['no $ref at all', { type: 'object', properties: { a: { type: 'string' } } }],
