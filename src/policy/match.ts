@@ -84,10 +84,11 @@ export function workspacePath(path: string, cwd: string): string {
 
 // Does a Read(...) or Write(...) glob cover a path? Relative globs are the workspace's; absolute ones anywhere.
 export function pathCovered(glob: string, path: string, cwd: string): boolean {
+  // An absolute glob is matched against the absolute path, also for a path inside the workspace.
+  if (isAbsolute(glob)) return picomatch(glob, { dot: true })(resolve(cwd, path));
   const p = workspacePath(path, cwd);
-  const g = isAbsolute(glob) ? glob : glob.replace(/^\.\//, '');
-  if (isAbsolute(p) !== isAbsolute(g)) return false;
-  return picomatch(g, { dot: true })(p);
+  if (isAbsolute(p)) return false;
+  return picomatch(glob.replace(/^\.\//, ''), { dot: true })(p);
 }
 
 // Does a WebFetch(...) domain cover a URL or host? `*` matches any run, so `*.example.com` covers subdomains.

@@ -78,7 +78,8 @@ export async function loadOutputSchema(path: string): Promise<OutputSchema> {
       'usage',
       `option '--output-schema': ${path} refers to itself at ${loop} without moving into a property or an item: validation would never end`,
     );
-  const validate = await compile(path, schema, draft07, text.includes('"pattern'));
+  // Looked for in the parsed schema: the text may spell a key with escapes ("\u0070attern").
+  const validate = await compile(path, schema, draft07, JSON.stringify(schema).includes('"pattern'));
   return {
     path,
     text,

@@ -239,6 +239,23 @@ describe('the network is one kind', () => {
     expect(requestKind({ kind, toolCallId: id })).toBe(as);
   });
 
+  // Only Cursor's own ids name the web: one that merely holds the words is judged by its kind.
+  it.each([
+    ['tool_web_search_0', 'search'],
+    ['xweb_fetch_1', 'search'],
+    ['a\nweb_search_1', 'search'],
+    [' web_search_1', 'search'],
+    ['web_search', 'search'],
+    ['web_searcher_1', 'search'],
+    ['web_fetchx_1', 'search'],
+    ['web__search_1', 'search'],
+    ['WEB_SEARCH_1', 'search'],
+    ['web_search_', 'fetch'],
+    ['web_fetch_', 'fetch'],
+  ])('a search request with id %j counts as %s', (id, as) => {
+    expect(requestKind({ kind: 'search', toolCallId: id })).toBe(as);
+  });
+
   it.each<Fence>(['none', 'no-shell'])('--allow search never opens web search (fence %s)', (fence) => {
     const verdict = decidePermission(
       request('search', CURSOR_OPTIONS, 'web_search_0'),
@@ -379,5 +396,183 @@ describe('decisions on what rho-cursor knows (contract v3)', () => {
     });
     const v = decidePermission(req, policy, allow, false, fence);
     expect(v).toMatchObject({ decision: { optionId: 'reject-once' } });
+  });
+});
+
+describe('readPermissionRequest reads what it is sent leniently', () => {
+  it('reads options of any shape into strings, and drops what is not an option', () => {
+    const r = readPermissionRequest({
+      toolCall: { toolCallId: 7, title: 9, kind: 'read', content: 'x' },
+      options: [
+        { optionId: 3 },
+        { optionId: 'a', name: 5, kind: 6 },
+        { name: 'no id', kind: 'allow_once' },
+        'allow',
+        null,
+      ],
+    });
+    expect(r).toEqual({
+      toolCallId: '',
+      title: '',
+      kind: 'read',
+      options: [
+        { optionId: '3', name: '3', kind: '' },
+        { optionId: 'a', name: 'a', kind: '' },
+        { optionId: '', name: 'no id', kind: 'allow_once' },
+      ],
+      agentReason: null,
+      isQuestion: false,
+    });
+  });
+
+  it('reads options that are not a list as none, and a toolCall that is not a record as empty', () => {
+    expect(readPermissionRequest({ toolCall: 'x', options: { optionId: 'a' } })).toMatchObject({
+      toolCallId: '',
+      options: [],
+      kind: 'execute',
+    });
+  });
+
+  it.each<[unknown, string]>([
+    ['shell', "the request has an unknown kind 'shell': judged as execute"],
+    [undefined, 'the request has no kind: judged as execute'],
+    [42, 'the request has no kind: judged as execute'],
+  ])('says why a request of kind %j is judged as execute', (kind, note) => {
+    expect(readPermissionRequest({ toolCall: { kind } })).toMatchObject({ kind: 'execute', kindNote: note });
+  });
+
+  it.each(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'other', 'switch_mode'])(
+    'takes the known kind %s as it is, with no note',
+    (kind) => {
+      const r = readPermissionRequest({ toolCall: { kind } });
+      expect(r.kind).toBe(kind);
+      expect(r).not.toHaveProperty('kindNote');
+    },
+  );
+});
+
+describe('decidePermission says why, exactly', () => {
+  it.each<[Policy, ToolKind[], string, string, string, string]>([
+    ['reject', [], 'execute', 'tool_1', '--permissions reject', 'policy'],
+    ['ask', [], 'execute', 'tool_1', '--permissions ask with no terminal', 'policy'],
+    ['allow', [], 'execute', 'tool_1', '--permissions allow', 'policy'],
+    ['reject', ['execute'], 'execute', 'tool_1', '--allow execute', 'allow-flag'],
+    ['ask', ['read'], 'read', 'tool_1', '--allow read', 'allow-flag'],
+    ['allow', ['read'], 'read', 'tool_1', '--permissions allow', 'policy'],
+    [
+      'allow',
+      [],
+      'search',
+      'web_search_1',
+      '--permissions allow (search of the web counts as fetch)',
+      'policy',
+    ],
+    [
+      'reject',
+      ['fetch'],
+      'search',
+      'web_search_1',
+      '--allow fetch (search of the web counts as fetch)',
+      'allow-flag',
+    ],
+    [
+      'reject',
+      [],
+      'other',
+      'web_fetch_1',
+      '--permissions reject (other of the web counts as fetch)',
+      'policy',
+    ],
+    [
+      'ask',
+      [],
+      'search',
+      'web_search_1',
+      '--permissions ask with no terminal (search of the web counts as fetch)',
+      'policy',
+    ],
+    ['reject', [], 'fetch', 'web_fetch_1', '--permissions reject', 'policy'],
+  ])('%s, --allow %j: %s (%s) says %j, decided by %s', (policy, allow, kind, id, reason, by) => {
+    const v = decidePermission(request(kind, CURSOR_OPTIONS, id), policy, allow, false);
+    expect(v?.reason).toBe(reason);
+    expect(v?.decidedBy).toBe(by);
+  });
+
+  it('names the fence and the web together', () => {
+    const v = decidePermission(
+      request('search', CURSOR_OPTIONS, 'web_search_0'),
+      'allow',
+      [],
+      false,
+      'read-only',
+    );
+    expect(v?.reason).toBe(
+      '--fence read-only rejects every permission request (search of the web counts as fetch)',
+    );
+  });
+
+  it('a rule verdict decides after the fence and before the policy, with its own reason', () => {
+    const allowRule = { decision: 'allow' as const, reason: '--allow Shell(ls)' };
+    const denyRule = { decision: 'deny' as const, reason: '--deny Shell(rm)' };
+    expect(decidePermission(request('execute'), 'reject', [], false, 'none', allowRule)).toEqual({
+      decision: { optionId: 'allow-once', kind: 'allow_once' },
+      reason: '--allow Shell(ls)',
+      decidedBy: 'rule',
+    });
+    expect(decidePermission(request('execute'), 'allow', [], true, 'none', denyRule)).toEqual({
+      decision: { optionId: 'reject-once', kind: 'reject_once' },
+      reason: '--deny Shell(rm)',
+      decidedBy: 'rule',
+    });
+    expect(decidePermission(request('execute'), 'allow', [], false, 'no-shell', allowRule)).toMatchObject({
+      decision: { optionId: 'reject-once' },
+      decidedBy: 'policy',
+    });
+  });
+
+  it('skips a question with its own reason, and refuses an ambiguous one first', () => {
+    expect(decidePermission(QUESTION, 'reject', [], false)).toEqual({
+      decision: { optionId: QUESTION_SKIP, kind: 'reject_once' },
+      reason: 'a question, and no person to answer it: skipped',
+      decidedBy: 'policy',
+    });
+    const twice = readPermissionRequest({
+      toolCall: { toolCallId: 't', kind: 'other' },
+      options: [
+        { optionId: 'a', name: 'A', kind: 'allow_once' },
+        { optionId: 'a', name: 'B', kind: 'allow_once' },
+      ],
+    });
+    expect(decidePermission(twice, 'ask', [], true)).toEqual({
+      decision: { outcome: 'cancelled' },
+      reason: 'ambiguous: two options share an optionId',
+      decidedBy: 'no-option',
+    });
+  });
+
+  it('cancels when no option of the kind is offered, saying which and why', () => {
+    expect(decidePermission(request('execute', [CURSOR_OPTIONS[0]!]), 'reject', [], false)).toEqual({
+      decision: { outcome: 'cancelled' },
+      reason: 'no reject_once option offered; --permissions reject',
+      decidedBy: 'no-option',
+    });
+  });
+});
+
+describe('decidePlan says why it was not approved', () => {
+  it.each<[Policy, boolean, string]>([
+    ['ask', false, 'no person at the terminal to approve it'],
+    ['reject', true, 'rho-cursor --permissions reject'],
+    ['reject', false, 'rho-cursor --permissions reject'],
+  ])('%s, interactive %s: %s', (policy, interactive, why) => {
+    expect(decidePlan(policy, false, interactive)).toEqual({
+      outcome: 'rejected',
+      reason: `The plan was not approved (${why}). Do not execute it; give the plan as your final answer.`,
+    });
+  });
+
+  it('leaves the plan to the person under ask at a terminal, under no fence or no-shell', () => {
+    expect(decidePlan('ask', false, true)).toBeUndefined();
+    expect(decidePlan('ask', false, true, 'no-shell')).toBeUndefined();
   });
 });

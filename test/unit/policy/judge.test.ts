@@ -96,3 +96,21 @@ describe("cursorDenyStops: did Cursor's copy of a deny rule stop the call?", () 
     ).toBe(stops);
   });
 });
+
+describe('an absolute Write(...) or Read(...) glob holds inside the workspace too', () => {
+  it.each([
+    ['edit', { paths: ['/ws/secrets/k'] }, [], ['Write(/ws/secrets/**)'], 'deny'],
+    ['edit', { paths: ['secrets/k'] }, [], ['Write(/ws/secrets/**)'], 'deny'],
+    ['edit', { paths: ['/ws/src/a'] }, ['Write(/ws/src/**)'], [], 'allow'],
+    ['edit', { paths: ['/ws/b'] }, ['Write(/ws/src/**)'], [], 'deny'],
+    ['read', { paths: ['/ws/.env'] }, [], ['Read(/ws/.env)'], 'deny'],
+  ] as const)('%s %j allow %j deny %j: %s', (kind, s, allow, deny, decision) => {
+    expect(judge(kind, s as unknown as Partial<Subject>, [...allow], [...deny])).toBe(decision);
+  });
+
+  it('the change ledger counts a change under an absolute deny glob as a breach', () => {
+    expect(outsideWriteRules(['secrets/k', 'src/a'], rules([], ['Write(/ws/secrets/**)']), '/ws')).toEqual([
+      'secrets/k',
+    ]);
+  });
+});

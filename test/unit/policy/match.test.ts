@@ -188,3 +188,146 @@ describe('paths and domains', () => {
     expect(domainCovered(domain, url)).toBe(covered);
   });
 });
+
+describe('a rule glob is literal but for *', () => {
+  it.each([
+    ['Shell(a.b)', 'a.b', true],
+    ['Shell(a.b)', 'axb', false],
+    ['Shell(a+)', 'aa', false],
+    ['Shell(a+)', 'a+', true],
+    ['Shell(a?)', 'a', false],
+    ['Shell(^a)', 'a', false],
+    ['Shell(a$)', 'a', false],
+    ['Shell(a{2})', 'aa', false],
+    ['Shell(a|b)', 'b', false],
+    ['Shell([ab])', 'a', false],
+    ['Shell([ab])', '[ab]', true],
+    ['Shell(a\\d)', 'a1', false],
+    ['Shell(a\\d)', 'a\\d', true],
+    ['Shell(g*t)', 'git', true],
+    ['Shell(g*t)', 'gi', false],
+    ['Shell(git)', 'xgit', false],
+    ['Shell(git)', 'gitx', false],
+  ])('%s allows %j: %s', (rule, command, allowed) => {
+    expect(shellAllowed(`'${command}'`, shell(rule))).toBe(allowed);
+  });
+
+  it.each([
+    ['Shell(git:a.c)', 'git abc', false],
+    ['Shell(git:a.c)', 'git a.c', true],
+    ['Shell(git:(a))', 'git a', false],
+    ['Shell(git:st*)', 'git xstatus', false],
+    ['Shell(git:st*)', 'git status -s', true],
+  ])('%s allows %j: %s', (rule, command, allowed) => {
+    expect(shellAllowed(command, shell(rule))).toBe(allowed);
+  });
+
+  it('a * in the arguments spans words and lines, on both sides', () => {
+    expect(shellAllowed('git "a\nb"', shell('Shell(git:*)'))).toBe(true);
+    expect(shellDenied('rm "a\nb"', shell('Shell(rm:a*b)'))).toBeDefined();
+    expect(shellAllowed("'a\nb' x", shell('Shell(a*b:x)'))).toBe(true);
+  });
+});
+
+describe('a deny rule covers the command behind every wrapper and keyword', () => {
+  const NO_PUSH = shell('Shell(git push)');
+  it.each([
+    'sudo git push',
+    'doas git push',
+    'command git push',
+    'builtin git push',
+    'exec git push',
+    'nohup git push',
+    'time git push',
+    'nice git push',
+    'env git push',
+    '/usr/bin/sudo git push',
+    'sudo -E -H git push',
+    'A=1 B_2=x git push',
+    '_a=1 git push',
+    'if git push',
+    'then git push',
+    'else git push',
+    'elif git push',
+    'do git push',
+    'while git push',
+    'until git push',
+    '! git push',
+    '{ git push',
+    'xargs git push',
+    'sudo env A=1 nohup /usr/bin/git push',
+    'zsh -c "git push"',
+    'dash -c "git push"',
+    'ksh -c "git push"',
+    'bash -lc x -c "git push"',
+    'eval "git push"',
+    'bash -c \'bash -c "bash -c git\\ push"\'',
+  ])('%j', (command) => {
+    expect(shellDenied(command, NO_PUSH)?.text).toBe('Shell(git:push)');
+  });
+
+  it.each([
+    ['1A=x git push', 'not an assignment: the shell runs 1A=x'],
+    ['echo git push', 'an argument'],
+    ['bash -c', 'no script'],
+    ['fish -c "git push"', 'not a shell it reads'],
+  ])('%j is not covered (%s)', (command) => {
+    expect(shellDenied(command, NO_PUSH)).toBeUndefined();
+  });
+
+  it('reads shell scripts three levels deep', () => {
+    const nest = (n: number): string => {
+      let c = 'git push';
+      for (let i = 0; i < n; i++) c = `bash -c ${JSON.stringify(c)}`;
+      return c;
+    };
+    expect(shellDenied(nest(3), NO_PUSH)).toBeDefined();
+  });
+
+  it('answers nothing without deny rules, and the catch-all covers anything', () => {
+    expect(shellDenied('git push', [])).toBeUndefined();
+    expect(shellDenied('', shell('Shell(*)'))?.text).toBe('Shell(*)');
+  });
+
+  it('a deny rule with args covers only commands with those args after its words', () => {
+    expect(shellDenied('git push', shell('Shell(git push --force)'))).toBeUndefined();
+    expect(shellDenied('git push --force origin', shell('Shell(git push --force)'))).toBeDefined();
+    expect(shellDenied('git', shell('Shell(git:push)'))).toBeUndefined();
+  });
+});
+
+describe('paths and domains, at the edges', () => {
+  it('reads . as the workspace itself, and a Windows-style relative path with slashes', () => {
+    expect(workspacePath('/ws', '/ws')).toBe('.');
+    expect(workspacePath('.', '/ws')).toBe('.');
+    expect(workspacePath('a\\b', '/ws')).toBe('a/b');
+    expect(workspacePath('/ws/../wsx/a', '/ws')).toBe('/wsx/a');
+    expect(workspacePath('..foo/a', '/ws')).toBe('/ws/..foo/a');
+  });
+
+  it.each([
+    ['./src/**', '/ws/src/a', true],
+    ['/ws/src/**', '/ws/src/a', true],
+    ['/ws/src/**', 'src/a', true],
+    ['/ws/src/**', '/ws/test/a', false],
+    ['/ws/**', '/ws/.env', true],
+    ['src/**', '/ws/../elsewhere/src/a', false],
+    ['*', '/ws/.hidden', true],
+  ])('Write(%s) covers %s: %s', (glob, path, covered) => {
+    expect(pathCovered(glob, path, '/ws')).toBe(covered);
+  });
+
+  it.each([
+    ['example.com', 'example.com', true],
+    ['example.com', 'https://sub.example.com', false],
+    ['example.com', 'https://example.com.evil.org', false],
+    ['example.com', 'https://examplexcom', false],
+    ['*.example.com', 'https://example.com', false],
+    ['*.Example.COM', 'https://API.example.com/x', true],
+    ['*', 'https://anything.org', true],
+    ['example.com', 'https://user@example.com:8443/x', true],
+    ['example.com', 'not a url example.com', false],
+  ])('WebFetch(%s) covers %s: %s', (domain, url, covered) => {
+    expect(domainCovered(domain, url)).toBe(covered);
+  });
+});

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { RhoError } from '../../../src/errors.js';
-import { cursorRules, parseRule, parseRules, rulesJson } from '../../../src/policy/rules.js';
+import {
+  allowedKinds,
+  cursorForm,
+  cursorRules,
+  needsCursorRules,
+  parseRule,
+  parseRules,
+  rulesJson,
+} from '../../../src/policy/rules.js';
+import { TOOL_KINDS } from '../../../src/options.js';
 
 describe('parseRule reads Cursor rule syntax and bare kinds', () => {
   it.each([
@@ -87,5 +96,127 @@ describe("cursorRules writes them in Cursor's cmd:args form", () => {
   ])('allow %j deny %j', (allow, deny, cAllow, cDeny) => {
     const { rules } = parseRules(allow, deny);
     expect(cursorRules(rules)).toEqual({ allow: cAllow, deny: cDeny });
+  });
+});
+
+// Parses a value, or gives the reason of its usage error (the end of the message after the value).
+const parsed = (value: string): unknown => {
+  try {
+    return parseRule('--allow', value);
+  } catch (e) {
+    if (!(e instanceof RhoError)) throw e;
+    return /got a malformed rule '.*': (.*); give a tool kind/s.exec(e.message)?.[1] ?? e.message;
+  }
+};
+
+describe('parseRule on hostile and ordinary values', () => {
+  it.each([
+    ['Shell(ls\u0000)', 'control characters'],
+    ['Shell(ls\u001f)', 'control characters'],
+    ['Shell(ls\u007f)', 'control characters'],
+    ['Shell(ls\trm)', 'control characters'],
+    ['Shell(ls\rrm)', 'control characters'],
+    ['Read(a\u001bb)', 'control characters'],
+    ['Shell (ls)', 'not a tool kind, and not Kind(...)'],
+    ['1Shell(ls)', 'not a tool kind, and not Kind(...)'],
+    ['Shell(ls) x', 'not a tool kind, and not Kind(...)'],
+    ['x Shell(ls)', 'not a tool kind, and not Kind(...)'],
+    ['Shell[ls]', 'not a tool kind, and not Kind(...)'],
+    ['Execute', 'not a tool kind, and not Kind(...)'],
+    ['xShell(ls)', "unknown rule 'xShell'"],
+    ['Shell(   )', 'nothing between the parentheses'],
+    ['Read()', 'nothing between the parentheses'],
+    ['Shell(:)', 'Shell needs a command first'],
+    ['Shell(a:b c)', 'Shell needs a command first'],
+    ['Shell(x: *)', 'Shell needs a command first'],
+    ['Shell(git:)', 'nothing after the command'],
+    ['Shell(git:push:*)', undefined],
+    ['WebFetch(a\u00a0b)', 'a domain has no spaces'],
+    ['Mcp(a:b:c)', 'Mcp takes server:tool'],
+    ['Mcp(:b)', 'Mcp takes server:tool'],
+    ['Mcp(a:)', 'Mcp takes server:tool'],
+    ['Mcp(a)', 'Mcp takes server:tool'],
+  ])('%j', (value, why) => {
+    const r = parsed(value);
+    if (why === undefined) expect(r).toMatchObject({ type: 'Shell' });
+    else expect(r).toBe(why);
+  });
+
+  it('writes a value with control characters JSON-escaped in the message, so it stays one line', () => {
+    expect(() => parseRule('--deny', 'Shell(ls\u0007)')).toThrow(
+      "option '--deny' got a malformed rule 'Shell(ls\\u0007)': control characters",
+    );
+  });
+
+  it.each([
+    ['Shell(npm:*)', { command: 'npm', args: '*', prefix: false, text: 'Shell(npm:*)' }],
+    ['Shell(npm ::*)', { command: 'npm', args: ':', prefix: true, text: 'Shell(npm ::*)' }],
+    ['Shell(npm a:*)', { command: 'npm', args: 'a', prefix: true, text: 'Shell(npm a:*)' }],
+    ['Shell(npm a :*)', { command: 'npm', args: 'a', prefix: true, text: 'Shell(npm a:*)' }],
+    ['Shell(npm a  b)', { command: 'npm', args: 'a b', prefix: false, text: 'Shell(npm:a b)' }],
+    ['Shell(npm\u00a0test)', { command: 'npm', args: 'test' }],
+    ['SHELL(ls)', { type: 'Shell', command: 'ls', text: 'Shell(ls)' }],
+    ['read(./a/b)', { type: 'Read', glob: 'a/b', text: 'Read(a/b)' }],
+    ['Write(././a)', { type: 'Write', glob: './a', text: 'Write(./a)' }],
+    ['Write(a/./b)', { type: 'Write', glob: 'a/./b' }],
+    ['WebFetch( example.com )', { type: 'WebFetch', domain: 'example.com', text: 'WebFetch(example.com)' }],
+    ['Mcp( gh : issue )', { type: 'Mcp', server: 'gh', tool: 'issue', text: 'Mcp(gh:issue)' }],
+    ['Shell(a(b))', { type: 'Shell', command: 'a(b)' }],
+    ['  edit  ', { type: 'kind', kind: 'edit', text: 'edit' }],
+  ])('%j', (value, rule) => {
+    expect(parseRule('--allow', value)).toMatchObject(rule);
+  });
+
+  it.each([...TOOL_KINDS])('takes the bare kind %s', (kind) => {
+    expect(parseRule('--deny', kind)).toEqual({ type: 'kind', kind, text: kind });
+  });
+
+  it('lists the kinds and rule forms it takes in the error', () => {
+    expect(() => parseRule('--allow', 'nope')).toThrow(
+      `option '--allow' got a malformed rule 'nope': not a tool kind, and not Kind(...); give a tool kind (${TOOL_KINDS.join(', ')}) or a rule: Shell(cmd), Shell(cmd:args), Read(glob), Write(glob), WebFetch(domain), Mcp(server:tool)`,
+    );
+  });
+
+  it('rethrows what is not a usage error', () => {
+    expect(() => parseRules([{} as string], [])).toThrow(TypeError);
+  });
+});
+
+describe('cursorForm: each rule as Cursor takes it', () => {
+  it.each([
+    ['execute', 'deny', ['Shell(*)']],
+    ['edit', 'deny', ['Write(**)']],
+    ['delete', 'deny', ['Write(**)']],
+    ['move', 'deny', ['Write(**)']],
+    ['read', 'deny', ['Read(**)']],
+    ['search', 'deny', []],
+    ['fetch', 'deny', []],
+    ['execute', 'allow', []],
+    ['edit', 'allow', []],
+    ['Shell(npm)', 'deny', ['Shell(npm)']],
+    ['Shell(npm test)', 'allow', ['Shell(npm:test)']],
+    ['Shell(npm test)', 'deny', ['Shell(npm:test)', 'Shell(npm:test *)']],
+    ['Shell(npm te*)', 'deny', ['Shell(npm:te*)']],
+    ['Shell(npm te*:*)', 'allow', ['Shell(npm:te*)', 'Shell(npm:te* *)']],
+    ['Read(src/**)', 'deny', ['Read(src/**)']],
+    ['WebFetch(a.com)', 'allow', ['WebFetch(a.com)']],
+  ] as const)('%s as %s: %j', (value, side, forms) => {
+    expect(cursorForm(parseRule('--allow', value), side)).toEqual(forms);
+  });
+
+  it('writes each rule once, and needs a private config only when there is one', () => {
+    const c = cursorRules(parseRules(['Shell(ls)', 'Shell(ls)', 'read'], ['edit', 'move']).rules);
+    expect(c).toEqual({ allow: ['Shell(ls)'], deny: ['Write(**)'] });
+    expect(needsCursorRules(c)).toBe(true);
+    expect(needsCursorRules({ allow: [], deny: ['x'] })).toBe(true);
+    expect(needsCursorRules({ allow: ['x'], deny: [] })).toBe(true);
+    expect(needsCursorRules(cursorRules(parseRules(['read', 'execute'], []).rules))).toBe(false);
+  });
+
+  it('gives the bare kinds of --allow, and only those', () => {
+    expect(allowedKinds(parseRules(['read', 'Shell(ls)', 'fetch'], ['edit']).rules)).toEqual([
+      'read',
+      'fetch',
+    ]);
   });
 });

@@ -85,3 +85,69 @@ describe('looseParts cuts at every separator character, quotes ignored', () => {
     expect(looseParts(line)).toEqual(parts);
   });
 });
+
+describe('parseShell at the edges', () => {
+  it.each<[string, string[][], boolean]>([
+    ['npm\ttest', [['npm', 'test']], false],
+    ['echo "a\\"b"', [['echo', 'a"b']], false],
+    ['echo "a\\\\b"', [['echo', 'a\\b']], false],
+    ['echo "\\$x \\`y\\`"', [['echo', '$x `y`']], false],
+    ['echo "a\\nb"', [['echo', 'a\\nb']], false],
+    ["echo 'a\\'", [['echo', 'a\\']], false],
+    ['echo a"b c"d', [['echo', 'ab cd']], false],
+    ["echo ''x", [['echo', 'x']], false],
+    ['echo 12>&2', [['echo']], false],
+    ['echo a2>x', [['echo', 'a2']], true],
+    ['echo 2>x y', [['echo', 'y']], true],
+    ['cat <&3', [['cat', '3']], false],
+    ['cat < in out', [['cat', 'out']], false],
+    ['npm test >&-', [['npm', 'test']], false],
+    ['npm test >&1x', [['npm', 'test']], true],
+    ['npm test &>> log', [['npm', 'test']], true],
+    ['npm test >>| log', [['npm', 'test']], true],
+    ['# only a comment', [], false],
+    ['ls # a\rrm x', [['ls'], ['rm', 'x']], false],
+    ['ls #', [['ls']], false],
+    [';;&&||', [], false],
+  ])('%j', (line, parts, writes) => {
+    const p = parseShell(line);
+    expect(p.parts).toEqual(parts);
+    expect(p.writes).toBe(writes);
+    expect(p.opaque).toBeUndefined();
+  });
+
+  it.each([
+    ['npm test \\', 'a line continuation'],
+    ['npm test \\\r', 'a line continuation'],
+    ['echo "a', 'an unclosed quote'],
+    ["echo 'a", 'an unclosed quote'],
+    ['echo "$(id)', 'a command substitution inside quotes'],
+    ['echo `id` $(x)', 'a command substitution (backticks)'],
+    ['echo $(id) `x`', 'a command substitution ($(...))'],
+    ['cat <(a)', 'a process substitution (<(...))'],
+    ['tee >(a)', 'a process substitution (>(...))'],
+    ['cat <<EOF', 'a heredoc'],
+    ['cat <', 'a redirection without a target'],
+    ['ls 2>', 'a redirection without a target'],
+  ])('%j is opaque: %s (the first reason found)', (line, why) => {
+    expect(parseShell(line).opaque).toBe(why);
+  });
+
+  it('still cuts the parts around a substitution, for deny rules to see', () => {
+    expect(parseShell('a $(b) c; d').parts).toEqual([['a'], ['b'], ['c'], ['d']]);
+    expect(parseShell('a `b` c').parts).toEqual([['a'], ['b'], ['c']]);
+  });
+});
+
+describe('looseParts at the edges', () => {
+  it.each<[string, string[][]]>([
+    ['a;b&c|d(e)f<g>h', [['a'], ['b'], ['c'], ['d'], ['e'], ['f'], ['g'], ['h']]],
+    ['a\nb\rc', [['a'], ['b'], ['c']]],
+    ['"git" \'push\' \\x', [['git', 'push', 'x']]],
+    ['  a \t b  ', [['a', 'b']]],
+    [';;', []],
+    ['$x $(y)', [['$x'], ['y']]],
+  ])('%j', (line, parts) => {
+    expect(looseParts(line)).toEqual(parts);
+  });
+});

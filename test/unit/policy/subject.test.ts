@@ -54,3 +54,106 @@ describe('subjectOf reads what a request is about', () => {
     ).toEqual(['https://a.b']);
   });
 });
+
+describe('subjectOf: every place a command, a path or a URL may be named', () => {
+  it.each([
+    'path',
+    'file_path',
+    'filePath',
+    'target_file',
+    'notebook_path',
+    'source',
+    'destination',
+    'old_path',
+    'new_path',
+    'oldPath',
+    'newPath',
+  ])('takes a path from rawInput.%s, a string or a list of them', (key) => {
+    expect(subjectOf({ rawInput: { [key]: '/ws/a' } }, undefined).paths).toEqual(['/ws/a']);
+    expect(subjectOf({ rawInput: { [key]: ['/ws/a', 7, null, '/ws/b'] } }, undefined).paths).toEqual([
+      '/ws/a',
+      '/ws/b',
+    ]);
+  });
+
+  it('takes no path from other keys, nor from a rawInput that is not a record', () => {
+    expect(subjectOf({ rawInput: { file: '/ws/a', dir: '/ws', paths: ['/x'] } }, undefined).paths).toEqual(
+      [],
+    );
+    expect(subjectOf({ rawInput: ['/ws/a'] }, undefined).paths).toEqual([]);
+    expect(subjectOf({ rawInput: '/ws/a' }, undefined).paths).toEqual([]);
+  });
+
+  it('takes the command from rawInput.command or rawInput.cmd', () => {
+    expect(subjectOf({ rawInput: { cmd: 'ls' } }, undefined).commands).toEqual(['ls']);
+    expect(subjectOf({ rawInput: { command: ['ls', 'pwd'] } }, undefined).commands).toEqual(['ls', 'pwd']);
+    expect(subjectOf({ rawInput: { script: 'ls' } }, undefined).commands).toEqual([]);
+  });
+
+  it.each([
+    ['`npm test`', ['npm test']],
+    ['`a\nb`', ['a\nb']],
+    ['`echo `x``', ['echo `x`']],
+    ['run `npm test`', []],
+    ['`npm test` now', []],
+    ['npm test', []],
+    ['``', []],
+    ['`', []],
+  ])('reads the command of the title %j as %j', (title, commands) => {
+    expect(subjectOf({ title }, undefined).commands).toEqual(commands);
+  });
+
+  it("takes the announced tool's backquoted title when the request's title has none", () => {
+    expect(subjectOf({ title: 'Run a command' }, known({ title: '`ls -la`' })).commands).toEqual(['ls -la']);
+  });
+
+  it('takes a path from locations and diff content only, each once and never an empty one', () => {
+    const s = subjectOf(
+      {
+        locations: [{ path: '/ws/a' }, { line: 3 }, 'x', { path: 1 }, { path: '' }, { path: '/ws/a' }],
+        content: [
+          { type: 'diff', path: '/ws/b' },
+          { type: 'content', path: '/ws/c' },
+          { path: '/ws/d' },
+          null,
+        ],
+      },
+      undefined,
+    );
+    expect(s.paths).toEqual(['/ws/a', '/ws/b']);
+    expect(subjectOf({ locations: { path: '/ws/a' }, content: 'x' }, undefined).paths).toEqual([]);
+  });
+
+  it("takes the announced tool's diffs, whatever type they claim, and skips what is not a record", () => {
+    const s = subjectOf(
+      {},
+      known({ output: { diffs: [{ type: 'content', path: '/ws/a' }, 'x', { path: '/ws/b' }] } }),
+    );
+    expect(s.paths).toEqual(['/ws/a', '/ws/b']);
+    expect(subjectOf({}, known({ output: { diffs: 'x' } })).paths).toEqual([]);
+    expect(subjectOf({}, known({ output: 'x' })).paths).toEqual([]);
+  });
+
+  it('takes a URL from rawInput.url or rawInput.uri', () => {
+    expect(subjectOf({ rawInput: { uri: 'https://a.b' } }, undefined).urls).toEqual(['https://a.b']);
+    expect(subjectOf({ rawInput: { url: ['https://a.b', 'https://c.d'] } }, undefined).urls).toEqual([
+      'https://a.b',
+      'https://c.d',
+    ]);
+  });
+
+  it.each([
+    ['Fetch http://a.b and https://c.d/x?y=1', ['http://a.b', 'https://c.d/x?y=1']],
+    ['Fetch https://a.b twice: https://a.b', ['https://a.b']],
+    ['Fetch ftp://a.b', []],
+    ['Fetch https://', []],
+    ['Fetch HTTPS://A.B', []],
+  ])('reads the URLs of the title %j as %j', (title, urls) => {
+    expect(subjectOf({ title }, undefined).urls).toEqual(urls);
+  });
+
+  it('reads a toolCall that is not a record as one that names nothing', () => {
+    expect(subjectOf('`ls`', undefined)).toEqual({ commands: [], paths: [], urls: [] });
+    expect(subjectOf(null, known({ input: { command: 'ls' } })).commands).toEqual(['ls']);
+  });
+});

@@ -154,13 +154,14 @@ describe('extractJson: the last balanced object or array', () => {
     expect(value('{"n": [1}] then [2]')).toEqual([2]);
   });
 
-  it('stays linear: 200 000 unclosed braces take well under a second', () => {
+  it('stays linear: 200 000 unclosed braces take seconds at most, not minutes', () => {
     const t = performance.now();
     expect(extractJson('{'.repeat(200_000) + ' [1] ' + '{'.repeat(200_000))).toEqual({
       ok: true,
       value: [1],
     });
-    expect(performance.now() - t).toBeLessThan(1000);
+    // A quadratic search takes minutes here; the bound leaves room for a loaded machine and instrumented code.
+    expect(performance.now() - t).toBeLessThan(5000);
   });
 
   it('finds what the plain quadratic search finds, on any text', () => {

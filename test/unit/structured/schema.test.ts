@@ -29,6 +29,36 @@ describe('retryPrompt', () => {
   });
 });
 
+describe('retryPrompt, exactly', () => {
+  it('says what was wrong, a blank line, and how to answer again', () => {
+    expect(retryPrompt(['/a must be string', '/b must be number'])).toBe(
+      [
+        'Your answer did not end with a JSON value matching the schema:',
+        '- /a must be string',
+        '- /b must be number',
+        '',
+        'Answer again: end with one ```json block holding a value that matches the schema, and nothing after it.',
+      ].join('\n'),
+    );
+  });
+
+  it('cuts an error over 300 characters to 299 and an ellipsis, and keeps one of 300 whole', () => {
+    const at = 'x'.repeat(300);
+    const over = 'y'.repeat(301);
+    const lines = retryPrompt([at, over]).split('\n');
+    expect(lines[1]).toBe(`- ${at}`);
+    expect(lines[2]).toBe(`- ${'y'.repeat(299)}…`);
+  });
+
+  it('lists exactly RETRY_ERRORS_SHOWN errors with no "more", and says how many more past them', () => {
+    const errors = (n: number): string[] => Array.from({ length: n }, (_, i) => `/${i} is wrong`);
+    expect(retryPrompt(errors(RETRY_ERRORS_SHOWN))).not.toContain('more');
+    const p = retryPrompt(errors(RETRY_ERRORS_SHOWN + 1));
+    expect(p).toContain('- and 1 more\n');
+    expect(p).not.toContain(`/${RETRY_ERRORS_SHOWN} is wrong`);
+  });
+});
+
 describe('loadOutputSchema', () => {
   const file = (schema: object): string => {
     const dir = mkdtempSync(join(tmpdir(), 'rho-schema-'));
@@ -149,6 +179,8 @@ describe('depthOver', () => {
     [[[[]]], 3, false],
     [{ a: [1, { b: {} }] }, 4, false],
     [{ a: [1, { b: {} }] }, 3, true],
+    [null, 0, false],
+    [[null, 'x', 1], 1, false],
   ])('%j over %i levels: %s', (value, max, over) => {
     expect(depthOver(value, max)).toBe(over);
   });
