@@ -31,6 +31,7 @@ import { fenceSummary } from './fence/summary.js';
 import { IdleTimer } from './lifecycle/idle.js';
 import { osLimitError } from './os-limits.js';
 import { Teardown } from './lifecycle/teardown.js';
+import { retryWaitMs, TIMING } from './lifecycle/timing.js';
 import type { RunOptions } from './options.js';
 import type { Asker } from './policy/ask.js';
 import { cursorRules, needsCursorRules, rulesJson } from './policy/rules.js';
@@ -158,13 +159,11 @@ interface RunState {
   patch?: string | null;
 }
 
-const CANCEL_GRACE_MS = 2000;
+const CANCEL_GRACE_MS = TIMING.cancelGraceMs;
 /** A loaded session's replay is over once the agent is quiet this long (at most REPLAY_MAX_MS). */
-const REPLAY_QUIET_MS = 150;
-const REPLAY_MAX_MS = 5000;
-const KILL_GRACE_MS = 2000;
-/** The longest wait between two tries (--retries). */
-const MAX_RETRY_WAIT_MS = 30_000;
+const REPLAY_QUIET_MS = TIMING.replayQuietMs;
+const REPLAY_MAX_MS = TIMING.replayMaxMs;
+const KILL_GRACE_MS = TIMING.killGraceMs;
 
 export async function run(opts: RunOptions, io: RunIO): Promise<number> {
   // Every cut of text that may carry the key masks it first.
@@ -663,7 +662,7 @@ async function firstTurn(s: RunState): Promise<void> {
     } catch (e) {
       const error = toRhoError(e);
       if (s.attempt > opts.retries || !retriable(s, error)) throw e;
-      const retryInMs = Math.min(MAX_RETRY_WAIT_MS, 1000 * 2 ** (s.attempt - 1));
+      const retryInMs = retryWaitMs(s.attempt);
       emit(s, {
         type: 'attempt',
         attempt: s.attempt,
