@@ -15,6 +15,7 @@ import {
 } from './tree.js';
 import { stderrMessage } from './stderr.js';
 import { pipesLimitError } from '../os-limits.js';
+import { systemClock, TIMING, type Clock } from '../lifecycle/timing.js';
 
 export interface ExitInfo {
   code: number | null;
@@ -188,27 +189,27 @@ export class AgentProcess {
 
   // The kill ladder: SIGTERM to the group and every descendant, then SIGKILL once the grace runs out
   // while anything is left; escalate() (a signal during teardown) skips the rest of the grace.
-  async terminate(graceMs = 2000): Promise<void> {
+  async terminate(graceMs = TIMING.killGraceMs, now: Clock = systemClock): Promise<void> {
     try {
-      await this.ladder(graceMs);
+      await this.ladder(graceMs, now);
     } finally {
       // Whatever is left in the cgroup ends now, and the cgroup goes with the run.
       await this.cgroup?.release();
     }
   }
 
-  private async ladder(graceMs: number): Promise<void> {
+  private async ladder(graceMs: number, now: Clock): Promise<void> {
     if (this.child.pid === undefined) return;
     this.child.stdin.end();
     this.signalAll('SIGTERM');
-    const deadline = Date.now() + graceMs;
+    const deadline = now() + graceMs;
     const abort = new Promise<void>((resolve) => {
       this.escalate = resolve;
       if (this.escalated) resolve();
     });
     // Most agents exit on SIGTERM: wait for that first, then for anything else it left.
     await Promise.race([this.exited, sleep(graceMs), abort]);
-    while (!this.escalated && Date.now() < deadline) {
+    while (!this.escalated && now() < deadline) {
       if (!this.alive()) return;
       // A timer that holds the event loop: with the agent gone, it may be all that is left to wait on, and
       // an empty loop would end rho-cursor with exit code 0 in the middle of its teardown.

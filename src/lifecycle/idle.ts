@@ -1,8 +1,9 @@
 // --idle-timeout: fires when the agent has sent nothing for a while. Each line from the agent touches it;
 // the check decides whether the silence counts (it does not while a person is still deciding).
+import { systemClock, type Clock } from './timing.js';
 
 export class IdleTimer {
-  private last = Date.now();
+  private last: number;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -10,13 +11,16 @@ export class IdleTimer {
     private readonly ms: number,
     /** Called after ms of silence; returns false to keep waiting (the silence did not count). */
     private readonly onIdle: () => boolean,
+    /** What the silence is measured on; a test gives its own. */
+    private readonly now: Clock = systemClock,
   ) {
+    this.last = now();
     this.arm(ms);
   }
 
   // The agent spoke: the silence starts again. Cheap on the hot path: only a timestamp.
   touch(): void {
-    this.last = Date.now();
+    this.last = this.now();
   }
 
   stop(): void {
@@ -28,11 +32,11 @@ export class IdleTimer {
   private arm(delay: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      const quiet = Date.now() - this.last;
+      const quiet = this.now() - this.last;
       if (quiet < this.ms) return this.arm(this.ms - quiet);
       if (this.onIdle()) this.stopped = true;
       else {
-        this.last = Date.now();
+        this.last = this.now();
         this.arm(this.ms);
       }
     }, delay);

@@ -59,7 +59,7 @@ export class Attempt {
     ctx.io.onAgentStarted();
     this.release = ctx.teardown.defer({
       name: 'agent',
-      run: () => agent.terminate(ctx.graces.killMs),
+      run: () => agent.terminate(ctx.timing.killGraceMs),
       runSync: () => agent.killNowAndRelease(),
     });
     this.update = { tools: ctx.tools, lastTodos: '', title: null, mode: null };

@@ -9,6 +9,7 @@ import { RunFacts } from '../events/facts.js';
 import { ToolStore } from '../events/tools.js';
 import type { Event } from '../events/types.js';
 import { Teardown } from '../lifecycle/teardown.js';
+import { TIMING, type Timing } from '../lifecycle/timing.js';
 import type { RunOptions } from '../options.js';
 import type { Asker } from '../policy/ask.js';
 import { Output } from '../render/output.js';
@@ -52,31 +53,6 @@ export type Phase =
   | 'prompt'
   | 'teardown';
 
-/** The waits of a run: the defaults, replaced only by a test that injects its own. */
-export interface Graces {
-  /** After session/cancel, how long the agent has to end its turn. */
-  cancelMs: number;
-  /** The kill ladder's wait between SIGTERM and SIGKILL. */
-  killMs: number;
-  /** A loaded session's replay is over once the agent is quiet this long, */
-  replayQuietMs: number;
-  /** ...or after this long at most. */
-  replayMaxMs: number;
-  /** The first wait between two tries (--retries), doubled each try, */
-  retryBaseMs: number;
-  /** ...up to this. */
-  retryMaxMs: number;
-}
-
-export const GRACES: Graces = {
-  cancelMs: 2000,
-  killMs: 2000,
-  replayQuietMs: 150,
-  replayMaxMs: 5000,
-  retryBaseMs: 1000,
-  retryMaxMs: 30_000,
-};
-
 /** What the run's first steps settle, once, for every try: read before anything is spawned. */
 export interface Prepared {
   config: LoadedConfig;
@@ -99,7 +75,8 @@ export interface RunContext {
   opts: RunOptions;
   readonly io: RunIO;
   readonly t0: number;
-  readonly graces: Graces;
+  /** The run's waits (graces, backoff, quiet periods): the product's defaults unless a test injects its own. */
+  readonly timing: Readonly<Timing>;
   readonly out: Output;
   readonly teardown: Teardown;
   /** The stop spine: every stop cause, the grace, and the races every wait runs against. */
@@ -130,7 +107,7 @@ export interface RunContext {
   prompted: boolean;
 }
 
-export function newRunContext(opts: RunOptions, io: RunIO, graces: Graces = GRACES): RunContext {
+export function newRunContext(opts: RunOptions, io: RunIO, timing: Readonly<Timing> = TIMING): RunContext {
   const plan = planOutput({ ...opts, stdoutIsFile: io.stdoutIsFile });
   // Only the json output prints finished tools; text and stream-json let them go (memory flat in a turn).
   const tools = new ToolStore(plan.collect);
@@ -149,11 +126,11 @@ export function newRunContext(opts: RunOptions, io: RunIO, graces: Graces = GRAC
     opts,
     io,
     t0: io.now(),
-    graces,
+    timing,
     out,
     teardown: new Teardown(),
     stop: new Cancel({
-      graceMs: graces.cancelMs,
+      graceMs: timing.cancelGraceMs,
       timeoutMs: opts.timeoutMs,
       facts: () => ({
         idleTimeoutMs: opts.idleTimeoutMs,

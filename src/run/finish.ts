@@ -53,7 +53,7 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
   }
   // --timeout and --idle-timeout bound the run: a reader that takes nothing does not hold it past them.
   const timedOut = stop.cause === 'timeout' || stop.cause === 'idle';
-  await out.close(result, timedOut ? ctx.graces.killMs : undefined);
+  await out.close(result, timedOut ? ctx.timing.killGraceMs : undefined);
   // stdout failed while the result itself was written (json writes everything at the end).
   const written =
     out.failure?.kind === 'write_failed' ? new RhoError('write_failed', out.failure.message) : undefined;

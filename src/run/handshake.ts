@@ -241,7 +241,7 @@ async function newestSessionId(
 // Resolves once the agent has sent nothing for the quiet period (or after the longest replay): the end of a
 // session's replay.
 function quiet(ctx: RunContext, a: Attempt): Promise<void> {
-  const { replayQuietMs: ms, replayMaxMs: max } = ctx.graces;
+  const { replayQuietMs: ms, replayMaxMs: max } = ctx.timing;
   return new Promise((resolve) => {
     const start = ctx.io.now();
     let seen = a.replayed;

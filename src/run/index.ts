@@ -12,6 +12,7 @@ import { configUnderRules } from '../fence/rules.js';
 import { fenceEnv } from '../fence/run.js';
 import type { RunOptions } from '../options.js';
 import { osLimitError } from '../os-limits.js';
+import { retryWaitMs, TIMING, type Timing } from '../lifecycle/timing.js';
 import { rulesWarnings } from '../policy/judge.js';
 import { cursorRules, needsCursorRules } from '../policy/rules.js';
 import { promptBlocks } from '../prompt/attach.js';
@@ -21,15 +22,7 @@ import type { StopSignal } from '../stop.js';
 import { loadOutputSchema, schemaInstruction } from '../structured/schema.js';
 import { WireLog } from '../wirelog.js';
 import { Attempt } from './attempt.js';
-import {
-  emit,
-  GRACES,
-  newRunContext,
-  type Graces,
-  type Prepared,
-  type RunContext,
-  type RunIO,
-} from './context.js';
+import { emit, newRunContext, type Prepared, type RunContext, type RunIO } from './context.js';
 import { finish } from './finish.js';
 import { shakeHands } from './handshake.js';
 import { afterTeardown } from './outcome.js';
@@ -37,10 +30,10 @@ import { enterMode, promptTurn, structuredAnswer } from './turn.js';
 
 export type { RunIO } from './context.js';
 
-export async function run(opts: RunOptions, io: RunIO, graces: Graces = GRACES): Promise<number> {
+export async function run(opts: RunOptions, io: RunIO, timing: Readonly<Timing> = TIMING): Promise<number> {
   // Every cut of text that may carry the key masks it first.
   useSecret(io.env.CURSOR_API_KEY);
-  const ctx = newRunContext(opts, io, graces);
+  const ctx = newRunContext(opts, io, timing);
   const { out, teardown } = ctx;
   // Registered first, so released last: a signal during the rest of the teardown still ends the agent at once.
   teardown.defer({ name: 'signal handlers', run: io.onSignal((signal) => onSignal(ctx, signal)) });
@@ -184,7 +177,7 @@ async function closeWireLog(ctx: RunContext, wire: WireLog): Promise<void> {
 // 1 s, 2 s, 4 s... (at most 30 s). A stop (a signal, --timeout) is never retried, nor is a failure once a
 // tool started: it may have changed something. Resolves with the try that answered.
 async function tryUntilAnswered(ctx: RunContext, prepared: Prepared): Promise<Attempt> {
-  const { opts, graces } = ctx;
+  const { opts, timing } = ctx;
   for (let n = 1; ; n++) {
     ctx.attempt?.stopIdle();
     const a = new Attempt(ctx, prepared, n);
@@ -195,7 +188,7 @@ async function tryUntilAnswered(ctx: RunContext, prepared: Prepared): Promise<At
     } catch (e) {
       const error = toRhoError(e);
       if (n > opts.retries || !retriable(ctx, error)) throw e;
-      const retryInMs = Math.min(graces.retryMaxMs, graces.retryBaseMs * 2 ** (n - 1));
+      const retryInMs = retryWaitMs(n, timing);
       emit(ctx, {
         type: 'attempt',
         attempt: n,

@@ -18,6 +18,7 @@ import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, startCli, tempDir, type CliRun } from '../helpers/cli.js';
 import { chunk } from '../helpers/lines.js';
 import { isRunning, waitForGone } from '../helpers/processes.js';
+import { SHORT_GRACE, testTiming } from '../helpers/timing.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
@@ -177,7 +178,8 @@ describe('every hostile input ends the run within its bounds, result last, nothi
     async () => {
       const dir = tempDir('rho-bounds-');
       const h = { make: () => ({ args: [] }), script: { ...endless, ghost: join(dir, 'ghost.pid') } };
-      const { r, pid } = await hostileRun(dir, h);
+      // The ghost ignores SIGTERM and sits out the kill grace: a short one ends it the same way.
+      const { r, pid } = await hostileRun(dir, h, testTiming(SHORT_GRACE));
       expectResultLast(r, 124, 'run_timeout', /--timeout/);
       expect(existsSync(join(dir, 'ghost.pid'))).toBe(true);
       await expectNothingLeft(dir, pid);
@@ -187,7 +189,7 @@ describe('every hostile input ends the run within its bounds, result last, nothi
   it.runIf(tree.kind !== 'none')('the same with the cgroup v1 hierarchies (freezer, else pids)', async () => {
     const dir = tempDir('rho-bounds-');
     const h = { make: () => ({ args: [] }), script: { ...endless, ghost: join(dir, 'ghost.pid') } };
-    const { r, pid } = await hostileRun(dir, h, { RHO_CURSOR_CGROUP: 'v1' });
+    const { r, pid } = await hostileRun(dir, h, { RHO_CURSOR_CGROUP: 'v1', ...testTiming(SHORT_GRACE) });
     expectResultLast(r, 124, 'run_timeout', /--timeout/);
     await expectNothingLeft(dir, pid);
   });

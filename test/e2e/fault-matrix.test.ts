@@ -11,6 +11,7 @@ import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { tempDir } from '../helpers/cli.js';
 import { waitForGone } from '../helpers/processes.js';
 import { chunk, FIXTURE_SESSION } from '../helpers/lines.js';
+import { SHORT_GRACE, testTiming } from '../helpers/timing.js';
 
 const SESSION = FIXTURE_SESSION;
 const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
@@ -72,6 +73,8 @@ interface Case {
   /** Signals and other moves while the run is going. */
   drive?: (r: Run) => Promise<void>;
   check?: (o: Outcome, expect: ExpectStatic) => void;
+  /** Short graces (RHO_CURSOR_TEST_TIMING) where the agent sits them out and only their running matters. */
+  shortGrace?: true;
 }
 
 // Polls a file until it holds the text: a readiness marker, never a fixed sleep.
@@ -217,6 +220,7 @@ const hangCases: Case[] = [
     name: 'agent hangs mid-turn and ignores the cancel: --timeout 1s',
     script: { before: [chunk('working')], hangAt: 'session/prompt' },
     args: ['--timeout', '1s'],
+    shortGrace: true,
     exit: 124,
     error: 'run_timeout',
     stopReason: null,
@@ -494,6 +498,7 @@ const signalCases: Case[] = [
   {
     name: 'agent and a grandchild in its group ignore SIGTERM: a normal turn leaves nothing',
     script: (dir) => ({ ...hostile(dir), hangAt: undefined }),
+    shortGrace: true,
     exit: 0,
     stopReason: 'end_turn',
   },
@@ -504,6 +509,7 @@ const signalCases: Case[] = [
       groupChild: join(dir, 'group.pid'),
       groupChildIgnoresTerm: true,
     }),
+    shortGrace: true,
     exit: 0,
     stopReason: 'end_turn',
   },
@@ -514,6 +520,7 @@ const signalCases: Case[] = [
       escapee: join(dir, 'escapee.pid'),
       exitAt: { step: 'session/prompt', code: 1 },
     }),
+    shortGrace: true,
     exit: 1,
     error: 'agent_exited',
     stopReason: null,
@@ -530,6 +537,7 @@ const signalCases: Case[] = [
   {
     name: 'SIGINT mid-turn, agent ignores the cancel and SIGTERM: 130 after the graces',
     script: hostile,
+    shortGrace: true,
     drive: signalAt('SIGINT', 'working'),
     exit: 130,
     error: 'cancelled',
@@ -624,6 +632,7 @@ const stdoutCases: Case[] = [
     name: 'stream-json to a pipe nobody reads while the agent floods: --timeout 1s still ends it, 124',
     script: flooding,
     args: ['--timeout', '1s'],
+    shortGrace: true,
     stdout: 'unread',
     exit: 124,
     check: (o, expect) => expect(o.stderr).toMatch(/the run exceeded --timeout 1s/),
@@ -632,6 +641,7 @@ const stdoutCases: Case[] = [
     name: 'text to a pipe nobody reads while the agent floods: --timeout 1s still ends it, 124',
     script: flooding,
     args: ['--timeout', '1s'],
+    shortGrace: true,
     format: 'text',
     stdout: 'unread',
     exit: 124,
@@ -654,6 +664,7 @@ const stdoutCases: Case[] = [
   {
     name: 'stream-json to /dev/full while the agent floods: exit 1, one line',
     script: flooding,
+    shortGrace: true,
     stdout: 'full',
     exit: 1,
     check: (o, expect) => expect(o.stderr).toMatch(/^rho-cursor: cannot write to stdout: ENOSPC/m),
@@ -661,6 +672,7 @@ const stdoutCases: Case[] = [
   {
     name: 'text to /dev/full mid-turn: the turn is stopped, exit 1',
     script: { before: [chunk('working')], hangAt: 'session/prompt' },
+    shortGrace: true,
     format: 'text',
     stdout: 'full',
     exit: 1,
@@ -761,6 +773,7 @@ async function play(c: Case, expect: ExpectStatic): Promise<void> {
     NO_COLOR: '1',
     CI: 'true',
     RHO_SCRIPT: JSON.stringify(script),
+    ...(c.shortGrace ? testTiming(SHORT_GRACE) : {}),
   };
   const { child, done } = spawnCli(args, env, how);
   const stamps: Record<string, number> = {};

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { alive, runCli, startCli, finish } from '../helpers/cli.js';
+import { SHORT_GRACE, testTiming } from '../helpers/timing.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const fixture = async (name: string): Promise<string> =>
@@ -92,7 +93,10 @@ describe('an agent that fails', () => {
   });
 
   it('kills the whole process group with SIGKILL when the agent ignores SIGTERM', async () => {
-    const started = startCli(['run', ...SJ, 'go'], { agent: await fixture('stay-alive.mjs') });
+    const started = startCli(['run', ...SJ, 'go'], {
+      agent: await fixture('stay-alive.mjs'),
+      env: testTiming(SHORT_GRACE),
+    });
     const t0 = Date.now();
     const r = await finish(started, true);
     expect(r.exitCode).toBe(0);
@@ -104,7 +108,7 @@ describe('the replay agent keeps its promise of never exiting', () => {
   it('leaves no grandchild behind after the run', async () => {
     const r = await runCli(['run', ...SJ, 'go'], {
       recording: 'tools.jsonl',
-      env: { RHO_REPLAY_GRANDCHILD: '1', RHO_REPLAY_IGNORE_SIGTERM: '1' },
+      env: { RHO_REPLAY_GRANDCHILD: '1', RHO_REPLAY_IGNORE_SIGTERM: '1', ...testTiming(SHORT_GRACE) },
     });
     expect(r.exitCode, r.stderr).toBe(0);
     const gc = r.log.find((e) => e.event === 'grandchild')!;

@@ -9,6 +9,7 @@ import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, parseNdjson, startCli, tempDir, waitForStdout } from '../helpers/cli.js';
 import { isRunning, waitForGone } from '../helpers/processes.js';
 import { chunk, FIXTURE_SESSION } from '../helpers/lines.js';
+import { SHORT_GRACE, testTiming } from '../helpers/timing.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const SESSION = FIXTURE_SESSION;
@@ -71,7 +72,8 @@ describe('signals end the agent and still write the result', () => {
     ['SIGTERM', 143],
   ] as const)('%s: exit %i, result last, no process left (setsid escapee included)', async (signal, code) => {
     const dir = tempDir();
-    const s = await start(['run', ...SJ, 'go'], hostile(dir));
+    // The agent sits out both graces: only that they end matters here, not how long they are.
+    const s = await start(['run', ...SJ, 'go'], hostile(dir), testTiming(SHORT_GRACE));
     await waitForStdout(s.child, 'working');
     s.child.kill(signal);
     const r = await finish(s, true);
@@ -98,7 +100,11 @@ describe('signals end the agent and still write the result', () => {
 
   it('a process that left the group with setsid is ended after a normal turn too', async () => {
     const dir = tempDir();
-    const s = await start(['run', ...SJ, 'go'], { ...hostile(dir), answer: undefined });
+    const s = await start(
+      ['run', ...SJ, 'go'],
+      { ...hostile(dir), answer: undefined },
+      testTiming(SHORT_GRACE),
+    );
     const r = await finish(s, true);
     expect(r.exitCode, r.stderr).toBe(0);
     await expectNoneLeft(dir);
@@ -218,6 +224,7 @@ describe('write failures', () => {
         ...process.env,
         CURSOR_CONFIG_DIR: dir,
         RHO_SCRIPT: JSON.stringify({ ...hostile(dir), dripMs: 20 }),
+        ...testTiming(SHORT_GRACE),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

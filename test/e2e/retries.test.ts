@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, startCli, tempDir } from '../helpers/cli.js';
 import { waitForGone } from '../helpers/processes.js';
+import { testTiming } from '../helpers/timing.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
@@ -17,7 +18,10 @@ const answer = {
   },
 };
 
-async function retryRun(args: string[], script: object) {
+// A short backoff, for the tests that do not look at how long it is (those keep the product's 1 s).
+const SHORT_BACKOFF = testTiming({ retryBaseMs: 50 });
+
+async function retryRun(args: string[], script: object, env: Record<string, string> = {}) {
   const dir = tempDir();
   const counterFile = join(dir, 'count');
   const pidFile = join(dir, 'pid');
@@ -25,7 +29,7 @@ async function retryRun(args: string[], script: object) {
     startCli(['run', ...args, 'go'], {
       agent: await agentPath,
       cliConfig: { approvalMode: 'allowlist' },
-      env: { RHO_SCRIPT: JSON.stringify({ counterFile, pidFile, before: [answer], ...script }) },
+      env: { RHO_SCRIPT: JSON.stringify({ counterFile, pidFile, before: [answer], ...script }), ...env },
     }),
     args.includes('stream-json'),
   );
@@ -53,7 +57,11 @@ describe('--retries', () => {
   });
 
   it('gives up after --retries more tries, with the last failure', async () => {
-    const { r, tries } = await retryRun([...SJ, '--retries', '1'], { failTimes: 5, failWith: 'error' });
+    const { r, tries } = await retryRun(
+      [...SJ, '--retries', '1'],
+      { failTimes: 5, failWith: 'error' },
+      SHORT_BACKOFF,
+    );
     expect(r.exitCode).toBe(1);
     expect(tries).toBe(2);
     expect(r.events.filter((e) => e.type === 'attempt')).toHaveLength(1);
@@ -61,7 +69,11 @@ describe('--retries', () => {
   });
 
   it('out of retries, an answer that reads as an API error fails the run: exit 1, reply_error', async () => {
-    const { r, tries } = await retryRun([...SJ, '--retries', '1'], { failTimes: 5, failWith: 'apiError' });
+    const { r, tries } = await retryRun(
+      [...SJ, '--retries', '1'],
+      { failTimes: 5, failWith: 'apiError' },
+      SHORT_BACKOFF,
+    );
     expect(r.exitCode, r.stderr).toBe(1);
     expect(tries).toBe(2);
     expect(r.events.at(-1)).toMatchObject({
@@ -77,11 +89,11 @@ describe('--retries', () => {
     'Error: T: [internal] Failed to run step, exceeded max retries',
     'Connect error resource_exhausted: Error',
   ])('%j is an API error to --retries and to --strict', async (apiErrorText) => {
-    const retried = await retryRun([...SJ, '--retries', '1'], {
-      failTimes: 1,
-      failWith: 'apiError',
-      apiErrorText,
-    });
+    const retried = await retryRun(
+      [...SJ, '--retries', '1'],
+      { failTimes: 1, failWith: 'apiError', apiErrorText },
+      SHORT_BACKOFF,
+    );
     expect(retried.r.exitCode, retried.r.stderr).toBe(0);
     expect(retried.tries).toBe(2);
     expect(retried.r.events.filter((e) => e.type === 'attempt')).toHaveLength(1);
@@ -115,10 +127,11 @@ describe('--retries', () => {
   });
 
   it("json: the text is the last try's alone; text mode says it retried", async () => {
-    const json = await retryRun(['--output-format', 'json', '--retries', '1'], {
-      failTimes: 1,
-      failWith: 'exit',
-    });
+    const json = await retryRun(
+      ['--output-format', 'json', '--retries', '1'],
+      { failTimes: 1, failWith: 'exit' },
+      SHORT_BACKOFF,
+    );
     expect(json.r.exitCode, json.r.stderr).toBe(0);
     expect((JSON.parse(json.r.stdout) as { text: string }).text).toBe('the answer');
     const text = await retryRun(['--retries', '1'], { failTimes: 1, failWith: 'error' });
