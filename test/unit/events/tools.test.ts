@@ -643,7 +643,12 @@ describe('normalising, the edge cases', () => {
     { kind: 'read', raw: { content: 5 }, output: { content: 5 } },
     { kind: 'read', raw: { stdout: 'x' }, output: { stdout: 'x' } },
     { kind: 'search', raw: { stdout: 'x', exitCode: 0 }, output: { stdout: 'x', exitCode: 0 } },
-    { kind: 'search', raw: { content: 'c' }, output: { content: 'c' } },
+    { kind: 'search', raw: { content: 'c', totalLines: 1 }, output: { content: 'c', totalLines: 1 } },
+    {
+      kind: 'execute',
+      raw: { exitCode: 1, stderr: 'boom' },
+      output: { exitCode: 1, stdout: '', stderr: 'boom' },
+    },
   ])('carries $kind rawOutput $raw as $output', ({ kind, raw, output }) => {
     expect(normalizeOutput(kind, raw, undefined)).toEqual(output);
   });
