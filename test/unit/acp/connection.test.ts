@@ -586,6 +586,13 @@ describe('Connection: messages nested too deep', () => {
     expect(invalid).toEqual([]);
   });
 
+  it('fails a request without an answered callback the same way', async () => {
+    const { conn } = setup();
+    const pending = conn.request('session/new', {});
+    conn.handleLine(`{"jsonrpc":"2.0","id":1,"result":${deep(600)}}`);
+    await expect(pending).rejects.toMatchObject({ code: 'protocol' });
+  });
+
   it('reports a deep response to no pending request as invalid', () => {
     const { conn, invalid } = setup();
     conn.handleLine(`{"jsonrpc":"2.0","id":9,"result":${deep(600)}}`);

@@ -618,3 +618,106 @@ describe('ToolStore keeping finished tools (json)', () => {
     expect(store.facts().finished.completed).toBe(1);
   });
 });
+
+describe('normalising, the edge cases', () => {
+  it('gives a diff without a string path the path ""', () => {
+    expect(
+      normalizeOutput('edit', undefined, [{ type: 'diff', path: 3, oldText: 'a', newText: 'b' }]),
+    ).toEqual({
+      diffs: [{ path: '', oldText: 'a', newText: 'b' }],
+    });
+  });
+
+  it('takes the diffs over any rawOutput, and skips what is no diff', () => {
+    const content = ['x', { type: 'content', content: { type: 'text', text: 't' } }, { ...NEW_FILE_DIFF }];
+    expect(normalizeOutput('edit', { ok: true }, content)).toEqual({
+      diffs: [{ path: '/workspace/out.txt', oldText: null, newText: 'hi' }],
+    });
+  });
+
+  it('takes rawOutput over content text, and content text when there is no rawOutput', () => {
+    const content = [{ type: 'text', text: 'from content' }];
+    expect(normalizeOutput('other', { a: 1 }, content)).toEqual({ a: 1 });
+    expect(normalizeOutput('other', 'raw', content)).toEqual({ content: 'raw' });
+    expect(normalizeOutput('other', null, content)).toEqual({ content: 'from content' });
+    expect(normalizeOutput('other', undefined, 'not an array')).toBeNull();
+  });
+
+  it.each([
+    { kind: 'execute', raw: { stderr: 'only' }, output: { stderr: 'only' } },
+    {
+      kind: 'execute',
+      raw: { exitCode: '1', stdout: 2, stderr: 3 },
+      output: { exitCode: null, stdout: '', stderr: '' },
+    },
+    { kind: 'read', raw: { content: 5 }, output: { content: 5 } },
+    { kind: 'read', raw: { stdout: 'x' }, output: { stdout: 'x' } },
+    { kind: 'search', raw: { stdout: 'x', exitCode: 0 }, output: { stdout: 'x', exitCode: 0 } },
+    { kind: 'search', raw: { content: 'c', totalLines: 1 }, output: { content: 'c', totalLines: 1 } },
+    {
+      kind: 'execute',
+      raw: { exitCode: 1, stderr: 'boom' },
+      output: { exitCode: 1, stdout: '', stderr: 'boom' },
+    },
+  ])('carries $kind rawOutput $raw as $output', ({ kind, raw, output }) => {
+    expect(normalizeOutput(kind, raw, undefined)).toEqual(output);
+  });
+
+  it('gives a todo without an id the id "" and one without content the content ""', () => {
+    expect(normalizeTodos([{ status: 'completed' }, { id: null, content: 4 }])).toEqual([
+      { id: '', content: '', status: 'completed' },
+      { id: '', content: '', status: 'pending' },
+    ]);
+  });
+
+  it('lower-cases a status without the TODO_STATUS_ prefix, and keeps the prefix anywhere else', () => {
+    expect(normalizeTodos([{ id: 'a', status: 'DONE_TODO_STATUS_X' }])).toEqual([
+      { id: 'a', content: '', status: 'done_todo_status_x' },
+    ]);
+  });
+
+  it('reads no todos from an updateTodos tool whose todos are no list', () => {
+    const store = new ToolStore();
+    const tool = store.apply({ toolCallId: 't', rawInput: { _toolName: 'updateTodos', todos: 'a' } });
+    expect(store.todosOf(tool)).toBeUndefined();
+  });
+
+  it('keeps a header-like first line when the old side is no /dev/null, and cuts only the first line', () => {
+    expect(cleanDiff('/p', '-- /dev/null', '++ b/p\n++ b/q\nx')).toEqual({
+      path: '/p',
+      oldText: null,
+      newText: '++ b/q\nx',
+    });
+    expect(cleanDiff('/p', null, '++ b/p\nx')).toEqual({ path: '/p', oldText: null, newText: '++ b/p\nx' });
+    expect(cleanDiff('/p', '-- /dev/null', 'plain\nx')).toEqual({
+      path: '/p',
+      oldText: null,
+      newText: 'plain\nx',
+    });
+  });
+});
+
+describe('contentText, the edge cases', () => {
+  it('takes only text blocks with string text, wrapped or bare', () => {
+    const content = [
+      { type: 'content', content: null },
+      { type: 'content', content: 'text' },
+      { type: 'image', text: 'alt' },
+      { type: 'content', content: { type: 'image', text: 'alt' } },
+      { type: 'text', text: 5 },
+      { type: 'content', content: { type: 'text', text: 5 } },
+    ];
+    expect(contentText(content)).toBeUndefined();
+    expect(contentText([...content, { type: 'text', text: 'kept' }])).toBe('kept');
+  });
+});
+
+describe('ToolStore without finished tools: failures', () => {
+  it('forgets a failed tool that returned nothing, and counts it', () => {
+    const store = new ToolStore(false);
+    store.apply({ toolCallId: 'f', kind: 'execute', status: 'in_progress' });
+    store.apply({ toolCallId: 'f', status: 'failed' });
+    expect(store.all()).toEqual([]);
+    expect(store.facts().finished.failed).toBe(1);
+  });
+});
