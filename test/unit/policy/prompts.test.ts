@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readPermissionRequest } from '../../../src/policy/decide.js';
 import {
+  TURN_ENDED,
   askQuestion,
+  closingLine,
   hint,
   matchAnswer,
   menu,
@@ -173,5 +175,110 @@ describe('hint', () => {
 describe('visible', () => {
   it('keeps newlines and tabs and shows other control characters', () => {
     expect(visible('a\tb\nc\x07\x7f')).toBe('a\tb\nc␇␡');
+  });
+});
+
+describe('the questions at their edges', () => {
+  it('shows every detail the tool names, once each, and no empty or non-string one', () => {
+    const q = permissionQuestion(shell, {
+      command: 'ls',
+      cwd: '/ws',
+      path: 'a.txt',
+      url: 'https://a.b',
+      query: 'q',
+      pattern: '*.ts',
+      other: 'x',
+      mode: 3,
+    });
+    expect(q.lines.slice(1)).toEqual([
+      '  command: ls',
+      '  cwd: /ws',
+      '  path: a.txt',
+      '  url: https://a.b',
+      '  query: q',
+      '  pattern: *.ts',
+      '  reason: Shell allowlist is empty',
+    ]);
+    expect(permissionQuestion(shell, { command: '', path: 7 }).lines).toHaveLength(2);
+  });
+
+  it('drops the newlines that end a value and shows the others', () => {
+    expect(permissionQuestion(shell, { command: 'ls\n\n' }).lines[1]).toBe('  command: ls');
+    expect(permissionQuestion(shell, { command: 'a\nb' }).lines[1]).not.toContain('\n');
+  });
+
+  it('offers no choice for options it must not pick, and no Ctrl-D without a reject', () => {
+    const req = readPermissionRequest({
+      toolCall: { toolCallId: 't', kind: 'read', title: 'x' },
+      options: [{ optionId: 'aa', name: 'Always', kind: 'allow_always' }],
+    });
+    const q = permissionQuestion(req, {});
+    expect(q.choices).toEqual([]);
+    expect(q.eof).toBeUndefined();
+    expect(q.lines).toEqual(['Cursor asks permission to read: x']);
+  });
+
+  it('shows a question whose text is its title once', () => {
+    const req = readPermissionRequest({
+      toolCall: {
+        title: 'Pick one',
+        kind: 'other',
+        content: [{ type: 'content', content: { type: 'text', text: 'Pick one' } }],
+      },
+      options: [{ optionId: 'x', name: 'X', kind: 'allow_once' }],
+    });
+    const q = permissionAsQuestion(req, 'Agent');
+    expect(q.lines).toEqual(['Agent asks: Pick one']);
+    expect(q.eof).toBeUndefined();
+  });
+
+  it('shows a question whose prompt is its title once, and indents a prompt of several lines', () => {
+    const q = { id: null, prompt: 'Same', options: [] };
+    expect(askQuestion('Same', q, 0, 1).lines).toEqual(['Cursor asks: Same']);
+    expect(askQuestion('T', { ...q, prompt: 'a\n\nb' }, 0, 1).lines).toEqual([
+      'Cursor asks: T',
+      '  a',
+      '',
+      '  b',
+    ]);
+    expect(menu(askQuestion('T', q, 0, 1))).toBe('[s] skip > ');
+  });
+
+  it('shows a plan with no name, overview or todos as the plan alone', () => {
+    const t = planQuestion({ name: null, overview: null, plan: 'Do it.\n\n', todos: [] });
+    expect(t.lines).toEqual(['Cursor proposes a plan', '  Do it.']);
+  });
+
+  it('reads the unique start of a label only, and no start shared by two', () => {
+    const q = permissionAsQuestion(tone);
+    expect(matchAnswer(q, 'f')?.value).toBe('tone:formal');
+    expect(matchAnswer(q, 'sk')?.value).toBe('__ask_question_skip__');
+    const two = {
+      lines: [],
+      choices: [
+        { key: '1', label: 'Cast', value: 'a' },
+        { key: '2', label: 'Casual', value: 'b' },
+      ],
+      eof: undefined,
+    };
+    expect(matchAnswer(two, 'cas')).toBeUndefined();
+    expect(matchAnswer(two, 'cast')?.value).toBe('a');
+    expect(matchAnswer(two, 'asual')).toBeUndefined();
+  });
+
+  it('says what a question with one choice or none takes, without Ctrl-D when it has none', () => {
+    const one = { lines: [], choices: [{ key: 'a', label: 'accept', value: 'x' }], eof: undefined };
+    expect(hint(one, ' ')).toBe("  type a (or an option's name) and Enter");
+    expect(hint({ ...one, choices: [] }, 'x\ny')).toBe(
+      "  'x␊y' is not an answer: type  (or an option's name) and Enter",
+    );
+    const three = permissionAsQuestion(tone);
+    expect(hint(three, '')).toBe("  type 1, 2 or s (or an option's name) and Enter; Ctrl-D: Skip");
+  });
+
+  it('closes an unanswered question with its reason', () => {
+    expect(closingLine(TURN_ENDED)).toBe('\n(the turn ended before an answer: not answered)\n');
+    expect(closingLine('other')).toBe('\n(cancelled)\n');
+    expect(closingLine(undefined)).toBe('\n(cancelled)\n');
   });
 });
