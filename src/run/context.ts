@@ -63,11 +63,14 @@ export interface Prepared {
   privateDir: boolean;
   /** --model went on the command line (`--model M`, Cursor by its name at spawn). */
   modelFlag: boolean;
+  wire: WireLog | undefined;
+}
+
+/** The workspace once open: what the ledger measures and, with --worktree, where the agent works. */
+export interface Workspace {
   /** What the agent changed, measured: snapshotted before the prompt, compared after the turn. */
   ledger: RunLedger;
-  /** --worktree: where the agent works. */
   worktree: Worktree | undefined;
-  wire: WireLog | undefined;
 }
 
 export interface RunContext {
@@ -84,7 +87,7 @@ export interface RunContext {
   readonly tools: ToolStore;
   /** Small facts about the run for what is reported after the turn (summary, -o, --strict). */
   readonly facts: RunFacts;
-  /** Sees every event before it is drawn: the facts, the ledger's account, --max-tool-calls. */
+  /** Sees every event once it is drawn: the facts, the ledger's account, --max-tool-calls. */
   readonly observer: RunObserver;
   /** Warnings found before the output opened, shown once the handshake starts. */
   readonly warnings: Warning[];
@@ -93,8 +96,8 @@ export interface RunContext {
   phase: Phase;
   /** Is the agent Cursor? The guess from its name at spawn, then what initialize says. */
   identity: AgentIdentity;
-  /** The workspace once open: the ledger, and the worktree with --worktree. */
-  workspace: Pick<Prepared, 'ledger' | 'worktree'> | undefined;
+  /** The workspace once open (openWorkspace); the end measures it however far the run got. */
+  workspace: Workspace | undefined;
   /** The try under way (--retries); undefined before the first agent is spawned. */
   attempt: Attempt | undefined;
   /** A failure that does not stop the turn but fails the run (the wire log could not be written). */

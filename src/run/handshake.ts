@@ -70,7 +70,7 @@ export async function shakeHands(ctx: RunContext, a: Attempt, prepared: Prepared
   a.timings.initializeMs = Math.round(io.now() - t);
   // The ledger's snapshot runs while the session is made (not during the agent's own start-up, which it
   // would slow on a small machine); the prompt waits for it.
-  prepared.ledger.start();
+  ctx.workspace?.ledger.start();
   // An image for an agent that takes none is refused now, before a session is made (exit 2).
   a.promptCaps = promptCaps(initResult);
   refuseUntaken(opts.attachments, a.promptCaps);

@@ -22,7 +22,14 @@ import type { StopSignal } from '../stop.js';
 import { loadOutputSchema, schemaInstruction } from '../structured/schema.js';
 import { WireLog } from '../wirelog.js';
 import { Attempt } from './attempt.js';
-import { emit, newRunContext, type Prepared, type RunContext, type RunIO } from './context.js';
+import {
+  emit,
+  newRunContext,
+  type Prepared,
+  type RunContext,
+  type RunIO,
+  type Workspace,
+} from './context.js';
 import { finish } from './finish.js';
 import { shakeHands } from './handshake.js';
 import { afterTeardown } from './outcome.js';
@@ -43,8 +50,8 @@ export async function run(opts: RunOptions, io: RunIO, timing: Readonly<Timing> 
   if (opts.timeoutMs) ctx.stop.stopAfter(opts.timeoutMs, 'timeout');
   let thrown: RhoError | undefined;
   try {
-    const prepared = await prepare(ctx);
-    const a = await tryUntilAnswered(ctx, prepared);
+    const { prepared, workspace } = await prepare(ctx);
+    const a = await tryUntilAnswered(ctx, prepared, workspace);
     if (prepared.schema && a.stopReason === 'end_turn') await structuredAnswer(ctx, a, prepared.schema);
   } catch (e) {
     // The machine out of files, processes or memory anywhere in the run is named, never `internal`.
@@ -75,10 +82,10 @@ function onSignal(ctx: RunContext, signal: StopSignal): void {
 
 // What every try shares, settled before anything is spawned: the config and its warnings, the output schema,
 // the workspace (a worktree, the ledger), the agent's launch.
-async function prepare(ctx: RunContext): Promise<Prepared> {
+async function prepare(ctx: RunContext): Promise<{ prepared: Prepared; workspace: Workspace }> {
   const { config, schema } = await readConfig(ctx);
-  const { ledger, worktree } = await openWorkspace(ctx);
-  return { config, schema, ledger, worktree, ...planLaunch(ctx, config) };
+  const workspace = await openWorkspace(ctx);
+  return { prepared: { config, schema, ...planLaunch(ctx, config) }, workspace };
 }
 
 // Config, read before anything is spawned; the warnings say where the policy cannot hold.
@@ -108,7 +115,7 @@ async function readConfig(ctx: RunContext): Promise<Pick<Prepared, 'config' | 's
 
 // The workspace: with --worktree a temporary worktree (released by the teardown stack, after the agent), and
 // the ledger, whose snapshot starts once the agent has answered initialize; the prompt waits for it.
-async function openWorkspace(ctx: RunContext): Promise<Pick<Prepared, 'ledger' | 'worktree'>> {
+async function openWorkspace(ctx: RunContext): Promise<Workspace> {
   const { opts } = ctx;
   const worktree = await openWorktree(opts, ctx.teardown);
   if (worktree) ctx.opts = { ...opts, cwd: worktree.cwd };
@@ -176,14 +183,14 @@ async function closeWireLog(ctx: RunContext, wire: WireLog): Promise<void> {
 // The tries (--retries): a try that fails before any tool started is made again with a fresh agent, after
 // 1 s, 2 s, 4 s... (at most 30 s). A stop (a signal, --timeout) is never retried, nor is a failure once a
 // tool started: it may have changed something. Resolves with the try that answered.
-async function tryUntilAnswered(ctx: RunContext, prepared: Prepared): Promise<Attempt> {
+async function tryUntilAnswered(ctx: RunContext, prepared: Prepared, ws: Workspace): Promise<Attempt> {
   const { opts, timing } = ctx;
   for (let n = 1; ; n++) {
     ctx.attempt?.stopIdle();
     const a = new Attempt(ctx, prepared, n);
     ctx.attempt = a;
     try {
-      await answerOnce(ctx, a, prepared);
+      await answerOnce(ctx, a, prepared, ws);
       return a;
     } catch (e) {
       const error = toRhoError(e);
@@ -204,13 +211,13 @@ async function tryUntilAnswered(ctx: RunContext, prepared: Prepared): Promise<At
 
 // One try: the handshake, the mode, then the prompt once the ledger's snapshot is taken. Under --retries an
 // answer that reads as an API error is a failure: retried while tries are left, then the run's error.
-async function answerOnce(ctx: RunContext, a: Attempt, prepared: Prepared): Promise<void> {
+async function answerOnce(ctx: RunContext, a: Attempt, prepared: Prepared, ws: Workspace): Promise<void> {
   const { opts } = ctx;
   await shakeHands(ctx, a, prepared);
   const mode = opts.plan ? 'plan' : opts.mode;
   if (mode !== undefined) await enterMode(ctx, a, mode);
   const text = prepared.schema ? opts.prompt + '\n' + schemaInstruction(prepared.schema) : opts.prompt;
-  await ctx.stop.race(prepared.ledger.ready());
+  await ctx.stop.race(ws.ledger.ready());
   await promptTurn(ctx, a, promptBlocks(text, opts.attachments, a.promptCaps));
   const apiError = a.stopReason === 'end_turn' ? replyReadsAsError(ctx.observer.replyHead) : undefined;
   if (!apiError || opts.retries === 0) return;
