@@ -14,6 +14,7 @@ import { overlayText } from '../fence/overlay.js';
 import { prepareFenceDir, type FenceDir } from '../fence/private-dir.js';
 import { defaultFence, defaultPolicy, type Fence } from '../options.js';
 import { allowedKinds, NO_RULES, type RuleSet } from '../policy/rules.js';
+import { TIMING } from '../lifecycle/timing.js';
 import { handshake } from './handshake.js';
 import { socksProxyWarning } from './proxy.js';
 import { tableJson, type CodeCache, type DoctorReport, type FileReport } from './report.js';
@@ -44,12 +45,10 @@ export interface DoctorInput {
   teardown: Teardown;
 }
 
-const VERSION_TIMEOUT_MS = 5000;
-
 // `<agent> --version`, first line; the run never calls it, so a failure here is reported, not fatal.
 function agentVersion(path: string, env: NodeJS.ProcessEnv): Promise<{ version?: string; problem?: string }> {
   return new Promise((resolve) => {
-    execFile(path, ['--version'], { env, timeout: VERSION_TIMEOUT_MS }, (err, stdout) => {
+    execFile(path, ['--version'], { env, timeout: TIMING.versionTimeoutMs }, (err, stdout) => {
       const first = String(stdout).trim().split('\n')[0]?.trim();
       if (err) resolve({ problem: `\`--version\` failed: ${err.message.split('\n')[0]}` });
       else resolve(first ? { version: first } : { problem: '`--version` printed nothing' });

@@ -13,6 +13,8 @@ export interface Timing {
   /** A loaded session's replay is over once the agent is quiet this long (at most replayMaxMs). */
   replayQuietMs: number;
   replayMaxMs: number;
+  /** doctor: how long `<agent> --version` may take before it is reported as failed. */
+  versionTimeoutMs: number;
 }
 
 /** What the waits measure elapsed time with (Date.now unless a test gives its own). */
@@ -25,6 +27,7 @@ export const DEFAULT_TIMING: Readonly<Timing> = Object.freeze({
   retryMaxMs: 30_000,
   replayQuietMs: 150,
   replayMaxMs: 5000,
+  versionTimeoutMs: 5000,
 });
 
 /** A testing knob, not a user option: a JSON object of Timing fields, ignored unless it parses. */

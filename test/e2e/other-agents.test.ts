@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Event } from '../../src/events/schema.js';
 import { runCli, tempDir, type CliRun } from '../helpers/cli.js';
+import { testTiming } from '../helpers/timing.js';
 import { peerAgent, runPeer, type PeerLogEntry } from '../peer/run.js';
 import { claudeLike, codexLike, GEMINI_INFO, simple, type Script } from '../peer/script.js';
 
@@ -263,7 +264,11 @@ describe('doctor with another agent', () => {
     expect(other.exitCode, other.stderr).toBe(0);
     expect(other.stdout).toMatch(/this is Cursor's table: Claude Code is not Cursor/);
     expect(other.stdout).not.toMatch(/policy-fences-nothing/);
-    const cursor = await runCli(['doctor'], { agent, env });
+    // The peer never answers `--version` (it waits for ACP on stdin): a short wait for it, not doctor's 5 s.
+    const cursor = await runCli(['doctor'], {
+      agent,
+      env: { ...env, ...testTiming({ versionTimeoutMs: 300 }) },
+    });
     expect(cursor.stdout).not.toMatch(/is not Cursor/);
     expect(cursor.stdout).toMatch(/policy-fences-nothing/);
   });
