@@ -11,13 +11,22 @@ export interface UpdateContext {
   /** The last todos emitted, to avoid repeating an unchanged list on every tool update. */
   lastTodos: string;
   title: string | null;
-  mode: string | null;
+  /** The session's current mode; changed only by noteMode. */
+  readonly mode: string | null;
   /** This run's session once session/new answered; an update for another one is not this run's. */
   sessionId?: string | null;
   /** The last usage_update, reported as result.usage. */
   usage?: Usage | null;
   /** Other sessions already warned about, so a chatty one warns once. */
   foreign?: Set<string>;
+}
+
+// The one writer of the session's mode, for its three sources: the handshake's answer, a set_mode the agent
+// confirmed, and the agent's own current_mode_update. Says whether the mode changed.
+export function noteMode(ctx: UpdateContext, mode: string | null): boolean {
+  if (ctx.mode === mode) return false;
+  (ctx as { mode: string | null }).mode = mode;
+  return true;
 }
 
 // Any agent message the contract does not name, kept whole; absent params become null (valid JSON-RPC).
@@ -125,7 +134,7 @@ function eventsOf(params: unknown, ctx: UpdateContext): Event[] {
     case 'current_mode_update': {
       const mode = str(update.currentModeId) ?? str(update.modeId);
       if (mode === null) return raw();
-      ctx.mode = mode;
+      noteMode(ctx, mode);
       return [{ type: 'mode', mode }];
     }
     case 'session_info_update':

@@ -13,6 +13,7 @@ import { isRecord } from '../acp/messages.js';
 import { cursorAtSpawn, identify } from '../agent/identity.js';
 import { agentWarnings } from '../agent/warnings.js';
 import { RhoError } from '../errors.js';
+import { noteMode } from '../events/updates.js';
 import { fenceSummary } from '../fence/summary.js';
 import { rulesJson } from '../policy/rules.js';
 import { promptCaps, refuseUntaken } from '../prompt/attach.js';
@@ -95,7 +96,7 @@ export async function shakeHands(ctx: RunContext, a: Attempt, prepared: Prepared
   };
   a.session = session;
   a.model = (await chooseModel(ctx, a, prepared, answer)) ?? facts.model;
-  a.update.mode = facts.mode;
+  noteMode(a.update, facts.mode);
   const config = prepared.config;
   emit(ctx, {
     type: 'session',

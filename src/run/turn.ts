@@ -3,6 +3,7 @@
 // same session on a mismatch).
 import { authError, isAuthError, readStopReason } from '../acp/answers.js';
 import { RhoError } from '../errors.js';
+import { noteMode } from '../events/updates.js';
 import type { ContentBlock } from '../prompt/attach.js';
 import { replyReadsAsError } from '../session.js';
 import { modeSetting } from '../session-choices.js';
@@ -22,10 +23,7 @@ export async function enterMode(ctx: RunContext, a: Attempt, mode: string): Prom
     modeSetting(session.choices, session.sessionId, mode, ctx.opts.plan),
   );
   const now = after.currentMode ?? mode;
-  if (a.update.mode !== now) {
-    a.update.mode = now;
-    emit(ctx, { type: 'mode', mode: now });
-  }
+  if (noteMode(a.update, now)) emit(ctx, { type: 'mode', mode: now });
   ctx.out.flush();
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ToolStore } from '../../../src/events/tools.js';
 import {
   eventsFromUpdate,
+  noteMode,
   extension,
   extraFields,
   readUsage,
@@ -245,9 +246,18 @@ describe('eventsFromUpdate', () => {
     expect(ctx.mode).toBe('plan');
   });
 
+  it('noteMode is the one writer of the mode and says whether it changed', () => {
+    const ctx = newContext();
+    expect(noteMode(ctx, 'agent')).toBe(true);
+    expect(ctx.mode).toBe('agent');
+    expect(noteMode(ctx, 'agent')).toBe(false);
+    expect(noteMode(ctx, null)).toBe(true);
+    expect(ctx.mode).toBeNull();
+  });
+
   it('passes a current_mode_update without a mode on as an extension, keeping the mode', () => {
     const ctx = newContext();
-    ctx.mode = 'agent';
+    noteMode(ctx, 'agent');
     const p = params({ sessionUpdate: 'current_mode_update' });
     expect(eventsFromUpdate(p, ctx)).toEqual([{ type: 'extension', method: 'session/update', params: p }]);
     expect(ctx.mode).toBe('agent');
