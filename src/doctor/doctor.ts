@@ -14,7 +14,7 @@ import { overlayText } from '../fence/overlay.js';
 import { prepareFenceDir, type FenceDir } from '../fence/private-dir.js';
 import { defaultFence, defaultPolicy, type Fence } from '../options.js';
 import { allowedKinds, NO_RULES, type RuleSet } from '../policy/rules.js';
-import { TIMING } from '../lifecycle/timing.js';
+import { TIMING, type Timing } from '../lifecycle/timing.js';
 import { handshake } from './handshake.js';
 import { socksProxyWarning } from './proxy.js';
 import { tableJson, type CodeCache, type DoctorReport, type FileReport } from './report.js';
@@ -43,12 +43,18 @@ export interface DoctorInput {
   signal: AbortSignal;
   /** The command's teardown stack: the agent of --handshake is released there. */
   teardown: Teardown;
+  /** The waits (doctor's own: how long `--version` may take); the product's unless a test gives its own. */
+  timing?: Readonly<Timing>;
 }
 
 // `<agent> --version`, first line; the run never calls it, so a failure here is reported, not fatal.
-function agentVersion(path: string, env: NodeJS.ProcessEnv): Promise<{ version?: string; problem?: string }> {
+function agentVersion(
+  path: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ version?: string; problem?: string }> {
   return new Promise((resolve) => {
-    execFile(path, ['--version'], { env, timeout: TIMING.versionTimeoutMs }, (err, stdout) => {
+    execFile(path, ['--version'], { env, timeout: timeoutMs }, (err, stdout) => {
       const first = String(stdout).trim().split('\n')[0]?.trim();
       if (err) resolve({ problem: `\`--version\` failed: ${err.message.split('\n')[0]}` });
       else resolve(first ? { version: first } : { problem: '`--version` printed nothing' });
@@ -100,7 +106,7 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
     if (agent.cursor) fence = prepareFenceDir(config.configDir, overlayText(config.user.data, 'read-only'));
     const env = fence ? { ...i.env, CURSOR_CONFIG_DIR: fence.dir } : i.env;
     if (!i.agentArgs?.length) {
-      const v = await agentVersion(agent.path, env);
+      const v = await agentVersion(agent.path, env, (i.timing ?? TIMING).versionTimeoutMs);
       agent.version = v.version ?? null;
       agent.problem = v.problem ?? null;
     }

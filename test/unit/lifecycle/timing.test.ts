@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMING, parseTiming, retryWaitMs } from '../../../src/lifecycle/timing.js';
 
 describe('the product timing', () => {
-  it('is 2 s of kill grace and of cancel grace, 1 s of first backoff (30 s at most), a 150 ms replay quiet, 5 s for doctor\'s --version', () => {
+  it("is 2 s of kill grace and of cancel grace, 1 s of first backoff (30 s at most), a 150 ms replay quiet, 5 s for doctor's --version", () => {
     expect(DEFAULT_TIMING).toEqual({
       killGraceMs: 2000,
       cancelGraceMs: 2000,
