@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, parseTiming, retryWaitMs } from '../../../src/lifecycle/timing.js';
+import { DEFAULT_TIMING, parseTiming, retryWaitMs, TIMING_ENV } from '../../../src/lifecycle/timing.js';
 
 describe('the product timing', () => {
   it("is 2 s of kill grace and of cancel grace, 1 s of first backoff (30 s at most), a 150 ms replay quiet, 5 s for doctor's --version", () => {
@@ -12,6 +12,10 @@ describe('the product timing', () => {
       replayMaxMs: 5000,
       versionTimeoutMs: 5000,
     });
+  });
+
+  it('takes its overrides from RHO_CURSOR_TEST_TIMING, the name the README and the e2e helpers use', () => {
+    expect(TIMING_ENV).toBe('RHO_CURSOR_TEST_TIMING');
   });
 
   it.each([
