@@ -44,27 +44,57 @@ export async function gitText(cwd: string, args: string[], input?: Buffer): Prom
   return r.stdout.toString('utf8');
 }
 
-/** One entry of `git status --porcelain -z`: its two status letters and its path from the repository root. */
+/** One entry of `git status --porcelain=v2 -z`: its two status letters (`??` untracked) and its path from the
+ * repository root. */
 export interface StatusEntry {
-  x: string;
-  y: string;
+  xy: string;
   path: string;
-  /** A rename's or copy's old path (without --no-renames). */
-  from?: string;
 }
 
-// Pure: splits `git status --porcelain -z` output ("XY path\0", a rename "XY new\0old\0") into entries.
-export function parseStatus(out: string): StatusEntry[] {
-  const fields = out.split('\0');
-  const entries: StatusEntry[] = [];
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i]!;
-    if (f.length < 4) continue;
-    const entry: StatusEntry = { x: f[0]!, y: f[1]!, path: f.slice(3) };
-    if (entry.x === 'R' || entry.x === 'C') entry.from = fields[++i];
-    entries.push(entry);
+/** What one `git status --porcelain=v2 --branch -z` said: its entries and the commit HEAD names. */
+export interface StatusV2 {
+  entries: StatusEntry[];
+  /** HEAD's commit, or null in a repository with no commit yet (`(initial)`). */
+  head: string | null;
+}
+
+// The rest of a record after its first n space-separated fields: a path, which may itself hold spaces.
+function afterFields(record: string, n: number): string {
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    at = record.indexOf(' ', at) + 1;
+    if (at === 0) return '';
   }
-  return entries;
+  return record.slice(at);
+}
+
+// Pure: reads `git status --porcelain=v2 --branch -z`: the `# branch.oid` header (HEAD, so no second git
+// process asks for it), ordinary (`1`), renamed or copied (`2`, followed by the old path's own record),
+// unmerged (`u`), untracked (`?`) and ignored (`!`) entries.
+export function parseStatusV2(out: string): StatusV2 {
+  const records = out.split('\0');
+  const entries: StatusEntry[] = [];
+  let head: string | null = null;
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    const kind = r[0];
+    let path = '';
+    if (kind === '#') {
+      if (r.startsWith('# branch.oid ')) {
+        const oid = r.slice('# branch.oid '.length);
+        head = oid === '(initial)' ? null : oid;
+      }
+      continue;
+    } else if (kind === '1') path = afterFields(r, 8);
+    else if (kind === '2') {
+      path = afterFields(r, 9);
+      i++; // the old path
+    } else if (kind === 'u') path = afterFields(r, 10);
+    else if (kind === '?' || kind === '!') path = r.slice(2);
+    if (path === '') continue;
+    entries.push({ xy: kind === '?' ? '??' : kind === '!' ? '!!' : r.slice(2, 4), path });
+  }
+  return { entries, head };
 }
 
 /** Where a directory sits in git: the repository's root, the directory's path under it, and HEAD. */
@@ -90,14 +120,21 @@ export function mayBeInGit(cwd: string, env: NodeJS.ProcessEnv = process.env): b
   }
 }
 
-// Is the directory in a git work tree, and where? undefined outside one (or without git).
-export async function gitPlace(cwd: string): Promise<GitPlace | undefined> {
+// Is the directory in a git work tree, and where? undefined outside one (or without git). HEAD is left to
+// the caller: the ledger reads it from its own `git status`, --worktree from gitHead.
+export async function gitRoot(cwd: string): Promise<Omit<GitPlace, 'head'> | undefined> {
   if (!mayBeInGit(cwd)) return undefined;
   const r = await git(cwd, ['rev-parse', '--is-inside-work-tree', '--show-toplevel', '--show-prefix']);
   if (r.code !== 0) return undefined;
   const [inside, root, prefix] = r.stdout.toString('utf8').split('\n');
   if (inside !== 'true' || !root) return undefined;
-  return { root, prefix: prefix ?? '', head: await gitHead(cwd) };
+  return { root, prefix: prefix ?? '' };
+}
+
+// The same with HEAD.
+export async function gitPlace(cwd: string): Promise<GitPlace | undefined> {
+  const place = await gitRoot(cwd);
+  return place && { ...place, head: await gitHead(cwd) };
 }
 
 // HEAD's commit id, or null when the repository has none yet.

@@ -75,10 +75,7 @@ export class RunLedger {
   // Takes the snapshot (once): called once the agent is up, so it runs while the session is made instead of
   // delaying the agent's spawn or competing with its start-up; the prompt waits for it (`ready`).
   start(): void {
-    if (this.measure && !this.snapshot)
-      this.snapshot = takeSnapshot(this.cwd).catch((e: unknown) =>
-        e instanceof Error ? e : new Error(String(e)),
-      );
+    if (this.measure && !this.snapshot) this.snapshot = takeSnapshot(this.cwd).catch(asError);
   }
 
   // Every event of the run passes here: what its tools say they changed.
@@ -87,11 +84,11 @@ export class RunLedger {
   }
 
   // Resolves once the snapshot is taken: the prompt waits for it. The hashes are taken during the turn, so
-  // they take nothing from the agent's start-up.
+  // they take nothing from the agent's start-up, and start once the prompt is on its way (setImmediate).
   async ready(): Promise<void> {
     this.start();
     const s = await this.snapshot;
-    if (s && !(s instanceof Error)) s.startHashing();
+    if (s && !(s instanceof Error)) setImmediate(() => s.startHashing());
   }
 
   // After the turn: what changed, what no tool accounts for, the tools that ran though shown rejected, the
@@ -107,13 +104,14 @@ export class RunLedger {
     };
     if (!prompted) return o;
     const before = await this.snapshot;
-    if (before instanceof Error)
+    const since = before && !(before instanceof Error) ? await changesSince(before).catch(asError) : before;
+    if (since instanceof Error)
       o.warnings.push({
         code: 'ledger-failed',
-        message: `the workspace's changes could not be measured: ${before.message}`,
+        message: `the workspace's changes could not be measured: ${since.message}`,
       });
-    else if (before) {
-      const { changed, truncated } = await changesSince(before);
+    else if (since) {
+      const { changed, truncated } = since;
       const own = new Set(this.ignored.map((p) => (p ? workspacePath(p, this.roots) : undefined)));
       const kept = changed.filter((c) => !own.has(c.path));
       o.changes = changesOf(kept, (p) => this.account.accounts(p), truncated);
@@ -157,6 +155,8 @@ export class RunLedger {
     return o;
   }
 }
+
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
 
 // Every changed path, whatever the change.
 function changedPaths(c: Changes): string[] {

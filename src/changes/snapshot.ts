@@ -4,7 +4,7 @@
 // reads only what may have changed: stats first, a hash only where they differ.
 import { join } from 'node:path';
 import { classify, type Change, type Was } from './compare.js';
-import { git, gitPlace, parseStatus, type GitPlace } from './git.js';
+import { git, gitRoot, parseStatusV2, type GitPlace } from './git.js';
 import { addHash, eachLimited, HashBudget, marksOf, sameContent, type FileMark } from './marks.js';
 import { walkFiles } from './walk.js';
 
@@ -37,12 +37,12 @@ export interface Changed {
 
 // The workspace before the prompt: its stats now, its hashes while the turn runs (startHashing).
 export async function takeSnapshot(root: string): Promise<Snapshot> {
-  const place = await gitPlace(root);
-  const listed = place ? await gitStatus(root, place) : undefined;
+  const found = await gitRoot(root);
+  const listed = found ? await gitStatus(root, found.prefix) : undefined;
+  const place: GitPlace | undefined = found && listed ? { ...found, head: listed.head } : undefined;
   const walked = place ? undefined : await walkFiles(root, MAX_FILES);
   const paths = listed ? [...listed.entries.keys()] : walked!.files;
   const files = await marksOf(root, paths.slice(0, MAX_FILES));
-  if (place && listed) place.head = listed.head;
   const budget = new HashBudget(MAX_HASH_BYTES);
   let stopped = false;
   let started = false;
@@ -77,11 +77,13 @@ interface GitStatus {
 }
 
 // The entries of `git status` under the workspace (untracked files listed one by one, submodules not
-// looked into), with the HEAD the snapshot knows.
-async function gitStatus(root: string, place: GitPlace): Promise<GitStatus> {
+// looked into), and HEAD from the same process (`--branch`; no ahead/behind count, which reads history).
+async function gitStatus(root: string, prefix: string): Promise<GitStatus> {
   const r = await git(root, [
     'status',
-    '--porcelain',
+    '--porcelain=v2',
+    '--branch',
+    '--no-ahead-behind',
     '-z',
     '--untracked-files=all',
     '--no-renames',
@@ -89,13 +91,15 @@ async function gitStatus(root: string, place: GitPlace): Promise<GitStatus> {
     '--',
     '.',
   ]);
+  // A status that failed is no empty one: the ledger says it could not measure, never that nothing changed.
+  if (r.code !== 0) throw new Error(`git status failed: ${r.stderr || `exit ${r.code}`}`);
   const entries = new Map<string, string>();
-  if (r.code === 0)
-    for (const e of parseStatus(r.stdout.toString('utf8'))) {
-      if (!e.path.startsWith(place.prefix) || e.path.endsWith('/')) continue;
-      entries.set(e.path.slice(place.prefix.length), e.x + e.y);
-    }
-  return { entries, head: place.head };
+  const status = parseStatusV2(r.stdout.toString('utf8'));
+  for (const e of status.entries) {
+    if (!e.path.startsWith(prefix) || e.path.endsWith('/')) continue;
+    entries.set(e.path.slice(prefix.length), e.xy);
+  }
+  return { entries, head: status.head };
 }
 
 // Paths changed between two commits under the workspace (the agent committed, or checked out another),
@@ -155,12 +159,12 @@ async function lookAgain(
   const seen = new Map<string, Was>();
   if (before.git) {
     const place = before.git;
-    const [status, head] = await Promise.all([gitStatus(before.root, place), gitHeadNow(before.root)]);
+    const status = await gitStatus(before.root, place.prefix);
     // Not listed before: a tracked file that was clean then, or a file that did not exist.
     for (const [p, xy] of status.entries) seen.set(p, xy === '??' || xy[0] === 'A' ? null : 'clean');
     return {
       seen,
-      committed: await committed(before.root, place.head, head, place.prefix),
+      committed: await committed(before.root, place.head, status.head, place.prefix),
       truncated: false,
     };
   }
@@ -168,10 +172,4 @@ async function lookAgain(
   // Past the first walk's cap a file may have been there all along: only a full first walk tells new ones.
   if (!before.truncated) for (const p of now.files) seen.set(p, null);
   return { seen, committed: new Map(), truncated: now.truncated };
-}
-
-// HEAD now.
-async function gitHeadNow(root: string): Promise<string | null> {
-  const r = await git(root, ['rev-parse', '-q', '--verify', 'HEAD^{commit}']);
-  return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
 }

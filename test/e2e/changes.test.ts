@@ -155,6 +155,19 @@ describe('what changed, in a git work tree', () => {
     });
     expect(resultOf(r.events).changes).toMatchObject({ modified: expect.arrayContaining(['src/a.ts']) });
   });
+  it('a git status that fails after the turn is a ledger-failed warning and changes null, never "nothing changed"', async () => {
+    const repo = userRepo();
+    const r = await run(['run', ...SJ, 'go'], repo, {
+      before: [
+        effect({ write: 'src/a.ts', text: 'changed\n' }),
+        effect({ write: '.git/index', text: 'not an index' }),
+      ],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(resultOf(r.events).changes).toBeNull();
+    const warning = r.events.find((e) => e.type === 'warning' && e.code === 'ledger-failed');
+    expect(warning?.message).toMatch(/^the workspace's changes could not be measured: git status failed: /);
+  });
 });
 
 describe('breach: a promise about effects, checked by the ledger', () => {

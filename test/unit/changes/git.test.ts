@@ -2,29 +2,61 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mayBeInGit, parseStatus } from '../../../src/changes/git.js';
+import { mayBeInGit, parseStatusV2 } from '../../../src/changes/git.js';
 
-describe('parseStatus', () => {
+const OID = '748e513a7392e66c042aa04efea127cecd5845cf';
+const Z = '0000000000000000000000000000000000000000';
+
+describe('parseStatusV2', () => {
   it.each([
-    ['', []],
-    [' M src/a.ts\0', [{ x: ' ', y: 'M', path: 'src/a.ts' }]],
+    ['', { entries: [], head: null }],
+    // A repository with no commit yet.
+    [`# branch.oid (initial)\0# branch.head main\0? f\0`, { entries: [{ xy: '??', path: 'f' }], head: null }],
+    // What git printed for a change in the work tree, a file removed from the index (and so untracked, its
+    // name holding a space), a staged new file and an untracked one.
     [
-      '?? new file.txt\0D  old.md\0',
-      [
-        { x: '?', y: '?', path: 'new file.txt' },
-        { x: 'D', y: ' ', path: 'old.md' },
-      ],
+      `# branch.oid ${OID}\0# branch.head master\0` +
+        `1 .M N... 100644 100644 100644 ${OID} ${OID} a\0` +
+        `1 D. N... 100644 000000 000000 ${OID} ${Z} b c\0` +
+        `1 A. N... 000000 100644 100644 ${Z} ${OID} staged\0` +
+        `? b c\0? new\0`,
+      {
+        entries: [
+          { xy: '.M', path: 'a' },
+          { xy: 'D.', path: 'b c' },
+          { xy: 'A.', path: 'staged' },
+          { xy: '??', path: 'b c' },
+          { xy: '??', path: 'new' },
+        ],
+        head: OID,
+      },
     ],
+    // A rename's old path is a record of its own, not an entry; unmerged and ignored entries have their own
+    // field counts; a detached HEAD still names its commit.
     [
-      'R  new.ts\0old.ts\0 M b\0',
-      [
-        { x: 'R', y: ' ', path: 'new.ts', from: 'old.ts' },
-        { x: ' ', y: 'M', path: 'b' },
-      ],
+      `# branch.oid ${OID}\0# branch.head (detached)\0` +
+        `2 R. N... 100644 100644 100644 ${OID} ${OID} R100 new name\0old name\0` +
+        `u UU N... 100644 100644 100644 100644 ${OID} ${OID} ${OID} both\0` +
+        `! ignored/x\0`,
+      {
+        entries: [
+          { xy: 'R.', path: 'new name' },
+          { xy: 'UU', path: 'both' },
+          { xy: '!!', path: 'ignored/x' },
+        ],
+        head: OID,
+      },
     ],
-    ['AM weird\nname\0', [{ x: 'A', y: 'M', path: 'weird\nname' }]],
-  ])('%j', (out, entries) => {
-    expect(parseStatus(out)).toEqual(entries);
+    // A name with a newline is one path (-z), and a record cut short names nothing.
+    [
+      `1 .M N... 100644 100644 100644 ${OID} ${OID} weird\nname\0` + `1 .M N...\0`,
+      {
+        entries: [{ xy: '.M', path: 'weird\nname' }],
+        head: null,
+      },
+    ],
+  ])('%j', (out, want) => {
+    expect(parseStatusV2(out)).toEqual(want);
   });
 });
 
