@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects, both run by `npm test`, two workers (one per core on CI's 2-core machine; the e2e tests spend
-// much of their time waiting on the processes they start, so a second worker roughly halves their wall time).
+// Three projects, all run by `npm test`, on two workers (one per core on CI's 2-core machine; the process
+// tests spend much of their time waiting on the processes they start, so a second worker roughly halves
+// their wall time).
 export default defineConfig({
   test: {
     testTimeout: 20_000,
@@ -17,8 +18,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           // The pure modules' tests share a fork (test/unit: 40 s isolated -> 10 s shared on a quiet 2-core
-          // machine). The cgroup v2 test is not among them: it writes its own pid into cgroup.procs, and its
-          // spawn timed out once in a fresh-clone CI run after the files before it had run in the same process.
+          // machine).
           exclude: ['test/unit/agent/cgroup.test.ts'],
           isolate: false,
         },
@@ -27,13 +27,20 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'process',
-          // A fresh fork per file: these start the built CLI, agents and ptys, and some change process state.
-          include: [
-            'test/e2e/**/*.test.ts',
-            'test/replay/**/*.test.ts',
-            'test/peer/**/*.test.ts',
-            'test/unit/agent/cgroup.test.ts',
-          ],
+          // These start the built CLI, agents and ptys; none changes the state of the process it runs in
+          // (its environment, cwd, signal handlers or timers), so they share a fork too: a fresh fork per
+          // file cost ~14 s of CPU in all (the fork, and vitest's and execa's imports, 34 times).
+          include: ['test/e2e/**/*.test.ts', 'test/replay/**/*.test.ts', 'test/peer/**/*.test.ts'],
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'cgroup',
+          // The cgroup test writes its own pid into a cgroup's cgroup.procs to spawn inside it: a fork of its
+          // own (its spawn timed out once in a fresh-clone CI run after other files had run in its process).
+          include: ['test/unit/agent/cgroup.test.ts'],
           isolate: true,
         },
       },

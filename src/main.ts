@@ -11,6 +11,7 @@ import { earlyReports } from './ci/early.js';
 import { outputPathErrors, type PathKind } from './ci/paths.js';
 import { programHelpAfter } from './help.js';
 import { onProcessExit, onStopSignals } from './lifecycle/signals.js';
+import { monotonicMs } from './lifecycle/timing.js';
 import { tuneForTheTurn } from './lifecycle/v8-tuning.js';
 import type { DoctorRawOptions } from './doctor/command.js';
 import type { CodeCache } from './doctor/report.js';
@@ -146,7 +147,7 @@ async function readPrompt(
         ? await readStdin(opts.timeoutMs)
         : readPromptFile(source.file);
   let stdin: string | undefined;
-  const t = performance.now();
+  const t = monotonicMs();
   if (source.readStdin) {
     if (isatty(0) && !opts.quiet) {
       process.stderr.write('rho-cursor: reading the prompt from stdin, Ctrl-D to end\n');
@@ -155,7 +156,7 @@ async function readPrompt(
   }
   const prompt = assemblePrompt(source.words, file, stdin);
   if (prompt.trim() === '') throw emptyPromptError();
-  return { prompt, stdinMs: performance.now() - t };
+  return { prompt, stdinMs: monotonicMs() - t };
 }
 
 // Validates the parsed command line and reads the prompt: the run's options, or an EarlyFailure.
@@ -236,7 +237,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
         home: homedir(),
         stdout: process.stdout,
         stderr: process.stderr,
-        now: () => performance.now(),
+        now: monotonicMs,
         onSignal: onStopSignals,
         onExit: onProcessExit,
         asker,
@@ -333,7 +334,7 @@ function reportEarly(f: EarlyFailure, t0: number, argv: readonly string[]): numb
     if (github) process.stderr.write(errorAnnotation(e.message + hint));
   }
   const first = f.errors[0]!;
-  const ms = Math.round(performance.now() - t0);
+  const ms = Math.round(monotonicMs() - t0);
   process.stdout.write(stdoutBeforeRun(f.format, first, ms));
   for (const r of earlyReports(argv, process.env, process.cwd(), resultBeforeRun(first, ms))) {
     // A path the errors above already named as unwritable is not tried again.
@@ -357,7 +358,7 @@ export interface Boot {
 }
 
 export async function main(given: string[], version: string, boot: Boot): Promise<void> {
-  const t0 = performance.now();
+  const t0 = monotonicMs();
   // `rho-cursor -p "..."` (the print mode of claude, gemini and Cursor's own CLI) is `run`.
   const argv = fromPeerHabits(given);
   // Last resort: a bug must still end in one line and an exit code (the run's exit hook kills the agent).

@@ -5,6 +5,7 @@ import { METHOD_NOT_FOUND, RpcFailure } from '../acp/handlers.js';
 import { linkAgent } from './link.js';
 import { AgentProcess } from './process.js';
 import { RhoError } from '../errors.js';
+import { monotonicMs } from '../lifecycle/timing.js';
 import type { Teardown } from '../lifecycle/teardown.js';
 
 export interface BriefInput {
@@ -30,7 +31,7 @@ export type Step = <T>(method: string, params: unknown) => Promise<T>;
 export async function withAgent<T>(
   i: BriefInput,
   body: (step: Step, init: Record<string, unknown>, timeInit: number) => Promise<T>,
-  now: () => number = () => performance.now(),
+  now: () => number = monotonicMs,
 ): Promise<T> {
   let release: (() => Promise<void>) | undefined;
   let phase = 'initialize';

@@ -4,6 +4,7 @@ import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { RhoError } from '../errors.js';
+import { monotonicMs } from '../lifecycle/timing.js';
 import {
   checkAllowUnderFence,
   checkRulesUnderFence,
@@ -70,7 +71,7 @@ export async function doctorCommand(
       interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
       version,
       codeCache,
-      now: () => performance.now(),
+      now: monotonicMs,
       signal,
       teardown,
     });

@@ -56,6 +56,10 @@ export const TIMING: Readonly<Timing> = Object.freeze(parseTiming(process.env[TI
 
 export const systemClock: Clock = () => Date.now();
 
+/** Milliseconds on a monotonic clock (only differences mean anything): process.hrtime, not the global
+ * `performance`, whose first use loads node:perf_hooks and eight modules behind it (~2 ms of every start). */
+export const monotonicMs: Clock = () => Number(process.hrtime.bigint()) / 1e6;
+
 // --retries: the wait before try attempt + 1, doubling from retryBaseMs (1 s, 2 s, 4 s...) up to retryMaxMs.
 export function retryWaitMs(attempt: number, t: Readonly<Timing> = TIMING): number {
   return Math.min(t.retryMaxMs, t.retryBaseMs * 2 ** (attempt - 1));

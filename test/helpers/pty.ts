@@ -7,10 +7,12 @@ import { REPO_ROOT } from './agent-path.js';
 
 const DRIVER = join(REPO_ROOT, 'test', 'helpers', 'pty-driver.py');
 
+// The system's Python 3 by its path: a version manager's `python3` on PATH (pyenv's shim) is a shell script
+// that costs ~300 ms of CPU before Python starts.
+const PYTHON = ['/usr/bin/python3', '/usr/local/bin/python3', '/bin/python3'].find((p) => existsSync(p));
+
 /** Python 3 is there to drive a pty (its pty module); tests skip cleanly without it. */
-export const hasPty = ['/usr/bin/python3', '/usr/local/bin/python3', '/bin/python3'].some((p) =>
-  existsSync(p),
-);
+export const hasPty = PYTHON !== undefined;
 
 /** Wait until the screen (after the last match) shows text; type keys; signal the child's process group. */
 export type PtyStep = { wait: string; timeout?: number } | { send: string } | { signal: string };
@@ -29,7 +31,7 @@ export async function onPty(
   steps: PtyStep[],
   o: { env?: Record<string, string | null>; cols?: number; rows?: number } = {},
 ): Promise<PtyRun> {
-  const r = await execa('python3', [DRIVER], {
+  const r = await execa(PYTHON ?? 'python3', [DRIVER], {
     input: JSON.stringify({
       argv,
       steps,
