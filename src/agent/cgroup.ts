@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cgroupChoice, cgroupPlaces, type CgroupKind } from './cgroup-find.js';
+import { processExists } from './tree.js';
 
 const PREFIX = 'rho-cursor-';
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -159,7 +160,7 @@ function sweep(parent: string): void {
   }
   for (const name of names) {
     const owner = Number(name.slice(PREFIX.length).split('-')[0]);
-    if (!Number.isInteger(owner) || owner <= 0 || ownerAlive(owner)) continue;
+    if (!Number.isInteger(owner) || owner <= 0 || processExists(owner)) continue;
     const dir = join(parent, name);
     const kill = join(dir, 'cgroup.kill');
     if (!(existsSync(kill) && tryWrite(kill, '1')))
@@ -170,15 +171,6 @@ function sweep(parent: string): void {
     } catch {
       // still emptying: the next run removes it
     }
-  }
-}
-
-function ownerAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

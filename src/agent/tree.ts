@@ -85,6 +85,17 @@ export function listProcs(minPid = 0): Proc[] {
   return out;
 }
 
+// Is a process of that pid still there? (EPERM: it is, and someone else's.) The sweeps of what a SIGKILLed
+// run left behind (its cgroup, its fence dir, its worktree) ask this of the pid in the leftover's name.
+export function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 // Is there a /proc to read (Linux)? An empty listing means nothing matched only where there is one.
 let procReadable: boolean | undefined;
 export function hasProc(): boolean {

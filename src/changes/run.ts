@@ -41,7 +41,7 @@ export interface WorktreeInfo {
 // --worktree: makes the worktree and registers its removal (unless --keep-worktree); the agent's workspace.
 export async function openWorktree(opts: RunOptions, teardown: Teardown): Promise<Worktree | undefined> {
   if (!opts.worktree) return undefined;
-  const wt = await makeWorktree(opts.cwd);
+  const wt = await makeWorktree(opts.cwd, opts.keepWorktree);
   if (!opts.keepWorktree)
     teardown.defer({
       name: 'worktree',

@@ -3,12 +3,13 @@
 // and stashes are never written. Nothing here runs `git stash` (it would touch the user's stash list), and
 // every git command on the user's tree runs with GIT_OPTIONAL_LOCKS=0 (no index refresh written on the side).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, promises as fsp, rmSync } from 'node:fs';
+import { lstatSync, mkdtempSync, promises as fsp, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { RhoError } from '../errors.js';
 import { git, gitEnv, gitPlace, gitText } from './git.js';
 import { eachLimited } from './marks.js';
+import { processExists } from '../agent/tree.js';
 
 export interface Worktree {
   /** The temporary directory holding the worktree. */
@@ -23,8 +24,13 @@ export interface Worktree {
   base: string;
 }
 
-// Makes the worktree; outside a git work tree (or in a repository with no commit) a usage error.
-export async function makeWorktree(userCwd: string): Promise<Worktree> {
+/** The temporary directories of worktrees: `<prefix><owner pid>-` (removed by the run that made it, or by a
+ * later one once that pid is gone), or `<prefix>kept-` (--keep-worktree: the user removes it). */
+export const WORKTREE_PREFIX = 'rho-cursor-worktree-';
+
+// Makes the worktree; outside a git work tree (or in a repository with no commit) a usage error. `keep`:
+// --keep-worktree, whose worktree no later run sweeps away.
+export async function makeWorktree(userCwd: string, keep = false): Promise<Worktree> {
   const place = await gitPlace(userCwd);
   if (!place)
     throw new RhoError('usage', `option '--worktree' needs a git work tree: ${userCwd} is not in one`);
@@ -33,7 +39,8 @@ export async function makeWorktree(userCwd: string): Promise<Worktree> {
       'usage',
       `option '--worktree' needs a commit to start from: ${place.root} has none yet`,
     );
-  const tmp = mkdtempSync(join(tmpdir(), 'rho-cursor-worktree-'));
+  sweepStaleWorktrees();
+  const tmp = mkdtempSync(join(tmpdir(), `${WORKTREE_PREFIX}${keep ? 'kept' : process.pid}-`));
   const dir = join(tmp, basename(place.root) || 'worktree');
   const wt: Worktree = { tmp, dir, cwd: join(dir, place.prefix), repo: place.root, base: '' };
   try {
@@ -117,4 +124,55 @@ export function removeWorktreeSync(wt: Worktree): void {
   run(['worktree', 'remove', '--force', '--force', wt.dir]);
   rmSync(wt.tmp, { recursive: true, force: true });
   run(['worktree', 'prune']);
+}
+
+// Removes the worktrees that runs ended by SIGKILL (or a crash) left behind: a temporary directory whose
+// owner pid is gone, the user's own, and git's record of it (pruned in the repository its `.git` file names).
+// Kept worktrees and live runs' are never touched. Returns what it removed.
+export function sweepStaleWorktrees(root = tmpdir()): string[] {
+  const done: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(root).filter((n) => n.startsWith(WORKTREE_PREFIX));
+  } catch {
+    return done;
+  }
+  for (const name of names) {
+    const pid = Number(name.slice(WORKTREE_PREFIX.length).split('-')[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processExists(pid)) continue;
+    const tmp = join(root, name);
+    try {
+      if (lstatSync(tmp).uid !== process.getuid?.()) continue;
+      const repoGitDirs = readdirSync(tmp).map((d) => commonGitDir(join(tmp, d)));
+      rmSync(tmp, { recursive: true, force: true });
+      for (const gitDir of repoGitDirs)
+        if (gitDir)
+          try {
+            execFileSync('git', ['--git-dir', gitDir, 'worktree', 'prune'], {
+              env: gitEnv(),
+              stdio: 'ignore',
+            });
+          } catch {
+            // git gc prunes it in time
+          }
+      done.push(tmp);
+    } catch {
+      // half made, or not ours: left alone
+    }
+  }
+  return done;
+}
+
+// The repository's git dir a worktree belongs to, from its `.git` file (`gitdir: <repo>/.git/worktrees/<n>`
+// and that dir's `commondir`); undefined when it cannot be read.
+function commonGitDir(worktree: string): string | undefined {
+  try {
+    const m = /^gitdir: (.+)$/m.exec(readFileSync(join(worktree, '.git'), 'utf8'));
+    if (!m) return undefined;
+    const own = resolve(worktree, m[1]!.trim());
+    const common = readFileSync(join(own, 'commondir'), 'utf8').trim();
+    return isAbsolute(common) ? common : resolve(own, common);
+  } catch {
+    return undefined;
+  }
 }

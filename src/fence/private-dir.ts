@@ -20,6 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RhoError } from '../errors.js';
+import { processExists } from '../agent/tree.js';
 
 export const CONFIG_FILE = 'cli-config.json';
 export const DIR_PREFIX = 'rho-cursor-fence-';
@@ -100,7 +101,7 @@ export function sweepStaleFenceDirs(root = tmpdir()): string[] {
   }
   for (const name of names) {
     const pid = Number(name.slice(DIR_PREFIX.length).split('-')[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processExists(pid)) continue;
     const runDir = join(root, name);
     try {
       if (lstatSync(runDir).uid !== process.getuid?.()) continue;
@@ -112,16 +113,6 @@ export function sweepStaleFenceDirs(root = tmpdir()): string[] {
     }
   }
   return done;
-}
-
-// Is a process of that pid still there? (EPERM: it is, and someone else's.)
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 // Copies every entry the agent created or replaced (not one of our symlinks, not the overlay) to the user's dir.
