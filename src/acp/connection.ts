@@ -165,7 +165,7 @@ export class Connection {
           return;
         }
         this.pending.delete(msg.msg.id);
-        if (p.timer) clearTimeout(p.timer);
+        clearTimeout(p.timer);
         p.answered?.();
         if (msg.msg.error) p.reject(new RpcRequestError(p.method, msg.msg.error));
         else p.resolve(msg.msg.result);
@@ -189,10 +189,12 @@ export class Connection {
       this.respondError(id, -32600, `Invalid Request: ${why}`);
       return this.h.onInvalid(cutEnd(line, 200), `a request ${why}, answered -32600`);
     }
-    const p = id === undefined || id === null ? undefined : this.pending.get(id);
-    if (p && id !== undefined && id !== null && typeof m.method !== 'string') {
-      this.pending.delete(id);
-      if (p.timer) clearTimeout(p.timer);
+    // What is left with one of our ids is a response (a request with an id was answered above); a lookup of
+    // any other id (null, an object, none) finds nothing.
+    const p = this.pending.get(m.id as Id);
+    if (p) {
+      this.pending.delete(m.id as Id);
+      clearTimeout(p.timer);
       p.answered?.();
       return p.reject(new RhoError('protocol', `the agent answered ${p.method} with a message ${why}`));
     }
@@ -204,7 +206,7 @@ export class Connection {
     if (this.closedWith) return;
     this.closedWith = err;
     for (const p of this.pending.values()) {
-      if (p.timer) clearTimeout(p.timer);
+      clearTimeout(p.timer);
       p.reject(err);
     }
     this.pending.clear();

@@ -69,6 +69,7 @@ export function terminalAsker(t: Terminal): Asker {
 function askOnce(t: Terminal, q: TerminalQuestion, signal: AbortSignal): Promise<Choice | undefined> {
   if (signal.aborted) return Promise.resolve(undefined);
   return new Promise((resolve) => {
+    // Stryker disable next-line StringLiteral: StringDecoder reads '' as utf8, its default
     const decoder = new StringDecoder('utf8');
     let state = EMPTY_EDITOR;
     let accepting = false;
@@ -76,6 +77,7 @@ function askOnce(t: Terminal, q: TerminalQuestion, signal: AbortSignal): Promise
     let generation = 0;
     const raw = (on: boolean): void => {
       try {
+        // Stryker disable next-line OptionalChaining: a missing setRawMode throws into the catch, to the same end
         t.input.setRawMode?.(on);
       } catch {
         // a terminal that went away: nothing to restore
@@ -86,6 +88,7 @@ function askOnce(t: Terminal, q: TerminalQuestion, signal: AbortSignal): Promise
     const show = (): void => {
       accepting = false;
       t.output.write(q.lines.join('\n') + '\n');
+      // Stryker disable next-line UpdateOperator: any change tells this show from a later one
       const mine = ++generation;
       void t.pendingDelivered().then(() => {
         if (closed || mine !== generation) return;
@@ -108,7 +111,8 @@ function askOnce(t: Terminal, q: TerminalQuestion, signal: AbortSignal): Promise
     };
     const endOfInput = (): void => finish(q.eof, `^D → ${q.eof?.label ?? 'cancelled'}\n`);
     const onData = (d?: Buffer | string): void => {
-      const text = typeof d === 'string' ? d : d ? decoder.write(d) : '';
+      // The decoder passes a string through as it is.
+      const text = d === undefined ? '' : decoder.write(d);
       if (!accepting || closed) return;
       const r = feedKeys(state, text);
       state = r.state;

@@ -55,8 +55,9 @@ function judgeShell(s: Subject, rules: RuleSet): RuleVerdict | undefined {
     const hit = shellDenied(c, denies);
     if (hit) return deny(`--deny ${hit.text} covers ${shown(c)}`);
   }
-  if (allows.length === 0 || s.commands.length === 0) return undefined;
-  if (s.commands.every((c) => shellAllowed(c, allows))) return allow(`--allow ${list(allows)}`);
+  // No allow rules allow nothing: shellAllowed is false for every command then.
+  if (s.commands.length > 0 && s.commands.every((c) => shellAllowed(c, allows)))
+    return allow(`--allow ${list(allows)}`);
   return undefined;
 }
 
@@ -98,11 +99,7 @@ function judgeFetch(s: Subject, rules: RuleSet): RuleVerdict | undefined {
     const hit = denies.find((r) => domainCovered(r.domain, u));
     if (hit) return deny(`--deny ${hit.text} covers ${shown(u)}`);
   }
-  if (
-    allows.length > 0 &&
-    s.urls.length > 0 &&
-    s.urls.every((u) => allows.some((r) => domainCovered(r.domain, u)))
-  )
+  if (s.urls.length > 0 && s.urls.every((u) => allows.some((r) => domainCovered(r.domain, u))))
     return allow(`--allow ${list(allows)}`);
   return undefined;
 }

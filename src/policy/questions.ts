@@ -34,6 +34,7 @@ export class OpenQuestions {
       let settled = false;
       // The question stops counting before its answer is acted on, so what that shows is drawn at once.
       const done = (choice: Choice | undefined): boolean => {
+        // Stryker disable next-line BooleanLiteral: onAbort, the one reader, runs only before done (which removes it)
         if (settled) return false;
         settled = true;
         this.open--;
@@ -45,7 +46,7 @@ export class OpenQuestions {
         question.abort(signal.reason);
         if (done(undefined)) closed?.(signal.reason);
       };
-      signal.addEventListener('abort', onAbort, { once: true });
+      signal.addEventListener('abort', onAbort);
       asker.choose(q, question.signal).then(done, () => done(undefined));
     });
   }

@@ -37,12 +37,9 @@ export function parseShell(line: string): ShellParse {
     if (words.length > 0) parts.push(words);
     words = [];
   };
-  // The digits just read were a file descriptor (`2>`), not a word.
+  // The digits just read were a file descriptor (`2>`), not a word: the endWord that follows drops them.
   const dropFd = (): void => {
-    if (inWord && /^\d+$/.test(word)) {
-      word = '';
-      inWord = false;
-    }
+    if (inWord && /^\d+$/.test(word)) inWord = false;
   };
 
   for (let i = 0; i < line.length; i++) {
@@ -68,7 +65,7 @@ export function parseShell(line: string): ShellParse {
       i = close;
     } else if (c === '"') {
       const r = readDouble(line, i + 1);
-      if (r.opaque) opaque ??= r.opaque;
+      opaque ??= r.opaque;
       if (r.end === -1) {
         opaque ??= 'an unclosed quote';
         break;
@@ -98,10 +95,12 @@ export function parseShell(line: string): ShellParse {
     } else if (c === '>' || (c === '&' && next === '>')) {
       dropFd();
       endWord();
-      let j = c === '&' ? i + 2 : i + 1;
+      // After `&>` this is its `>`, which the loop below skips with any more.
+      let j = i + 1;
       // `>&2`, `2>&1`, `>&-`: a descriptor is duplicated or closed, no file is written.
-      if (c === '>' && line[j] === '&' && /^(\d+|-)(?![^\s;&|()<>])/.test(line.slice(j + 1))) {
-        i = j + (/^(\d+|-)/.exec(line.slice(j + 1))?.[0].length ?? 0);
+      const dup = line[j] === '&' ? /^(?:\d+|-)(?![^\s;&|()<>])/.exec(line.slice(j + 1)) : null;
+      if (dup) {
+        i = j + dup[0].length;
         continue;
       }
       while (line[j] === '>' || line[j] === '|') j++;

@@ -697,3 +697,31 @@ describe('Connection: answers', () => {
     expect(sent).toHaveLength(1);
   });
 });
+
+describe('Connection: withdrawals and handler failures', () => {
+  it('withdraws only by $/cancel_request: another notification naming an open request id passes on', () => {
+    const { conn, receive, notifications } = setup();
+    const signals: AbortSignal[] = [];
+    conn.handle('session/request_permission', (_p, { signal }) => {
+      signals.push(signal);
+      return new Promise(() => {});
+    });
+    receive(ask(0));
+    receive({ jsonrpc: '2.0', method: '$/progress', params: { requestId: 0 } });
+    expect(signals[0]!.aborted).toBe(false);
+    expect(conn.openIncoming).toBe(1);
+    expect(notifications.map((n) => n.method)).toEqual(['$/progress']);
+  });
+
+  it('answers a failing handler -32603 without an onHandlerError, and throws nothing', () => {
+    const sent: string[] = [];
+    const conn = new Connection({ send: (l) => sent.push(l), onNotification: () => {}, onInvalid: () => {} });
+    conn.handle('m', () => {
+      throw new TypeError('bug');
+    });
+    expect(() => conn.handleLine(JSON.stringify(ask(3, 'm')))).not.toThrow();
+    expect(sent.map((l) => JSON.parse(l) as unknown)).toEqual([
+      { jsonrpc: '2.0', id: 3, error: { code: -32603, message: 'Internal error' } },
+    ]);
+  });
+});

@@ -47,4 +47,10 @@ describe('tooDeep: what is never deep', () => {
     expect(tooDeep(JSON.parse(line), line.length, 3)).toBe(true);
     expect(tooDeep(JSON.parse(line), line.length, 4)).toBe(false);
   });
+
+  it('counts a plain value as no nesting at all, even under a limit of 0', () => {
+    expect(tooDeep('x'.repeat(2000), 2002, 0)).toBe(false);
+    expect(tooDeep(7, 2000, 0)).toBe(false);
+    expect(tooDeep([], 2000, 0)).toBe(true);
+  });
 });

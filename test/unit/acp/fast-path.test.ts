@@ -35,6 +35,10 @@ describe('textChunkEvent', () => {
       JSON.stringify(JSON.parse(chunkLine('agent_message_chunk', 'x')), null, 1).replace(/\n/g, ''),
     ],
     ['not JSON at all', 'hello'],
+    [
+      'a text whose escape JSON refuses',
+      chunkLine('agent_message_chunk', 'PLACEHOLDER').replace('PLACEHOLDER', 'a\\x'),
+    ],
   ])('leaves %s to the general path', (_name, line) => {
     expect(textChunkEvent(line)).toBeUndefined();
   });

@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { describe, expect, it } from 'vitest';
-import { terminalAsker, type Terminal } from '../../../src/policy/ask.js';
-import { permissionQuestion } from '../../../src/policy/prompts.js';
+import { getEventListeners } from 'node:events';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { processTerminal, terminalAsker, type Terminal } from '../../../src/policy/ask.js';
+import { permissionQuestion, type TerminalQuestion } from '../../../src/policy/prompts.js';
 import { readPermissionRequest } from '../../../src/policy/decide.js';
 
 // A terminal whose input the test types, whose screen it reads, and whose "pending input delivered" it releases.
@@ -12,22 +13,25 @@ class FakeTerminal implements Terminal {
   screen = '';
   suspended = 0;
   paused = 0;
+  /** Whatever the terminal delivers the moment its input resumes. */
+  onResume: (() => void) | undefined;
+  /** SIGCONT's listeners: others of the process may be there before the question's. */
+  readonly conts = new EventEmitter();
   private releases: Array<() => void> = [];
-  private cont: (() => void) | undefined;
   private exit: (() => void) | undefined;
   readonly input = {
     setRawMode: (raw: boolean) => this.modes.push(raw),
     on: (e: 'data' | 'end', f: (d?: Buffer | string) => void) => this.keys.on(e, f),
     off: (e: 'data' | 'end', f: (d?: Buffer | string) => void) => this.keys.off(e, f),
-    resume: () => {},
+    resume: () => this.onResume?.(),
     pause: () => this.paused++,
   };
   readonly output = { write: (s: string) => (this.screen += s) };
   signal = (s: 'SIGINT' | 'SIGQUIT'): void => void this.signals.push(s);
   suspend = (): void => void this.suspended++;
   onContinue = (fn: () => void): (() => void) => {
-    this.cont = fn;
-    return () => (this.cont = undefined);
+    this.conts.on('cont', fn);
+    return () => this.conts.off('cont', fn);
   };
   onExit = (fn: () => void): (() => void) => {
     this.exit = fn;
@@ -44,7 +48,7 @@ class FakeTerminal implements Terminal {
     await new Promise((r) => setImmediate(r));
   }
   continued(): void {
-    this.cont?.();
+    this.conts.emit('cont');
   }
   exited(): void {
     this.exit?.();
@@ -204,5 +208,182 @@ describe('terminalAsker', () => {
     await t.release();
     t.type('r\r');
     expect((await second)?.value).toBe('reject-once');
+  });
+});
+
+const LINES =
+  'Cursor asks permission to execute: `rm -rf build`\n  command: rm -rf build\n  reason: Shell allowlist is empty\n';
+const MENU = '[a] allow once  [r] reject once > ';
+
+describe('terminalAsker: how a question ends', () => {
+  it('ends the line of an answer it takes', async () => {
+    const { t, answer } = await setup();
+    await t.release();
+    t.type('a\r');
+    await answer;
+    expect(t.screen).toBe(LINES + MENU + 'a\n');
+  });
+
+  it('turns Ctrl-\\ into SIGQUIT, shown as ^\\', async () => {
+    const { t, abort, answer } = await setup();
+    await t.release();
+    t.type('\x1c');
+    expect(t.signals).toEqual(['SIGQUIT']);
+    expect(t.screen).toBe(LINES + MENU + '^\\');
+    abort.abort();
+    await answer;
+  });
+
+  it('shows ^Z and a new line on Ctrl-Z', async () => {
+    const { t, abort, answer } = await setup();
+    await t.release();
+    t.type('\x1a');
+    expect(t.screen).toBe(LINES + MENU + '^Z\n');
+    abort.abort();
+    await answer;
+  });
+
+  it('ends a question with no reject choice cancelled on Ctrl-D', async () => {
+    const t = new FakeTerminal();
+    const q: TerminalQuestion = { ...question, choices: question.choices.slice(0, 1), eof: undefined };
+    const answer = terminalAsker(t).choose(q, new AbortController().signal);
+    await tick();
+    await t.release();
+    t.type('\x04');
+    expect(await answer).toBeUndefined();
+    expect(t.screen).toBe(LINES + '[a] allow once > ^D → cancelled\n');
+  });
+
+  it('leaves no listener behind on the input or on the request’s signal', async () => {
+    const { t, abort, answer } = await setup();
+    await t.release();
+    expect(t.keys.listenerCount('data')).toBe(1);
+    expect(getEventListeners(abort.signal, 'abort')).toHaveLength(1);
+    t.type('a\r');
+    await answer;
+    expect(t.keys.listenerCount('data')).toBe(0);
+    expect(t.keys.listenerCount('end')).toBe(0);
+    expect(t.conts.listenerCount('cont')).toBe(0);
+    expect(getEventListeners(abort.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('draws no menu for a question that closed before its pending input was read', async () => {
+    const { t, abort, answer } = await setup();
+    abort.abort();
+    await t.release();
+    expect(await answer).toBeUndefined();
+    expect(t.screen).toBe(LINES + '\n(cancelled)\n');
+  });
+
+  it('draws the menu once when SIGCONT comes before the pending input was read', async () => {
+    const { t, answer } = await setup();
+    t.continued();
+    await t.release();
+    expect(t.screen).toBe(LINES + LINES + MENU);
+    t.type('r\r');
+    expect((await answer)?.value).toBe('reject-once');
+  });
+
+  it('closes once when the input ends because the request was withdrawn at that moment', async () => {
+    const t = new FakeTerminal();
+    const abort = new AbortController();
+    t.keys.on('end', () => abort.abort());
+    const answer = terminalAsker(t).choose(question, abort.signal);
+    await tick();
+    await t.release();
+    t.keys.emit('end');
+    expect(await answer).toBeUndefined();
+    expect(t.screen).toBe(LINES + MENU + '\n(cancelled)\n');
+    expect(t.paused).toBe(1);
+  });
+
+  it('stays closed, and the terminal cooked, when a SIGCONT listener before it withdraws the request', async () => {
+    const t = new FakeTerminal();
+    const abort = new AbortController();
+    t.conts.on('cont', () => abort.abort());
+    const answer = terminalAsker(t).choose(question, abort.signal);
+    await tick();
+    await t.release();
+    t.continued();
+    expect(await answer).toBeUndefined();
+    expect(t.screen).toBe(LINES + MENU + '\n(cancelled)\n');
+    expect(t.raw).toBe(false);
+  });
+
+  it('ignores what the terminal delivers the moment its input resumes', async () => {
+    const t = new FakeTerminal();
+    t.onResume = () => t.type('a\r');
+    const answer = terminalAsker(t).choose(question, new AbortController().signal);
+    await tick();
+    await t.release();
+    t.type('r\r');
+    expect((await answer)?.value).toBe('reject-once');
+  });
+
+  it('types nothing for a data event without a chunk, and takes a string chunk as it is', async () => {
+    const { t, answer } = await setup();
+    await t.release();
+    t.keys.emit('data');
+    t.keys.emit('data', 'r');
+    expect(t.screen).toBe(LINES + MENU + 'r');
+    t.keys.emit('data', '\r');
+    expect((await answer)?.value).toBe('reject-once');
+  });
+});
+
+describe('processTerminal: the process’s own terminal', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  const streams = () => ({
+    input: { on() {}, off() {} } as unknown as NodeJS.ReadStream,
+    output: { write: () => true } as unknown as NodeJS.WritableStream,
+  });
+
+  it('uses the streams it is given', () => {
+    const { input, output } = streams();
+    const t = processTerminal(input, output);
+    expect(t.input).toBe(input);
+    expect(t.output).toBe(output);
+  });
+
+  it('sends Ctrl-C’s and Ctrl-\\’s signal to this process, and Ctrl-Z’s SIGTSTP to its group', () => {
+    const kill = vi.spyOn(process, 'kill').mockImplementation(() => true);
+    const { input, output } = streams();
+    const t = processTerminal(input, output);
+    t.signal('SIGINT');
+    t.signal('SIGQUIT');
+    t.suspend();
+    expect(kill.mock.calls).toEqual([
+      [process.pid, 'SIGINT'],
+      [process.pid, 'SIGQUIT'],
+      [0, 'SIGTSTP'],
+    ]);
+  });
+
+  it.each([
+    ['SIGCONT', 'onContinue'],
+    ['exit', 'onExit'],
+  ] as const)('subscribes to %s with %s until unsubscribed', (event, method) => {
+    const { input, output } = streams();
+    const t = processTerminal(input, output);
+    const fn = (): void => {};
+    const off = t[method](fn);
+    const listeners = (): unknown[] => process.listeners(event as 'exit');
+    expect(listeners()).toContain(fn);
+    off();
+    expect(listeners()).not.toContain(fn);
+  });
+
+  it('says pending input is delivered after a second check phase, not the first', async () => {
+    const { input, output } = streams();
+    const t = processTerminal(input, output);
+    const order: string[] = [];
+    const delivered = t.pendingDelivered().then(() => order.push('delivered'));
+    setImmediate(() => order.push('first check phase'));
+    const late = new Promise((r) => setTimeout(r, 200));
+    await Promise.race([delivered, late]);
+    expect(order).toEqual(['first check phase', 'delivered']);
   });
 });

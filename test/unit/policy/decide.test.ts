@@ -4,6 +4,7 @@ import {
   PLAN_ONLY_REASON,
   READ_ONLY_PLAN_REASON,
   QUESTION_SKIP,
+  SKIP_QUESTION_REASON,
   decidePermission,
   decidePlan,
   isRejection,
@@ -574,5 +575,41 @@ describe('decidePlan says why it was not approved', () => {
   it('leaves the plan to the person under ask at a terminal, under no fence or no-shell', () => {
     expect(decidePlan('ask', false, true)).toBeUndefined();
     expect(decidePlan('ask', false, true, 'no-shell')).toBeUndefined();
+  });
+});
+
+describe('readPermissionRequest and decidePermission at the edges', () => {
+  it('names an option with neither name nor optionId by the empty string', () => {
+    expect(readPermissionRequest({ options: [{ kind: 'allow_once' }] }).options).toEqual([
+      { optionId: '', name: '', kind: 'allow_once' },
+    ]);
+  });
+
+  it('cancels a question that offers no skip option', () => {
+    const noSkip = { ...QUESTION, options: QUESTION.options.filter((o) => o.optionId !== QUESTION_SKIP) };
+    expect(decidePermission(noSkip, 'reject', [], false)).toEqual({
+      decision: { outcome: 'cancelled' },
+      reason: 'a question without a skip option',
+      decidedBy: 'no-option',
+    });
+  });
+});
+
+describe('what the agent is told instead of a person’s answer', () => {
+  it.each([
+    [
+      PLAN_ONLY_REASON,
+      'This is a plan-only run (rho-cursor --plan): do not execute the plan. Give the whole plan as your final answer.',
+    ],
+    [
+      SKIP_QUESTION_REASON,
+      'No person can answer: rho-cursor is running without a terminal. Choose the most reasonable option yourself, say which, and continue.',
+    ],
+    [
+      READ_ONLY_PLAN_REASON,
+      'This run is read-only (rho-cursor --fence read-only): the plan cannot be executed. Give the whole plan as your final answer.',
+    ],
+  ])('%j', (reason, text) => {
+    expect(reason).toBe(text);
   });
 });

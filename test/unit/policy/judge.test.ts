@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolKind } from '../../../src/options.js';
-import { cursorDenyStops, judgeByRules, outsideWriteRules } from '../../../src/policy/judge.js';
+import {
+  cursorDenyStops,
+  judgeByRules,
+  outsideWriteRules,
+  rulesWarnings,
+} from '../../../src/policy/judge.js';
 import { parseRules } from '../../../src/policy/rules.js';
 import type { Subject } from '../../../src/policy/subject.js';
 
@@ -112,5 +117,177 @@ describe('an absolute Write(...) or Read(...) glob holds inside the workspace to
     expect(outsideWriteRules(['secrets/k', 'src/a'], rules([], ['Write(/ws/secrets/**)']), '/ws')).toEqual([
       'secrets/k',
     ]);
+  });
+});
+
+describe('judgeByRules: every verdict says which rules decided it', () => {
+  const verdict = (kind: ToolKind, s: Partial<Subject>, allow: string[], deny: string[] = []) =>
+    judgeByRules(kind, subject(s), rules(allow, deny), '/ws');
+
+  it.each([
+    ['execute', { commands: ['ls'] }, [], ['execute'], 'deny', '--deny execute'],
+    [
+      'execute',
+      { commands: [] },
+      [],
+      ['Shell(git push)', 'Shell(rm)'],
+      'deny',
+      'the command is not known, and Shell(git:push), Shell(rm) may cover it',
+    ],
+    [
+      'execute',
+      { commands: ['npm test', 'git status'] },
+      ['Shell(npm test)', 'Shell(git status)'],
+      [],
+      'allow',
+      '--allow Shell(npm:test), Shell(git:status)',
+    ],
+    [
+      'read',
+      { paths: [] },
+      [],
+      ['Read(.env*)'],
+      'deny',
+      'the path is not known, and Read(.env*) may cover it',
+    ],
+    ['read', { paths: ['/ws/.env'] }, [], ['Read(.env*)'], 'deny', '--deny Read(.env*) covers `.env`'],
+    [
+      'edit',
+      { paths: ['/ws/src/a', '/ws/package.json'] },
+      ['Write(src/**)', 'Write(package.json)'],
+      [],
+      'allow',
+      '--allow Write(src/**), Write(package.json)',
+    ],
+    [
+      'edit',
+      { paths: [] },
+      ['Write(src/**)'],
+      [],
+      'deny',
+      'the path is not known, so Write(src/**) cannot vouch for it',
+    ],
+    [
+      'fetch',
+      { urls: [] },
+      [],
+      ['WebFetch(evil.com)'],
+      'deny',
+      'the URL is not known, and WebFetch(evil.com) may cover it',
+    ],
+    [
+      'fetch',
+      { urls: ['https://evil.com/x'] },
+      [],
+      ['WebFetch(evil.com)'],
+      'deny',
+      '--deny WebFetch(evil.com) covers `https://evil.com/x`',
+    ],
+    [
+      'fetch',
+      { urls: ['https://a.com', 'https://b.com/x'] },
+      ['WebFetch(a.com)', 'WebFetch(b.com)'],
+      [],
+      'allow',
+      '--allow WebFetch(a.com), WebFetch(b.com)',
+    ],
+  ] as const)('%s %j allow %j deny %j: %s, %j', (kind, s, allow, deny, decision, reason) => {
+    expect(verdict(kind, s as unknown as Partial<Subject>, [...allow], [...deny])).toEqual({
+      decision,
+      reason,
+    });
+  });
+});
+
+describe('judgeByRules: each rule holds only for its own kind and its own subject', () => {
+  it.each([
+    ['a --deny of another kind', 'read', { paths: ['/ws/a'] }, [], ['execute']],
+    ['WebFetch rules for a search', 'search', { urls: [] }, ['WebFetch(a.com)'], ['WebFetch(evil.com)']],
+    ['a Read deny covering none of the paths', 'read', { paths: ['/ws/a.ts'] }, [], ['Read(.env*)']],
+    ['a fetch with no rules and no URL', 'fetch', { urls: [] }, [], []],
+    ['a WebFetch allow with no URL to vouch for', 'fetch', { urls: [] }, ['WebFetch(a.com)'], []],
+    [
+      'a WebFetch deny covering none of the URLs',
+      'fetch',
+      { urls: ['https://ok.com'] },
+      [],
+      ['WebFetch(evil.com)'],
+    ],
+    [
+      'a WebFetch allow covering one URL of two',
+      'fetch',
+      { urls: ['https://a.com', 'https://evil.com'] },
+      ['WebFetch(a.com)'],
+      [],
+    ],
+  ] as const)('%s says nothing', (_name, kind, s, allow, deny) => {
+    expect(judge(kind, s as unknown as Partial<Subject>, [...allow], [...deny])).toBeUndefined();
+  });
+});
+
+describe('a reason shows control and bidi characters as \\u escapes, four hex digits each', () => {
+  it.each([
+    ['rm \x7f', '--deny Shell(rm) covers "rm \\u007f"'],
+    ['rm \u0085 \u2028 \u2066', '--deny Shell(rm) covers "rm \\u0085 \\u2028 \\u2066"'],
+  ])('%j', (command, reason) => {
+    const v = judgeByRules('execute', subject({ commands: [command] }), rules([], ['Shell(rm)']), '/ws');
+    expect(v?.reason).toBe(reason);
+  });
+});
+
+describe('outsideWriteRules: the workspace is / unless told', () => {
+  it('reads a relative path under an absolute glob as under /', () => {
+    expect(outsideWriteRules(['secrets/k', 'a'], rules([], ['Write(/secrets/**)']))).toEqual(['secrets/k']);
+  });
+});
+
+describe("cursorDenyStops: Cursor's copy of a deny rule, by kind", () => {
+  it.each([
+    ['execute under a --deny of another kind', 'execute', { commands: ['ls'] }, ['read'], false],
+    ['one denied command of two', 'execute', { commands: ['ls', 'git push'] }, ['Shell(git push)'], true],
+    ['an edit under --deny delete', 'edit', { paths: ['/ws/a'] }, ['delete'], true],
+    ['an edit under --deny read', 'edit', { paths: ['/ws/a'] }, ['read'], false],
+    ['a read under a Write deny', 'read', { paths: ['/ws/.env'] }, ['Write(**/.env*)'], false],
+    ['one denied path of two', 'edit', { paths: ['/ws/a', '/ws/.env'] }, ['Write(**/.env*)'], true],
+    [
+      'a path under one Write deny of two',
+      'edit',
+      { paths: ['/ws/.env'] },
+      ['Write(x)', 'Write(.env)'],
+      true,
+    ],
+  ] as const)('%s: %s', (_name, kind, s, deny, stops) => {
+    expect(
+      cursorDenyStops(kind, subject(s as unknown as Partial<Subject>), rules([], [...deny]), '/ws'),
+    ).toBe(stops);
+  });
+});
+
+describe('rulesWarnings: what the rules cannot hold before it happens', () => {
+  it('warns of Write allow rules and of Mcp rules on either side, naming them', () => {
+    expect(
+      rulesWarnings(rules(['Write(src/**)', 'Write(docs/**)', 'Mcp(gh:issues)'], ['Mcp(fs:write)'])),
+    ).toEqual([
+      {
+        code: 'write-rules-not-asked',
+        message:
+          'Cursor never asks before an edit: Write(src/**), Write(docs/**) rejects an edit outside it only when the agent asks; the change ledger finds the others after the turn',
+      },
+      {
+        code: 'mcp-rules-cursor-only',
+        message:
+          "Mcp(gh:issues), Mcp(fs:write): held by Cursor's config alone (rho-cursor cannot tell an MCP call from a permission request)",
+      },
+    ]);
+  });
+
+  it('says nothing of rules it can hold: Shell, Read, WebFetch, kinds, and Write denies', () => {
+    expect(
+      rulesWarnings(rules(['Shell(ls)', 'Read(**)', 'WebFetch(a.com)', 'edit'], ['Write(.env)', 'execute'])),
+    ).toEqual([]);
+  });
+
+  it('warns of an Mcp deny alone', () => {
+    expect(rulesWarnings(rules([], ['Mcp(fs:write)'])).map((w) => w.code)).toEqual(['mcp-rules-cursor-only']);
   });
 });

@@ -108,3 +108,77 @@ describe('feedKeys', () => {
     ]);
   });
 });
+
+describe('feedKeys: keys at the edges', () => {
+  it.each<[string, string[], KeyAction[]]>([
+    ['a line feed as the first key submits an empty line', ['\n'], [{ type: 'submit', line: '' }]],
+    [
+      'a line feed after a line-feed Enter is another Enter',
+      ['a\n', '\n'],
+      [
+        { type: 'echo', text: 'a' },
+        { type: 'submit', line: 'a' },
+        { type: 'submit', line: '' },
+      ],
+    ],
+    [
+      'Ctrl-H erases like Backspace',
+      ['ab\br\r'],
+      [
+        { type: 'echo', text: 'ab\b \br' },
+        { type: 'submit', line: 'ar' },
+      ],
+    ],
+    [
+      'Backspace keeps the rest of the line as it was',
+      ['abc\x7f\r'],
+      [
+        { type: 'echo', text: 'abc\b \b' },
+        { type: 'submit', line: 'ab' },
+      ],
+    ],
+    [
+      'an SS3 arrow key (ESC O A) is skipped',
+      ['\x1bOAr\r'],
+      [
+        { type: 'echo', text: 'r' },
+        { type: 'submit', line: 'r' },
+      ],
+    ],
+    [
+      'Alt-x (ESC x) is skipped as two keys, the next key counts',
+      ['\x1bxy\r'],
+      [
+        { type: 'echo', text: 'y' },
+        { type: 'submit', line: 'y' },
+      ],
+    ],
+  ])('%s', (_name, chunks, actions) => {
+    expect(typed(...chunks)).toEqual(actions);
+  });
+
+  it('takes 200 characters and drops the ones after', () => {
+    const actions = typed('x'.repeat(199), 'yz', '\r');
+    expect(actions.at(-1)).toEqual({ type: 'submit', line: 'x'.repeat(199) + 'y' });
+    expect(actions.filter((a) => a.type === 'echo').map((a) => (a as { text: string }).text)).toEqual([
+      'x'.repeat(199),
+      'y',
+    ]);
+  });
+});
+
+describe('feedKeys: the state it hands back', () => {
+  it.each<[string, string, ReturnType<typeof feedKeys>['state']]>([
+    ['nothing typed', '', { line: '', escape: '', afterCR: false }],
+    ['a word', 'ab', { line: 'ab', escape: '', afterCR: false }],
+    ['an arrow key finished', 'a\x1b[A', { line: 'a', escape: '', afterCR: false }],
+    ['an escape begun', 'a\x1b', { line: 'a', escape: 'esc', afterCR: false }],
+    ['an Alt key finished', 'a\x1bx', { line: 'a', escape: '', afterCR: false }],
+    ['a control sequence begun', 'a\x1b[1;', { line: 'a', escape: 'csi', afterCR: false }],
+    ['Enter by carriage return', 'ab\r', { line: '', escape: '', afterCR: true }],
+    ['Enter by line feed', 'ab\n', { line: '', escape: '', afterCR: false }],
+    ['Ctrl-C mid-line', 'ab\x03', { line: 'ab', escape: '', afterCR: false }],
+  ])('%s', (_name, data, state) => {
+    expect(feedKeys(EMPTY_EDITOR, data).state).toStrictEqual(state);
+  });
+});

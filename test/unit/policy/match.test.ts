@@ -5,6 +5,7 @@ import {
   pathCovered,
   shellAllowed,
   shellDenied,
+  shellRuleCovers,
   workspacePath,
 } from '../../../src/policy/match.js';
 import { parseRule, type Rule } from '../../../src/policy/rules.js';
@@ -329,5 +330,63 @@ describe('paths and domains, at the edges', () => {
     ['example.com', 'not a url example.com', false],
   ])('WebFetch(%s) covers %s: %s', (domain, url, covered) => {
     expect(domainCovered(domain, url)).toBe(covered);
+  });
+});
+
+describe('shellRuleCovers and shellAllowed at the edges', () => {
+  it('covers no empty command, not even with a rule for any command', () => {
+    for (const side of ['allow', 'deny'] as const) {
+      expect(shellRuleCovers(shell('Shell(*)')[0]!, [], side)).toBe(false);
+      expect(shellRuleCovers(shell('Shell(* --version)')[0]!, [], side)).toBe(false);
+    }
+  });
+
+  it('takes Shell(*) with arguments as a rule on those arguments, not a catch-all', () => {
+    const rules = shell('Shell(* --version)');
+    expect(shellAllowed('git --version', rules)).toBe(true);
+    expect(shellAllowed('rm -rf /', rules)).toBe(false);
+    expect(shellDenied('rm -rf /', rules)).toBeUndefined();
+  });
+
+  it('lets a Shell(*) among other allow rules vouch for an opaque line', () => {
+    expect(shellAllowed('echo $(id)', shell('Shell(ls)', 'Shell(*)'))).toBe(true);
+  });
+});
+
+describe('a deny rule at the edges of a command', () => {
+  const PUSH = shell('Shell(git push)');
+
+  it.each([
+    ['sh', "sh -c 'git push'"],
+    ['three evals', 'eval eval eval git push'],
+    ['bash -c, then two evals', 'bash -c "eval eval git push"'],
+  ])('sees through %s', (_name, line) => {
+    expect(shellDenied(line, PUSH)?.text).toBe('Shell(git:push)');
+  });
+
+  it.each([
+    ['a fourth eval', 'eval eval eval eval git push'],
+    ['bash -c, then three evals', 'bash -c "eval eval eval git push"'],
+  ])('looks three levels deep, no deeper: not through %s', (_name, line) => {
+    expect(shellDenied(line, PUSH)).toBeUndefined();
+  });
+
+  it.each(['sudo', 'sudo -E', 'FOO=1', 'if', 'env -i'])(
+    'reads %j, a line of wrappers, assignments and keywords alone, as that command',
+    (line) => {
+      expect(shellDenied(line, PUSH)).toBeUndefined();
+      const first = line.split(' ')[0]!;
+      expect(shellDenied(line, shell(`Shell(${first})`))?.text).toBe(`Shell(${first})`);
+    },
+  );
+});
+
+describe('a path glob keeps everything but a leading ./', () => {
+  it.each([
+    ['./src/**', '/ws/src/a.ts', true],
+    ['v1./a', '/ws/v1./a', true],
+    ['v1./a', '/ws/v1a', false],
+  ])('%s covers %s: %s', (glob, path, covered) => {
+    expect(pathCovered(glob, path, '/ws')).toBe(covered);
   });
 });

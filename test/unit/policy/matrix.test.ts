@@ -163,3 +163,16 @@ describe('cell under a fence', () => {
     expect(outcome('execute', config('unrestricted'), false, 'reject', [])).toBe('runs');
   });
 });
+
+describe('cell without a fence', () => {
+  it('is the unfenced config’s cell: nothing stops a read when Cursor does not ask', () => {
+    expect(cell('read', config('unrestricted'), false, 'reject', [])).toEqual({
+      outcome: 'runs',
+      by: 'nothing',
+    });
+    expect(cell('execute', config('allowlist'), false, 'reject', [])).toEqual({
+      outcome: 'asks-rejected',
+      by: 'permission answer',
+    });
+  });
+});

@@ -11,6 +11,7 @@ import {
   permissionQuestion,
   planQuestion,
   visible,
+  type TerminalQuestion,
 } from '../../../src/policy/prompts.js';
 
 // The shapes Cursor sends (recordings/permission-allow.jsonl and extensions.jsonl).
@@ -141,9 +142,11 @@ describe('planQuestion', () => {
 });
 
 describe('matchAnswer', () => {
-  const q = permissionQuestion(shell, {});
-  const t = permissionAsQuestion(tone);
-  it.each<[typeof q, string, string | undefined]>([
+  // Built in each test, not while the tests are collected: StrykerJS counts a file that fails to collect as no
+  // failure at all (stryker-mutator/stryker-js#6150), so a mutant that breaks these would seem to survive.
+  const q = (): TerminalQuestion => permissionQuestion(shell, {});
+  const t = (): TerminalQuestion => permissionAsQuestion(tone);
+  it.each<[() => TerminalQuestion, string, string | undefined]>([
     [q, 'a', 'allow-once'],
     [q, ' R ', 'reject-once'],
     [q, 'allow once', 'allow-once'],
@@ -158,7 +161,7 @@ describe('matchAnswer', () => {
     [t, 'skip', '__ask_question_skip__'],
     [t, '3', undefined],
   ])('%#: %j', (question, typed, value) => {
-    expect(matchAnswer(question, typed)?.value).toBe(value);
+    expect(matchAnswer(question(), typed)?.value).toBe(value);
   });
 });
 
@@ -280,5 +283,64 @@ describe('the questions at their edges', () => {
     expect(closingLine(TURN_ENDED)).toBe('\n(the turn ended before an answer: not answered)\n');
     expect(closingLine('other')).toBe('\n(cancelled)\n');
     expect(closingLine(undefined)).toBe('\n(cancelled)\n');
+  });
+});
+
+describe('matchAnswer: keys first, then whole labels, then a unique start', () => {
+  const sizes = (): TerminalQuestion =>
+    askQuestion(
+      null,
+      {
+        id: 'q',
+        prompt: 'Which size?',
+        options: [
+          { id: 'small', label: 'Small' },
+          { id: 'large', label: 'Large' },
+        ],
+      },
+      0,
+      1,
+    );
+  const yes: TerminalQuestion = {
+    lines: [],
+    choices: [
+      { key: '1', label: 'Yes', value: 'once' },
+      { key: '2', label: 'Yes, always', value: 'always' },
+    ],
+    eof: undefined,
+  };
+  const one: TerminalQuestion = {
+    lines: [],
+    choices: [{ key: 'a', label: 'accept', value: 'x' }],
+    eof: undefined,
+  };
+
+  it.each<[string, () => TerminalQuestion, string, string | undefined]>([
+    ['a key, though a label starts with it', sizes, 's', ''],
+    ['a key typed in capitals', sizes, 'S', ''],
+    ['a whole label that starts another', () => yes, 'yes', 'once'],
+    ['a whole label in capitals', () => yes, 'YES', 'once'],
+    ['the start both labels share', () => yes, 'ye', undefined],
+    ['nothing, with one choice to start with it', () => one, '', undefined],
+    ['blanks, with one choice to start with them', () => one, '  ', undefined],
+  ])('%s', (_name, q, typed, value) => {
+    expect(matchAnswer(q(), typed)?.value).toBe(value);
+  });
+});
+
+describe('a plan question and the hint at the edges', () => {
+  it('offers accept and reject, and Ctrl-D rejects', () => {
+    const q = planQuestion({ name: 'P', overview: null, plan: 'Do it.', todos: [] });
+    expect(q.choices).toEqual([
+      { key: 'a', label: 'accept', value: 'accept' },
+      { key: 'r', label: 'reject', value: 'reject' },
+    ]);
+    expect(q.eof).toEqual({ key: 'r', label: 'reject', value: 'reject' });
+  });
+
+  it('quotes a wrong answer without its surrounding blanks', () => {
+    expect(hint(permissionQuestion(shell, {}), '  yes  ')).toBe(
+      "  'yes' is not an answer: type a or r (or an option's name) and Enter; Ctrl-D: reject once",
+    );
   });
 });

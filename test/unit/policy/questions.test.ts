@@ -1,4 +1,5 @@
 // The questions put to the person, bounded by their request's signal, with a fake asker and no terminal.
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { Asker, Choice, TerminalQuestion } from '../../../src/policy/ask.js';
 import { OpenQuestions } from '../../../src/policy/questions.js';
@@ -80,6 +81,57 @@ describe('OpenQuestions', () => {
     const { questions, log } = setup();
     await expect(questions.ask(Q, AbortSignal.abort())).resolves.toBeUndefined();
     expect(log).toEqual([]);
+    expect(questions.asking).toBe(false);
+  });
+});
+
+describe('OpenQuestions: the count and the listeners', () => {
+  it('counts a withdrawn question once, however late its asker lets go of it', async () => {
+    const { questions, answers } = setup();
+    const first = new AbortController();
+    const withdrawn = questions.ask(Q, first.signal);
+    const still = questions.ask(Q, new AbortController().signal);
+    first.abort('withdrawn');
+    await expect(withdrawn).resolves.toBeUndefined();
+    answers[0]!(YES);
+    await Promise.resolve();
+    expect(questions.asking).toBe(true);
+    answers[1]!(YES);
+    await expect(still).resolves.toBe(YES);
+    expect(questions.asking).toBe(false);
+  });
+
+  it('after the answer, leaves the request’s signal alone: an abort then reaches neither asker nor caller', async () => {
+    const { questions, answers, log } = setup();
+    const request = new AbortController();
+    const answered = questions.ask(Q, request.signal, () => log.push('closed'));
+    answers[0]!(YES);
+    await expect(answered).resolves.toBe(YES);
+    expect(getEventListeners(request.signal, 'abort')).toHaveLength(0);
+    request.abort('late');
+    expect(log).toEqual(['settle']);
+  });
+
+  it('closes a question aborted without a closed callback, throwing nothing', async () => {
+    const { questions, log } = setup();
+    // A signal that keeps its listener, so the abort can be called here and its throw seen.
+    let fire: (() => void) | undefined;
+    const signal = {
+      aborted: false,
+      reason: 'gone',
+      addEventListener: (_type: string, fn: () => void) => (fire = fn),
+      removeEventListener: () => {},
+    } as unknown as AbortSignal;
+    const choice = questions.ask(Q, signal);
+    expect(() => fire!()).not.toThrow();
+    expect(log).toEqual(['settle', 'closed: gone']);
+    await expect(choice).resolves.toBeUndefined();
+    expect(questions.asking).toBe(false);
+  });
+
+  it('answers undefined, and stops counting, when the asker fails', async () => {
+    const questions = new OpenQuestions({ choose: () => Promise.reject(new Error('terminal gone')) });
+    await expect(questions.ask(Q, new AbortController().signal)).resolves.toBeUndefined();
     expect(questions.asking).toBe(false);
   });
 });

@@ -5,6 +5,7 @@ import {
   cursorForm,
   cursorRules,
   needsCursorRules,
+  NO_RULES,
   parseRule,
   parseRules,
   rulesJson,
@@ -218,5 +219,27 @@ describe('cursorForm: each rule as Cursor takes it', () => {
       'read',
       'fetch',
     ]);
+  });
+});
+
+describe('no rules, and the edges of the :* form', () => {
+  it('shows no rules as empty lists, and needs no Cursor rules for them', () => {
+    expect(rulesJson(NO_RULES)).toEqual({ allow: [], deny: [] });
+    expect(cursorRules(NO_RULES)).toEqual({ allow: [], deny: [] });
+    expect(needsCursorRules(cursorRules(NO_RULES))).toBe(false);
+  });
+
+  it('shows the deny rules as read, beside the allow rules', () => {
+    const { rules } = parseRules(['read'], ['Shell(git push)', 'edit']);
+    expect(rulesJson(rules)).toEqual({ allow: ['read'], deny: ['Shell(git:push)', 'edit'] });
+  });
+
+  it('reads :* as a prefix only after some arguments: Shell(npx::*) takes arguments that start with a colon', () => {
+    expect(parseRule('--allow', 'Shell(npx::*)')).toMatchObject({
+      command: 'npx',
+      args: ':*',
+      prefix: false,
+    });
+    expect(parseRule('--allow', 'Shell(npx a:*)')).toMatchObject({ command: 'npx', args: 'a', prefix: true });
   });
 });

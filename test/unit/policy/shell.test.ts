@@ -151,3 +151,37 @@ describe('looseParts at the edges', () => {
     expect(looseParts(line)).toEqual(parts);
   });
 });
+
+describe('parseShell: what a redirection takes, and what it leaves as words', () => {
+  it.each<[string, string[][], boolean]>([
+    ['npm test &> log --ci', [['npm', 'test', '--ci']], true],
+    ['npm test >| log --ci', [['npm', 'test', '--ci']], true],
+    ['echo hi >a1', [['echo', 'hi']], true],
+    ['npm test >&x1', [['npm', 'test']], true],
+    ['npm test >&12', [['npm', 'test']], false],
+    ['echo 12a>x', [['echo', '12a']], true],
+  ])('%j', (line, parts, writes) => {
+    const p = parseShell(line);
+    expect(p.parts).toEqual(parts);
+    expect(p.writes).toBe(writes);
+    expect(p.opaque).toBeUndefined();
+  });
+});
+
+describe('parseShell: what is only text', () => {
+  it.each<[string, string[][]]>([
+    ['echo \\;', [['echo', ';']]],
+    ['echo $HOME', [['echo', '$HOME']]],
+    ['echo "$HOME"', [['echo', '$HOME']]],
+    ['echo "f(x)"', [['echo', 'f(x)']]],
+    [
+      'cd a;(cd b)',
+      [
+        ['cd', 'a'],
+        ['cd', 'b'],
+      ],
+    ],
+  ])('%j', (line, parts) => {
+    expect(parseShell(line)).toEqual({ parts, opaque: undefined, writes: false });
+  });
+});
