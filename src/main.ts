@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
 import { resolve } from 'node:path';
 import { RhoError, toRhoError } from './errors.js';
+import { isPipe, writePipeSync } from './files/pipes.js';
 import { osLimitError } from './os-limits.js';
 import { defineRun, fromPeerHabits, unknownCommandError, usageFromCommander } from './args.js';
 import { earlyReports } from './ci/early.js';
@@ -340,7 +341,8 @@ function reportEarly(f: EarlyFailure, t0: number, argv: readonly string[]): numb
     // A path the errors above already named as unwritable is not tried again.
     if (outputPathErrors([[r.what, r.path]], pathKind).length > 0) continue;
     try {
-      appendFileSync(r.path, r.text);
+      if (isPipe(r.path)) writePipeSync(r.path, r.text);
+      else appendFileSync(r.path, r.text);
     } catch (e) {
       process.stderr.write(`rho-cursor: cannot write ${r.what} to ${r.path}: ${(e as Error).message}\n`);
     }

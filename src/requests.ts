@@ -38,7 +38,7 @@ import {
   planQuestion,
   TURN_ENDED,
 } from './policy/prompts.js';
-import { OpenQuestions } from './policy/questions.js';
+import { OpenQuestions, type QuestionScreen } from './policy/questions.js';
 import { NO_RULES } from './policy/rules.js';
 import { subjectOf } from './policy/subject.js';
 
@@ -48,8 +48,8 @@ export interface RequestContext {
   tools: ToolStore;
   opts: RunOptions;
   asker: Asker | undefined;
-  /** Leaves the terminal at the start of a line before a question is shown (the text renderer's settle). */
-  settle?: () => void;
+  /** The output, held while a question waits for the person. */
+  screen?: QuestionScreen;
   /** This run's session: a permission request for any other is answered cancelled, never allowed. */
   sessionId?: () => string | null;
   /** Which agent this is: Cursor's extensions (cursor/*) are answered only for Cursor. */
@@ -66,7 +66,7 @@ export class AgentRequests {
 
   // Registers a handler on the connection for every method answered here; any other is -32601.
   constructor(private readonly ctx: RequestContext) {
-    this.questions = new OpenQuestions(ctx.asker, ctx.settle);
+    this.questions = new OpenQuestions(ctx.asker, ctx.screen);
     const cursor: Record<string, RequestHandler> = {
       'cursor/ask_question': (p, { signal }) => this.question(p, signal),
       'cursor/create_plan': (p, { signal }) => this.plan(p, signal),

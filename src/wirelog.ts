@@ -1,12 +1,14 @@
 // --wire-log: every wire message of a run in the spike's {dir, ms, msg} rows, and a closing summary row.
 // Each row is one JSON line whatever the agent sent: a line is embedded only when it parsed as JSON,
 // otherwise it is logged as a JSON string, so a crafted line can neither break the file nor forge a row.
-import { createWriteStream, openSync, type WriteStream } from 'node:fs';
+import { createWriteStream, openSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { RhoError } from './errors.js';
+import { isPipe, openPipe, pipeStream } from './files/pipes.js';
 import { redact, secretForms } from './lifecycle/secrets.js';
 
 export class WireLog {
-  private readonly stream: WriteStream;
+  private readonly stream: Writable;
   private readonly forms: string[];
   private failed = false;
 
@@ -18,14 +20,15 @@ export class WireLog {
     /** Called once if the log cannot be written (a full disk): the run goes on and reports it. */
     private readonly onFailure: (message: string) => void,
   ) {
-    let fd: number;
     try {
-      fd = openSync(path, 'w', 0o600);
+      // A FIFO (`--wire-log >(gzip >log)`) without ever blocking on it: see files/pipes.ts.
+      this.stream = isPipe(path)
+        ? pipeStream(openPipe(path))
+        : createWriteStream('', { fd: openSync(path, 'w', 0o600) });
     } catch (err) {
       throw new RhoError('usage', `option '--wire-log' cannot open ${path}: ${(err as Error).message}`);
     }
     this.forms = secret && secret.length >= 8 ? secretForms(secret) : [];
-    this.stream = createWriteStream('', { fd });
     this.stream.on('error', (e) => {
       if (this.failed) return;
       this.failed = true;
@@ -44,10 +47,20 @@ export class WireLog {
     this.write(JSON.stringify({ dir: 'summary', ms, msg: fields }) + '\n');
   }
 
-  close(): Promise<void> {
+  // Ends the log; `giveUp` stops waiting for a reader (a FIFO's) that takes nothing: the rest is dropped.
+  close(giveUp?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       if (this.stream.destroyed) return resolve();
-      this.stream.end(resolve);
+      const onGiveUp = (): void => {
+        this.stream.destroy();
+        resolve();
+      };
+      if (giveUp?.aborted) return onGiveUp();
+      giveUp?.addEventListener('abort', onGiveUp, { once: true });
+      this.stream.end(() => {
+        giveUp?.removeEventListener('abort', onGiveUp);
+        resolve();
+      });
     });
   }
 

@@ -3,6 +3,7 @@
 // breach judged, the patch written. The worktree is released on the run's teardown stack.
 import { promises as fsp, realpathSync } from 'node:fs';
 import { RhoError } from '../errors.js';
+import { isPipe, writePipe } from '../files/pipes.js';
 import type { Event, ToolEvent } from '../events/types.js';
 import type { Teardown } from '../lifecycle/teardown.js';
 import type { RunOptions } from '../options.js';
@@ -93,7 +94,13 @@ export class RunLedger {
 
   // After the turn: what changed, what no tool accounts for, the tools that ran though shown rejected, the
   // breach, and the patch of a worktree. `prompted`: false when no prompt was sent (nothing is measured).
-  async finish(opts: RunOptions, prompted: boolean, wt: Worktree | undefined): Promise<LedgerOutcome> {
+  // `giveUp` bounds the wait on the reader of a --patch that is a FIFO or a pipe.
+  async finish(
+    opts: RunOptions,
+    prompted: boolean,
+    wt: Worktree | undefined,
+    giveUp?: AbortSignal,
+  ): Promise<LedgerOutcome> {
     const o: LedgerOutcome = {
       changes: null,
       warnings: [],
@@ -143,7 +150,8 @@ export class RunLedger {
     });
     if (wt && opts.patch) {
       try {
-        await fsp.writeFile(opts.patch, await worktreePatch(wt));
+        const patch = await worktreePatch(wt);
+        await (isPipe(opts.patch) ? writePipe(opts.patch, patch, giveUp) : fsp.writeFile(opts.patch, patch));
         o.patch = opts.patch;
       } catch (e) {
         o.failure = new RhoError(

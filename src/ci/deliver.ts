@@ -3,6 +3,7 @@
 import type * as FsPromises from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { RhoError } from '../errors.js';
+import { isPipe, writePipe } from '../files/pipes.js';
 import type { RunFacts } from '../events/facts.js';
 import type { ResultEvent } from '../events/types.js';
 import { redact, secretForms } from '../lifecycle/secrets.js';
@@ -12,7 +13,10 @@ import { summaryMarkdown } from './summary.js';
 
 // node:fs/promises, loaded only when a report is written: ~2 ms of start-up that most runs never need.
 const fsp = (): Promise<typeof FsPromises> => import('node:fs/promises');
-const appendFile = async (path: string, text: string): Promise<void> => (await fsp()).appendFile(path, text);
+// Appends, or writes to a FIFO or pipe without blocking on it (files/pipes.ts); `giveUp` bounds the wait on
+// a pipe's reader.
+const appendFile = async (path: string, text: string, giveUp?: AbortSignal): Promise<void> =>
+  isPipe(path) ? writePipe(path, text, giveUp) : (await fsp()).appendFile(path, text);
 
 export interface Delivered {
   result: ResultEvent;
@@ -26,15 +30,15 @@ export interface Delivered {
 // /proc (`-o /dev/stdout`, whose target may be the very file stdout goes to) is written in place and
 // appended to, never replaced nor truncated. An existing file's mode is kept; a new one gets 0666 less the
 // umask.
-export async function writeAtomically(path: string, text: string): Promise<void> {
+export async function writeAtomically(path: string, text: string, giveUp?: AbortSignal): Promise<void> {
   const { chmod, realpath, rename, rm, stat, writeFile } = await fsp();
-  if (/^\/(dev|proc)\//.test(resolve(path))) return appendFile(path, text);
+  if (/^\/(dev|proc)\//.test(resolve(path))) return appendFile(path, text, giveUp);
   let target = path;
   let mode: number | undefined;
   try {
     target = await realpath(path);
     const st = await stat(target);
-    if (!st.isFile()) return await appendFile(target, text);
+    if (!st.isFile()) return await appendFile(target, text, giveUp);
     mode = st.mode & 0o7777;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
@@ -51,11 +55,13 @@ export async function writeAtomically(path: string, text: string): Promise<void>
   }
 }
 
-// Writes every report the options ask for; returns the first failure as a write_failed error.
+// Writes every report the options ask for; returns the first failure as a write_failed error. `giveUp`
+// stops waiting for the reader of a report that is a FIFO or a pipe.
 export async function deliverReports(
   opts: RunOptions,
   env: NodeJS.ProcessEnv,
   d: Delivered,
+  giveUp?: AbortSignal,
 ): Promise<RhoError | undefined> {
   const secret = env.CURSOR_API_KEY;
   const safe = (text: string): string =>
@@ -67,12 +73,12 @@ export async function deliverReports(
   if (opts.outputLastMessage && d.result.stopReason !== null) {
     const text = matched ? JSON.stringify(d.structured, null, 2) + '\n' : d.facts.answer;
     const path = opts.outputLastMessage;
-    tasks.push([`the last message to ${path}`, () => writeAtomically(path, safe(text))]);
+    tasks.push([`the last message to ${path}`, () => writeAtomically(path, safe(text), giveUp)]);
   }
   if (opts.summaryFile) {
     const path = opts.summaryFile;
     const md = summaryMarkdown({ result: d.result, facts: d.facts, fence: opts.fence });
-    tasks.push([`the summary to ${path}`, () => appendFile(path, safe(md))]);
+    tasks.push([`the summary to ${path}`, () => appendFile(path, safe(md), giveUp)]);
   }
   const ghOutput = opts.github ? env.GITHUB_OUTPUT : undefined;
   if (ghOutput) {
@@ -82,7 +88,10 @@ export async function deliverReports(
       'session-id': d.result.sessionId ?? '',
     };
     if (opts.outputSchema) values.structured = matched ? JSON.stringify(d.structured) : '';
-    tasks.push([`the step outputs to ${ghOutput}`, () => appendFile(ghOutput, safe(outputLines(values)))]);
+    tasks.push([
+      `the step outputs to ${ghOutput}`,
+      () => appendFile(ghOutput, safe(outputLines(values)), giveUp),
+    ]);
   }
   // Every report is tried, whichever failed before it; the error names each one that failed.
   const failures: string[] = [];

@@ -1,14 +1,22 @@
 // The questions put to the person for the agent's requests: each bounded by its request's signal, and a count
-// of those still open (a person deciding holds the output and the idle timer).
+// of those still open (a person deciding holds the output, told through its QuestionScreen, and the idle
+// timer).
 import type { Asker, Choice, TerminalQuestion } from './ask.js';
+
+/** Where the questions show: the output, which holds what the agent sends while a person decides. */
+export interface QuestionScreen {
+  /** A question opens: the terminal is left at the start of a line, and what the agent sends is held. */
+  hold(): void;
+  /** No question is open any more: what was held is drawn, in the order it came. */
+  resume(): void;
+}
 
 export class OpenQuestions {
   private open = 0;
 
   constructor(
     private readonly asker: Asker | undefined,
-    /** Leaves the terminal at the start of a line before a question is shown. */
-    private readonly settle?: () => void,
+    private readonly screen?: QuestionScreen,
   ) {}
 
   // Is a person still deciding one of the agent's requests?
@@ -27,8 +35,8 @@ export class OpenQuestions {
     const asker = this.asker;
     if (!asker || signal.aborted) return Promise.resolve(undefined);
     this.open++;
-    // The question starts on a fresh line, after everything rendered so far.
-    this.settle?.();
+    // The question starts on a fresh line, after everything rendered so far; nothing is drawn over it.
+    this.screen?.hold();
     const question = new AbortController();
     return new Promise((resolve) => {
       let settled = false;
@@ -37,7 +45,7 @@ export class OpenQuestions {
         // Stryker disable next-line BooleanLiteral: onAbort, the one reader, runs only before done (which removes it)
         if (settled) return false;
         settled = true;
-        this.open--;
+        if (--this.open === 0) this.screen?.resume();
         signal.removeEventListener('abort', onAbort);
         resolve(choice);
         return true;

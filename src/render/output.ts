@@ -23,8 +23,6 @@ export interface OutputOptions {
   env: NodeJS.ProcessEnv;
   /** Text mode's colour and --quiet. */
   style?: Style;
-  /** True while a person decides a question at the terminal: nothing the agent sends is drawn meanwhile. */
-  asking?(): boolean;
   /** A person sits at the terminal: while the spinner runs, what they type is not echoed into it. */
   discardInput?: boolean;
 }
@@ -90,6 +88,8 @@ export class Output {
   private readonly annotations: string[] = [];
   /** What arrived while a person was answering a question: drawn after the answer, in wire order. */
   private held: Array<Event | string> = [];
+  /** A question waits for the person (hold/resume): what is drawn meanwhile is held. */
+  private holding = false;
   private readonly joiner = new SurrogateJoiner();
   private readonly secret: string | undefined;
   private closed = false;
@@ -189,13 +189,26 @@ export class Output {
       else this.early.push(e);
       return;
     }
-    if (this.o.asking?.()) {
+    if (this.holding) {
       this.held.push(e);
       return;
     }
     if (this.held.length > 0) this.release();
     if (typeof e === 'string') this.err.write(e);
     else this.renderer.emit(e);
+  }
+
+  // A person decides a question at the terminal (QuestionScreen): it starts on a fresh line, and nothing the
+  // agent sends is drawn over it meanwhile.
+  hold(): void {
+    this.settle();
+    this.holding = true;
+  }
+
+  // No question waits any more: what was held is drawn now, in the order it came.
+  resume(): void {
+    this.holding = false;
+    if (this.held.length > 0) this.release();
   }
 
   // Draws what was held while a question waited.

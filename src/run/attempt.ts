@@ -82,7 +82,7 @@ export class Attempt {
       tools: ctx.tools,
       opts,
       asker: ctx.io.asker,
-      settle: () => ctx.out.settle(),
+      screen: ctx.out,
       sessionId: () => this.sessionId,
       identity: () => ctx.identity,
     });

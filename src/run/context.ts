@@ -84,6 +84,8 @@ export interface RunContext {
   readonly teardown: Teardown;
   /** The stop spine: every stop cause, the grace, and the races every wait runs against. */
   readonly stop: Cancel;
+  /** Aborted by a signal during teardown: every wait on a reader that takes nothing stops (readerGiveUp). */
+  readonly abandon: AbortController;
   readonly tools: ToolStore;
   /** Small facts about the run for what is reported after the turn (summary, -o, --strict). */
   readonly facts: RunFacts;
@@ -122,7 +124,6 @@ export function newRunContext(opts: RunOptions, io: RunIO, timing: Readonly<Timi
     stderr: io.stderr,
     env: io.env,
     style: opts,
-    asking: () => ctx.attempt?.requests.asking() ?? false,
     discardInput: opts.interactive,
   });
   const ctx: RunContext = {
@@ -146,6 +147,7 @@ export function newRunContext(opts: RunOptions, io: RunIO, timing: Readonly<Timi
         return ctx.attempt?.cancelTurn(ctx.phase) ?? false;
       },
     }),
+    abandon: new AbortController(),
     tools,
     facts,
     observer: new RunObserver(tools, facts, opts),
@@ -177,4 +179,13 @@ export function emit(ctx: RunContext, e: Event): void {
 export function warn(ctx: RunContext, code: string, message: string, line?: string): void {
   const seen = ctx.out.warn(code, message, line);
   if (seen) ctx.observer.observe(seen, ctx.phase);
+}
+
+// When to stop waiting on a reader that takes nothing (a FIFO or pipe the wire log or a report goes to, as
+// stdout in Output.close): at a signal during teardown, and in a timed-out run once the kill grace is spent.
+export function readerGiveUp(ctx: RunContext): AbortSignal {
+  const timedOut = ctx.stop.cause === 'timeout' || ctx.stop.cause === 'idle';
+  return timedOut
+    ? AbortSignal.any([ctx.abandon.signal, AbortSignal.timeout(ctx.timing.killGraceMs)])
+    : ctx.abandon.signal;
 }

@@ -5,7 +5,7 @@ import type { WorktreeInfo } from '../changes/run.js';
 import { RhoError, type ExitCode } from '../errors.js';
 import type { ResultEvent } from '../events/types.js';
 import { replyReadsAsError } from '../session.js';
-import { emit, warn, type RunContext } from './context.js';
+import { emit, readerGiveUp, warn, type RunContext } from './context.js';
 import { outcome, type Outcome, type OutcomeFacts } from './outcome.js';
 
 /** What the ledger measured after the turn. */
@@ -41,11 +41,12 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
   };
   let result = resultEvent(ctx, outcome(facts), measured);
   // The files a script or a CI job reads (-o, the summary, $GITHUB_OUTPUT): a failure to write them fails the run.
-  const delivery = await deliverReports(opts, ctx.io.env, {
-    result,
-    facts: ctx.facts,
-    structured: ctx.structured,
-  });
+  const delivery = await deliverReports(
+    opts,
+    ctx.io.env,
+    { result, facts: ctx.facts, structured: ctx.structured },
+    readerGiveUp(ctx),
+  );
   if (delivery) {
     const o = outcome({ ...facts, delivery });
     result = resultEvent(ctx, o, measured);
@@ -80,7 +81,7 @@ async function closeLedger(ctx: RunContext): Promise<Measured> {
   const ws = ctx.workspace;
   if (!ws) return { breach: undefined, changes: null, patch: null };
   const { opts, out } = ctx;
-  const o = await ws.ledger.finish(opts, ctx.prompted, ws.worktree);
+  const o = await ws.ledger.finish(opts, ctx.prompted, ws.worktree, readerGiveUp(ctx));
   for (const t of o.corrected) emit(ctx, t);
   for (const w of o.warnings) warn(ctx, w.code, w.message);
   ctx.sideFailure ??= o.failure;

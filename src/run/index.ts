@@ -25,6 +25,7 @@ import { Attempt } from './attempt.js';
 import {
   emit,
   newRunContext,
+  readerGiveUp,
   type Prepared,
   type RunContext,
   type RunIO,
@@ -77,6 +78,7 @@ function onSignal(ctx: RunContext, signal: StopSignal): void {
   if (ctx.phase === 'teardown') {
     ctx.attempt?.agent.killNow();
     ctx.out.giveUp();
+    ctx.abandon.abort();
   } else ctx.stop.stop(signal);
 }
 
@@ -177,7 +179,7 @@ async function closeWireLog(ctx: RunContext, wire: WireLog): Promise<void> {
     stop_reason: a?.stopReason ?? null,
     exit_code: ctx.exitCode ?? null,
   });
-  await wire.close();
+  await wire.close(readerGiveUp(ctx));
 }
 
 // The tries (--retries): a try that fails before any tool started is made again with a fresh agent, after

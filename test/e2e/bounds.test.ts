@@ -1,7 +1,7 @@
 // Bounded whatever the input (contract v3, "Bounds"): for each hostile input, a run under --timeout 2s ends
 // with exit 124 or its documented usage/config exit, the `result` event last, and no process left behind:
 // not the agent, not a grandchild that left the session and cleared its environment, not the agent's cgroup.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeTreeHandle } from '../../src/agent/cgroup.js';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
-import { finish, startCli, tempDir, type CliRun } from '../helpers/cli.js';
+import { finish, runCli, startCli, tempDir, type CliRun } from '../helpers/cli.js';
 import { chunk } from '../helpers/lines.js';
 import { isRunning, waitForGone } from '../helpers/processes.js';
 import { SHORT_GRACE, testTiming } from '../helpers/timing.js';
@@ -108,6 +108,24 @@ const CASES: Record<string, Hostile> = {
     exit: 2,
     code: 'usage',
     message: /'--attach' takes a file: '.*notes\.md' is not one \(a FIFO \(named pipe\)\)/,
+  },
+  'a FIFO nothing reads as --wire-log': {
+    make: (dir) => {
+      mkfifo(join(dir, 'wire'));
+      return { args: ['--wire-log', join(dir, 'wire')] };
+    },
+    exit: 2,
+    code: 'usage',
+    message: /'--wire-log' cannot open .*wire: nothing is reading the FIFO/,
+  },
+  'a FIFO nothing reads as -o': {
+    make: (dir) => {
+      mkfifo(join(dir, 'answer'));
+      return { args: ['-o', join(dir, 'answer')] };
+    },
+    exit: 1,
+    code: 'write_failed',
+    message: /cannot write the last message to .*answer: nothing is reading the FIFO/,
   },
   'a FIFO as --output-schema': {
     make: (dir) => {
@@ -252,3 +270,77 @@ describe('formats are enforced', () => {
     expectResultLast(r, 6, 'schema_mismatch', /\/e must match format "email"/);
   });
 });
+
+describe('output files that are FIFOs: written without blocking the run', () => {
+  // A reader of the FIFO (cat into a file), started before the run and ended by the run's close; resolves
+  // once cat waits in its open for a writer (the kernel then counts it as the FIFO's reader).
+  async function reader(fifo: string, into: string): Promise<{ exited: Promise<number | null> }> {
+    mkfifo(fifo);
+    const child = spawn('sh', ['-c', 'exec cat "$1" > "$2"', 'sh', fifo, into], { stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await until(() => waitsForWriter(child.pid!));
+    return { exited }; // in an object: an async function would wait for a promise it returns
+  }
+
+  it('-o and --wire-log into FIFOs with readers: they get the answer and the rows; exit 0', async () => {
+    const dir = tempDir('rho-bounds-');
+    const answerRead = await reader(join(dir, 'answer'), join(dir, 'answer.txt'));
+    const wireRead = await reader(join(dir, 'wire'), join(dir, 'wire.jsonl'));
+    const r = await runCli(['run', ...SJ, '-o', join(dir, 'answer'), '--wire-log', join(dir, 'wire'), 'go'], {
+      agent: await agentPath,
+      cliConfig: { approvalMode: 'allowlist' },
+      env: { RHO_SCRIPT: JSON.stringify({ before: [chunk('the answer')] }) },
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(await answerRead.exited).toBe(0);
+    expect(await wireRead.exited).toBe(0);
+    expect(readFileSync(join(dir, 'answer.txt'), 'utf8')).toBe('the answer');
+    const rows = readFileSync(join(dir, 'wire.jsonl'), 'utf8').trim().split('\n');
+    expect(rows.map((l) => (JSON.parse(l) as { dir: string }).dir).at(-1)).toBe('summary');
+  });
+
+  it('a reader that holds -o open and never reads: the run waits, as on stdout, until a signal ends it', async () => {
+    const dir = tempDir('rho-bounds-');
+    const fifo = join(dir, 'answer');
+    mkfifo(fifo);
+    // Opens the FIFO for reading (so the run's open succeeds) and never reads: 1 MiB does not fit in a pipe.
+    const holder = spawn('sh', ['-c', 'exec 3<"$1"; exec sleep 30', 'sh', fifo], { stdio: 'ignore' });
+    await until(() => waitsForWriter(holder.pid!));
+    try {
+      const sent = join(dir, 'sent.log');
+      const started = startCli(['run', ...SJ, '-o', fifo, 'go'], {
+        agent: await agentPath,
+        cliConfig: { approvalMode: 'allowlist' },
+        env: { RHO_SCRIPT: JSON.stringify({ hugeMiB: 1, sentLog: sent }) },
+      });
+      // The turn is over (the agent sent its answer), and the run is still waiting on the reader.
+      await until(() => existsSync(sent) && readFileSync(sent, 'utf8').includes('stopReason'));
+      await new Promise((r) => setTimeout(r, 500));
+      expect(started.child.exitCode).toBeNull();
+      started.child.kill('SIGTERM');
+      const r = await finish(started, true);
+      expectResultLast(
+        r,
+        1,
+        'write_failed',
+        /cannot write the last message to .*answer: the reader of .* did not take it/,
+      );
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  });
+});
+
+// Is the process waiting in a FIFO's open for a writer? (The kernel then counts it as the FIFO's reader.)
+function waitsForWriter(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/wchan`, 'utf8') === 'wait_for_partner';
+  } catch {
+    return false;
+  }
+}
+
+// Polls until the condition holds (a readiness check, never a fixed wait for the outcome itself).
+async function until(ok: () => boolean): Promise<void> {
+  while (!ok()) await new Promise((r) => setTimeout(r, 25));
+}

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING, parseTiming, retryWaitMs, TIMING_ENV } from '../../../src/lifecycle/timing.js';
+import {
+  DEFAULT_TIMING,
+  monotonicMs,
+  parseTiming,
+  retryWaitMs,
+  TIMING_ENV,
+} from '../../../src/lifecycle/timing.js';
 
 describe('the product timing', () => {
   it("is 2 s of kill grace and of cancel grace, 1 s of first backoff (30 s at most), a 150 ms replay quiet, 5 s for doctor's --version", () => {
@@ -57,5 +63,18 @@ describe('RHO_CURSOR_TEST_TIMING', () => {
       killGraceMs: 200,
       cancelGraceMs: 0,
     });
+  });
+});
+
+describe('monotonicMs', () => {
+  it('counts milliseconds as the wall clock does over a wait', () => {
+    const start = monotonicMs();
+    const wallStart = Date.now();
+    while (Date.now() - wallStart < 30) {
+      // a busy wait of 30 ms of wall time
+    }
+    const elapsed = monotonicMs() - start;
+    expect(elapsed).toBeGreaterThanOrEqual(29);
+    expect(elapsed).toBeLessThan(1000);
   });
 });

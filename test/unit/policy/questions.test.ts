@@ -21,7 +21,10 @@ function setup() {
         });
       }),
   };
-  const questions = new OpenQuestions(asker, () => log.push('settle'));
+  const questions = new OpenQuestions(asker, {
+    hold: () => log.push('hold'),
+    resume: () => log.push('resume'),
+  });
   return { questions, answers, log };
 }
 
@@ -30,10 +33,24 @@ describe('OpenQuestions', () => {
     const { questions, answers, log } = setup();
     const choice = questions.ask(Q, new AbortController().signal);
     expect(questions.asking).toBe(true);
-    expect(log).toEqual(['settle']);
+    expect(log).toEqual(['hold']);
     answers[0]!(YES);
     await expect(choice).resolves.toBe(YES);
     expect(questions.asking).toBe(false);
+    expect(log).toEqual(['hold', 'resume']);
+  });
+
+  it('holds the screen from the first question until the last one closes, not between two', async () => {
+    const { questions, answers, log } = setup();
+    const first = questions.ask(Q, new AbortController().signal);
+    const second = questions.ask(Q, new AbortController().signal);
+    expect(log).toEqual(['hold', 'hold']);
+    answers[0]!(YES);
+    await expect(first).resolves.toBe(YES);
+    expect(log).toEqual(['hold', 'hold']);
+    answers[1]!(YES);
+    await expect(second).resolves.toBe(YES);
+    expect(log).toEqual(['hold', 'hold', 'resume']);
   });
 
   it('an abort closes the question first, then says so, and the choice is undefined', async () => {
@@ -41,7 +58,7 @@ describe('OpenQuestions', () => {
     const request = new AbortController();
     const choice = questions.ask(Q, request.signal, (why) => log.push(`closed(${String(why)})`));
     request.abort('withdrawn');
-    expect(log).toEqual(['settle', 'closed: withdrawn', 'closed(withdrawn)']);
+    expect(log).toEqual(['hold', 'closed: withdrawn', 'resume', 'closed(withdrawn)']);
     expect(questions.asking).toBe(false);
     await expect(choice).resolves.toBeUndefined();
   });
@@ -109,7 +126,7 @@ describe('OpenQuestions: the count and the listeners', () => {
     await expect(answered).resolves.toBe(YES);
     expect(getEventListeners(request.signal, 'abort')).toHaveLength(0);
     request.abort('late');
-    expect(log).toEqual(['settle']);
+    expect(log).toEqual(['hold', 'resume']);
   });
 
   it('closes a question aborted without a closed callback, throwing nothing', async () => {
@@ -124,7 +141,7 @@ describe('OpenQuestions: the count and the listeners', () => {
     } as unknown as AbortSignal;
     const choice = questions.ask(Q, signal);
     expect(() => fire!()).not.toThrow();
-    expect(log).toEqual(['settle', 'closed: gone']);
+    expect(log).toEqual(['hold', 'closed: gone', 'resume']);
     await expect(choice).resolves.toBeUndefined();
     expect(questions.asking).toBe(false);
   });
