@@ -1,5 +1,5 @@
 // The few git commands the ledger and --worktree run, and the pure parse of `git status --porcelain -z`.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -35,6 +35,67 @@ export function git(cwd: string, args: string[], input?: Buffer): Promise<GitRes
     );
     if (input) child.stdin?.end(input);
   });
+}
+
+/** A git command forked ahead of need: `run()` starts it, `disarm()` lets its process go unused. */
+export interface ArmedGit {
+  run(): Promise<GitResult>;
+  disarm(): void;
+}
+
+// Forks the process of a git command now and runs git only when run() is called: a shell waiting for one
+// line on stdin, which then execs git. The fork of rho-cursor (tens of MiB of heap to copy page tables for)
+// and the shell's start happen while the turn runs, not between the agent's answer and the result. The
+// shell holds nothing: it is unref'd until run(), and it exits without running git when its stdin ends
+// (disarm(), or rho-cursor gone). A fork that fails runs the command the usual way.
+export function armGit(cwd: string, args: string[]): ArmedGit {
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn('/bin/sh', ['-c', 'read -r _ && exec git "$@"', 'sh', ...args], {
+      cwd,
+      env: gitEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+  } catch {
+    return { run: () => git(cwd, args), disarm: () => {} };
+  }
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout!.on('data', (d: Buffer) => out.push(d));
+  child.stderr!.on('data', (d: Buffer) => err.push(d));
+  const closed = new Promise<number | null>((resolve) => {
+    child.once('close', (code) => resolve(code));
+    child.once('error', () => resolve(null));
+  });
+  const handles = [child, child.stdin!, child.stdout!, child.stderr!] as unknown as {
+    ref?(): void;
+    unref?(): void;
+  }[];
+  for (const h of handles) h.unref?.();
+  let used = false;
+  return {
+    run: async () => {
+      if (used) return git(cwd, args);
+      used = true;
+      for (const h of handles) h.ref?.();
+      child.stdin!.end('\n');
+      const timer = setTimeout(() => child.kill('SIGKILL'), GIT_TIMEOUT_MS);
+      const code = await closed;
+      clearTimeout(timer);
+      // The shell never started (no /bin/sh, a spawn error): the usual way.
+      if (code === null && out.length === 0) return git(cwd, args);
+      return {
+        code: code ?? 127,
+        stdout: Buffer.concat(out),
+        stderr: Buffer.concat(err).toString('utf8').trim(),
+      };
+    },
+    disarm: () => {
+      if (used) return;
+      used = true;
+      child.stdin!.end();
+    },
+  };
 }
 
 // Runs git and returns its stdout as text, or throws an Error naming the command and git's own message.

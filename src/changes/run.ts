@@ -109,8 +109,12 @@ export class RunLedger {
       patch: null,
       failure: undefined,
     };
-    if (!prompted) return o;
     const before = await this.snapshot;
+    if (!prompted) {
+      // Nothing to measure: the second look's forked process goes unused.
+      if (before && !(before instanceof Error)) before.nextLook?.disarm();
+      return o;
+    }
     const since = before && !(before instanceof Error) ? await changesSince(before).catch(asError) : before;
     if (since instanceof Error)
       o.warnings.push({

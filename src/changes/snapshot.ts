@@ -4,7 +4,7 @@
 // reads only what may have changed: stats first, a hash only where they differ.
 import { join } from 'node:path';
 import { classify, type Change, type Was } from './compare.js';
-import { git, gitRoot, parseStatusV2, type GitPlace } from './git.js';
+import { armGit, git, gitRoot, parseStatusV2, type ArmedGit, type GitPlace, type GitResult } from './git.js';
 import { addHash, eachLimited, HashBudget, marksOf, sameContent, type FileMark } from './marks.js';
 import { walkFiles } from './walk.js';
 
@@ -27,6 +27,8 @@ export interface Snapshot {
   startHashing(): void;
   /** Stops the background hashing and resolves once it has stopped. */
   stopHashing(): Promise<void>;
+  /** In git: the second look's `git status`, forked ahead of need (armGit); undefined outside git. */
+  nextLook: ArmedGit | undefined;
 }
 
 /** One changed path and how it changed. */
@@ -38,7 +40,7 @@ export interface Changed {
 // The workspace before the prompt: its stats now, its hashes while the turn runs (startHashing).
 export async function takeSnapshot(root: string): Promise<Snapshot> {
   const found = await gitRoot(root);
-  const listed = found ? await gitStatus(root, found.prefix) : undefined;
+  const listed = found ? readStatus(await git(root, STATUS_ARGS), found.prefix) : undefined;
   const place: GitPlace | undefined = found && listed ? { ...found, head: listed.head } : undefined;
   const walked = place ? undefined : await walkFiles(root, MAX_FILES);
   const paths = listed ? [...listed.entries.keys()] : walked!.files;
@@ -50,6 +52,7 @@ export async function takeSnapshot(root: string): Promise<Snapshot> {
   const snapshot: Snapshot = {
     root,
     git: place,
+    nextLook: place ? armGit(root, STATUS_ARGS) : undefined,
     files,
     truncated: (walked?.truncated ?? false) || paths.length > MAX_FILES,
     startHashing: () => {
@@ -76,21 +79,23 @@ interface GitStatus {
   head: string | null;
 }
 
-// The entries of `git status` under the workspace (untracked files listed one by one, submodules not
-// looked into), and HEAD from the same process (`--branch`; no ahead/behind count, which reads history).
-async function gitStatus(root: string, prefix: string): Promise<GitStatus> {
-  const r = await git(root, [
-    'status',
-    '--porcelain=v2',
-    '--branch',
-    '--no-ahead-behind',
-    '-z',
-    '--untracked-files=all',
-    '--no-renames',
-    '--ignore-submodules=all',
-    '--',
-    '.',
-  ]);
+// `git status`: untracked files listed one by one, submodules not looked into, and HEAD from the same
+// process (`--branch`; no ahead/behind count, which reads history).
+const STATUS_ARGS = [
+  'status',
+  '--porcelain=v2',
+  '--branch',
+  '--no-ahead-behind',
+  '-z',
+  '--untracked-files=all',
+  '--no-renames',
+  '--ignore-submodules=all',
+  '--',
+  '.',
+];
+
+// Its entries under the workspace (paths relative to it), and HEAD.
+function readStatus(r: GitResult, prefix: string): GitStatus {
   // A status that failed is no empty one: the ledger says it could not measure, never that nothing changed.
   if (r.code !== 0) throw new Error(`git status failed: ${r.stderr || `exit ${r.code}`}`);
   const entries = new Map<string, string>();
@@ -159,7 +164,7 @@ async function lookAgain(
   const seen = new Map<string, Was>();
   if (before.git) {
     const place = before.git;
-    const status = await gitStatus(before.root, place.prefix);
+    const status = readStatus(await (before.nextLook?.run() ?? git(before.root, STATUS_ARGS)), place.prefix);
     // Not listed before: a tracked file that was clean then, or a file that did not exist.
     for (const [p, xy] of status.entries) seen.set(p, xy === '??' || xy[0] === 'A' ? null : 'clean');
     return {
