@@ -105,7 +105,7 @@ export class Connection {
             reject(timeout.error());
           }, timeout.ms)
         : undefined;
-      this.pending.set(id, { method, resolve: resolve as (r: unknown) => void, reject, timer, answered });
+      this.pending.set(id, { method, resolve, reject, timer, answered });
       this.write({ jsonrpc: '2.0', id, method, params });
     });
   }

@@ -75,3 +75,12 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 // A field read leniently: the string, or null for anything else.
 export const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+// An id or a value the agent sent, as text: a string as it is, nothing as '', a number or a boolean as
+// String gives it, an object or an array as its JSON, so two different ones never become the same
+// "[object Object]".
+export function idText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return v === undefined || v === null ? '' : (JSON.stringify(v) ?? '');
+}

@@ -58,9 +58,11 @@ export async function withAgent<T>(
     conn.fallback((msg) => {
       throw new RpcFailure(METHOD_NOT_FOUND, `rho-cursor: no ${msg.method} here`);
     });
+    const why = (): Error =>
+      i.signal.reason instanceof Error ? i.signal.reason : new Error(String(i.signal.reason));
     const aborted = new Promise<never>((_, reject) => {
-      if (i.signal.aborted) reject(i.signal.reason);
-      i.signal.addEventListener('abort', () => reject(i.signal.reason), { once: true });
+      if (i.signal.aborted) reject(why());
+      i.signal.addEventListener('abort', () => reject(why()), { once: true });
     });
     aborted.catch(() => {});
     const step: Step = <R>(method: string, params: unknown): Promise<R> => {

@@ -138,7 +138,7 @@ export class RunLedger {
       // It ran: what the agent last said if that was a final status, else completed (its change is there).
       const said = kept.reportedStatus === 'failed' ? 'failed' : 'completed';
       const { reportedStatus: _, ...rest } = kept;
-      o.corrected.push({ ...rest, status: said as ToolEvent['status'] });
+      o.corrected.push({ ...rest, status: said });
       o.warnings.push({
         code: 'rejected-tool-ran',
         message: `"${r.title}" was shown rejected, but the workspace changed where it writes (${nameSome(r.paths)}): it ran`,

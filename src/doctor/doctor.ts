@@ -39,7 +39,7 @@ export interface DoctorInput {
   interactive: boolean;
   version: string;
   codeCache: CodeCache;
-  now(): number;
+  now: () => number;
   signal: AbortSignal;
   /** The command's teardown stack: the agent of --handshake is released there. */
   teardown: Teardown;

@@ -9,7 +9,7 @@ import type { HandshakeReport } from './report.js';
 
 /** The agent's environment has CURSOR_CONFIG_DIR pointing at a private dir; `now` times the steps. */
 export interface HandshakeInput extends BriefInput {
-  now(): number;
+  now: () => number;
 }
 
 // Runs the two steps and reports them; the error, if any, is what a run would have failed with.

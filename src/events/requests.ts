@@ -1,5 +1,5 @@
 // Pure: the events the agent's requests show, read leniently from their params and the verdict on them.
-import { isRecord, str } from '../acp/messages.js';
+import { idText, isRecord, str } from '../acp/messages.js';
 import type { PermissionRequest, Verdict } from '../policy/decide.js';
 import { normalizeTodos } from './tools.js';
 import type { PermissionEvent, PlanEvent, QuestionEvent } from './types.js';
@@ -17,7 +17,7 @@ export function readQuestions(params: unknown): QuestionBase {
       prompt: str(q.prompt) ?? str(q.question) ?? str(q.title) ?? '',
       options: (Array.isArray(q.options) ? q.options : [])
         .filter(isRecord)
-        .map((o) => ({ id: String(o.id ?? ''), label: str(o.label) ?? String(o.id ?? '') })),
+        .map((o) => ({ id: idText(o.id), label: str(o.label) ?? idText(o.id) })),
     }));
   return {
     type: 'question',

@@ -1,5 +1,5 @@
 // Pure tool-call state: merges tool_call and tool_call_update in place and normalises their output.
-import { isRecord } from '../acp/messages.js';
+import { idText, isRecord } from '../acp/messages.js';
 import type { Todo, ToolEvent, ToolStatus } from './types.js';
 
 type Diff = { path: string; oldText: string | null; newText: string };
@@ -69,7 +69,7 @@ export function normalizeOutput(kind: string, rawOutput: unknown, content: unkno
 export function normalizeTodos(value: unknown): Todo[] {
   if (!Array.isArray(value)) return [];
   return value.filter(isRecord).map((t) => ({
-    id: String(t.id ?? ''),
+    id: idText(t.id),
     content: typeof t.content === 'string' ? t.content : '',
     status: typeof t.status === 'string' ? t.status.replace(/^TODO_STATUS_/, '').toLowerCase() : 'pending',
   }));
@@ -116,7 +116,7 @@ export class ToolStore {
   // Merges one tool_call or tool_call_update and returns the whole state so far, as a snapshot: an event
   // once emitted never changes (a later update is a new snapshot).
   apply(u: Record<string, unknown>): ToolEvent {
-    const id = String(u.toolCallId ?? '');
+    const id = idText(u.toolCallId);
     let tool = this.tools.get(id);
     let extra = this.extra.get(id);
     // Stryker disable next-line LogicalOperator: tools and extra are set and deleted together

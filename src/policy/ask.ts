@@ -35,7 +35,7 @@ export interface Terminal {
 // The process's own terminal: stdin in raw mode, the question on stderr, signals to ourselves.
 export function processTerminal(input: NodeJS.ReadStream, output: NodeJS.WritableStream): Terminal {
   return {
-    input: input as unknown as Terminal['input'],
+    input,
     output,
     signal: (sig) => process.kill(process.pid, sig),
     // The whole process group, as the terminal's own Ctrl-Z would (a wrapping npx stops too).

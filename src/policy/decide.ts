@@ -1,5 +1,5 @@
 // Pure answers to the agent's permission requests and extension requests, by policy.
-import { isRecord } from '../acp/messages.js';
+import { idText, isRecord } from '../acp/messages.js';
 import { contentText } from '../events/tools.js';
 import { fenceRejects } from '../fence/rules.js';
 import { TOOL_KINDS, type Fence, type Policy, type ToolKind } from '../options.js';
@@ -39,8 +39,8 @@ export function readPermissionRequest(params: unknown): PermissionRequest {
   const tc = isRecord(p.toolCall) ? p.toolCall : {};
   // Stryker disable next-line ArrayDeclaration: filtered to records below, a placeholder is dropped
   const options = (Array.isArray(p.options) ? p.options : []).filter(isRecord).map((o) => ({
-    optionId: String(o.optionId ?? ''),
-    name: typeof o.name === 'string' ? o.name : String(o.optionId ?? ''),
+    optionId: idText(o.optionId),
+    name: typeof o.name === 'string' ? o.name : idText(o.optionId),
     kind: typeof o.kind === 'string' ? o.kind : '',
   }));
   const agentReason = contentText(tc.content) ?? null;

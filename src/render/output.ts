@@ -305,7 +305,7 @@ export class Output {
     // everything here) is known before the run decides its exit code and its error line.
     const stdout = this.o.stdout;
     // A write to a file fails synchronously: the stream is errored now, its 'error' event comes a tick later.
-    if (stdout.errored) this.stdoutFailed(stdout.errored as NodeJS.ErrnoException);
+    if (stdout.errored) this.stdoutFailed(stdout.errored);
     else if (!stdout.destroyed && stdout.writable) {
       let timer: NodeJS.Timeout | undefined;
       let why = `within ${fmtMs(giveUpMs ?? 0)} of the timeout`;

@@ -1,4 +1,5 @@
 // Pure one-line summaries of a tool's result for the text renderer.
+import { idText } from '../acp/messages.js';
 import type { ToolEvent } from '../events/types.js';
 import { cutEnd } from '../sanitize/cut.js';
 
@@ -51,8 +52,8 @@ export function toolSummary(tool: ToolEvent): string {
       .join(', ');
   }
   if ('stdout' in out) {
-    const line = firstLine(String(out.stdout)) || firstLine(String(out.stderr ?? ''));
-    return [`exit ${out.exitCode === null ? '?' : String(out.exitCode)}`, line].filter(Boolean).join(' · ');
+    const line = firstLine(idText(out.stdout)) || firstLine(idText(out.stderr));
+    return [`exit ${out.exitCode === null ? '?' : idText(out.exitCode)}`, line].filter(Boolean).join(' · ');
   }
   if (typeof out.totalMatches === 'number')
     return `${out.totalMatches} match${out.totalMatches === 1 ? '' : 'es'}`;

@@ -27,7 +27,7 @@ export interface RunIO {
   home: string;
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
-  now(): number;
+  now: () => number;
   /** Subscribes to the signals a run handles, for as long as the process lives; returns the unsubscribe. */
   onSignal(handler: (signal: StopSignal) => void): () => void;
   /** Runs fn synchronously if the process exits before the run released everything. */

@@ -92,7 +92,7 @@ function index(
     const base = typeof s.$id === 'string' ? (resolveUri(s.$id, b) ?? b) : b;
     if (typeof s.$id === 'string') ids.set(stripHash(base), p);
     for (const k of ['$anchor', '$dynamicAnchor'])
-      if (typeof s[k] === 'string') ids.set(`${stripHash(base)}#${s[k] as string}`, p);
+      if (typeof s[k] === 'string') ids.set(`${stripHash(base)}#${s[k]}`, p);
     nodes.set(p, { schema: s, pointer: p, base });
     for (const k of ONE) if (k in s) todo.push([s[k], `${p}/${esc(k)}`, base]);
     for (const k of LIST)

@@ -91,15 +91,22 @@ describe('IdleTimer', () => {
     expect(onIdle).not.toHaveBeenCalled();
   });
 
-  it('its timer never keeps the process alive', () => {
+  // On real timers: a spy put on a fake setTimeout outlived vi.useRealTimers() (fake-timers restores only
+  // what it installed), and every later file sharing the fork had a setTimeout that never fired.
+  it('its timer never keeps the process alive', async () => {
+    vi.useRealTimers();
     const spy = vi.spyOn(globalThis, 'setTimeout');
-    const t = new IdleTimer(1000, () => false);
-    vi.advanceTimersByTime(1000);
-    const timers = spy.mock.results.map((r) => r.value as NodeJS.Timeout);
-    expect(timers).toHaveLength(2);
-    for (const timer of timers) expect(timer.hasRef()).toBe(false);
+    let checks = 0;
+    const t = new IdleTimer(20, () => (checks++, false));
+    // The first timer, then the one armed again after a silence that did not count.
+    await vi.waitFor(() => expect(checks).toBeGreaterThan(0), { timeout: 2000, interval: 5 });
     t.stop();
+    const timers = spy.mock.results
+      .filter((_, i) => (spy.mock.calls[i]![1] ?? 0) <= 20)
+      .map((r) => r.value as NodeJS.Timeout);
     spy.mockRestore();
+    expect(timers.length).toBeGreaterThanOrEqual(2);
+    for (const timer of timers) expect(timer.hasRef()).toBe(false);
   });
 
   it('stopped from inside the check (the run ends there) it arms no timer again', () => {
