@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classify, isRecord, str } from '../../../src/acp/messages.js';
+import { classify, idText, isRecord, str } from '../../../src/acp/messages.js';
 
 describe('classify', () => {
   it.each([
@@ -146,5 +146,26 @@ describe('str', () => {
     [undefined, null],
   ])('str(%j) is %j', (value, expected) => {
     expect(str(value)).toBe(expected);
+  });
+});
+
+describe('idText', () => {
+  it.each([
+    ['tool_1', 'tool_1'],
+    ['', ''],
+    [7, '7'],
+    [0, '0'],
+    [true, 'true'],
+    [false, 'false'],
+    [null, ''],
+    [undefined, ''],
+    [{ a: 1 }, '{"a":1}'],
+    [[1, 'x'], '[1,"x"]'],
+  ])('%j is %j', (v, text) => {
+    expect(idText(v)).toBe(text);
+  });
+
+  it('two different objects are two different ids, never one "[object Object]"', () => {
+    expect(idText({ a: 1 })).not.toBe(idText({ a: 2 }));
   });
 });
