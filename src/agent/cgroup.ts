@@ -2,10 +2,10 @@
 // whole-tree handle no process of the agent's can leave, so teardown finds and ends every one of them, also
 // one that left the session and cleared its environment. Where none can be made the run keeps to the
 // process group and the /proc survey (process.ts), silently.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cgroupChoice, cgroupPlaces, type CgroupKind } from './cgroup-find.js';
-import { processExists } from './tree.js';
+import { leftovers } from './tree.js';
 
 const PREFIX = 'rho-cursor-';
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -152,16 +152,7 @@ export class AgentCgroup {
 // The cgroups of runs whose rho-cursor died without releasing them (SIGKILL): their agents are ended and
 // the cgroups removed. Only those whose owner pid is gone: a live run's cgroup is never touched.
 function sweep(parent: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(parent).filter((n) => n.startsWith(PREFIX));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const owner = Number(name.slice(PREFIX.length).split('-')[0]);
-    if (!Number.isInteger(owner) || owner <= 0 || processExists(owner)) continue;
-    const dir = join(parent, name);
+  for (const { path: dir } of leftovers(parent, PREFIX)) {
     const kill = join(dir, 'cgroup.kill');
     if (!(existsSync(kill) && tryWrite(kill, '1')))
       for (const pid of readQuietly(join(dir, 'cgroup.procs')).split('\n').filter(Boolean))

@@ -1,7 +1,8 @@
 // Finds every process an agent started, also those that left its process group or session (`setsid`),
 // so teardown can end them all. Two marks are used, as careful supervisors do: the parent chain, and an
 // environment variable the agent and everything it starts inherit (it survives reparenting to init).
-import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface Proc {
   pid: number;
@@ -94,6 +95,37 @@ export function processExists(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** What a run ended by SIGKILL left behind: a directory named after its pid. */
+export interface Leftover {
+  /** The directory's path. */
+  path: string;
+  /** The pid of the run that made it (gone now). */
+  pid: number;
+}
+
+// The directories in root named `<prefix><pid>-…` whose run is gone: not this process, no live process of
+// that pid, and owned by this user (another user's are never touched). Empty where root cannot be read.
+export function leftovers(root: string, prefix: string): Leftover[] {
+  let names: string[];
+  try {
+    names = readdirSync(root).filter((n) => n.startsWith(prefix));
+  } catch {
+    return [];
+  }
+  const found: Leftover[] = [];
+  for (const name of names) {
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processExists(pid)) continue;
+    const path = join(root, name);
+    try {
+      if (lstatSync(path).uid === process.getuid?.()) found.push({ path, pid });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
 }
 
 // Is there a /proc to read (Linux)? An empty listing means nothing matched only where there is one.

@@ -3,13 +3,13 @@
 // and stashes are never written. Nothing here runs `git stash` (it would touch the user's stash list), and
 // every git command on the user's tree runs with GIT_OPTIONAL_LOCKS=0 (no index refresh written on the side).
 import { execFileSync } from 'node:child_process';
-import { lstatSync, mkdtempSync, promises as fsp, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, promises as fsp, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { RhoError } from '../errors.js';
 import { git, gitEnv, gitPlace, gitText } from './git.js';
 import { eachLimited } from './marks.js';
-import { processExists } from '../agent/tree.js';
+import { leftovers } from '../agent/tree.js';
 
 export interface Worktree {
   /** The temporary directory holding the worktree. */
@@ -131,18 +131,8 @@ export function removeWorktreeSync(wt: Worktree): void {
 // Kept worktrees and live runs' are never touched. Returns what it removed.
 export function sweepStaleWorktrees(root = tmpdir()): string[] {
   const done: string[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(root).filter((n) => n.startsWith(WORKTREE_PREFIX));
-  } catch {
-    return done;
-  }
-  for (const name of names) {
-    const pid = Number(name.slice(WORKTREE_PREFIX.length).split('-')[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processExists(pid)) continue;
-    const tmp = join(root, name);
+  for (const { path: tmp } of leftovers(root, WORKTREE_PREFIX)) {
     try {
-      if (lstatSync(tmp).uid !== process.getuid?.()) continue;
       const repoGitDirs = readdirSync(tmp).map((d) => commonGitDir(join(tmp, d)));
       rmSync(tmp, { recursive: true, force: true });
       for (const gitDir of repoGitDirs)

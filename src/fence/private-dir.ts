@@ -20,7 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RhoError } from '../errors.js';
-import { processExists } from '../agent/tree.js';
+import { leftovers } from '../agent/tree.js';
 
 export const CONFIG_FILE = 'cli-config.json';
 export const DIR_PREFIX = 'rho-cursor-fence-';
@@ -93,18 +93,8 @@ function releaser(runDir: string, userDir: string): () => string[] {
 // Releases the run dirs that runs ended by SIGKILL left behind (their pid is gone); returns what it did.
 export function sweepStaleFenceDirs(root = tmpdir()): string[] {
   const done: string[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(root).filter((n) => n.startsWith(DIR_PREFIX));
-  } catch {
-    return done;
-  }
-  for (const name of names) {
-    const pid = Number(name.slice(DIR_PREFIX.length).split('-')[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processExists(pid)) continue;
-    const runDir = join(root, name);
+  for (const { path: runDir, pid } of leftovers(root, DIR_PREFIX)) {
     try {
-      if (lstatSync(runDir).uid !== process.getuid?.()) continue;
       const owner = JSON.parse(readFileSync(join(runDir, OWNER_FILE), 'utf8')) as { userDir?: unknown };
       if (typeof owner.userDir !== 'string') continue;
       done.push(...releaser(runDir, owner.userDir)(), `released ${runDir} left by pid ${pid}`);
