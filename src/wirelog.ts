@@ -4,7 +4,7 @@
 import { createWriteStream, openSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { RhoError } from './errors.js';
-import { isPipe, openPipe, pipeStream } from './files/pipes.js';
+import { endWithin, isPipe, openPipe, pipeStream } from './files/pipes.js';
 import { redact, secretForms } from './lifecycle/secrets.js';
 
 export class WireLog {
@@ -47,21 +47,11 @@ export class WireLog {
     this.write(JSON.stringify({ dir: 'summary', ms, msg: fields }) + '\n');
   }
 
-  // Ends the log; `giveUp` stops waiting for a reader (a FIFO's) that takes nothing: the rest is dropped.
-  close(giveUp?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.stream.destroyed) return resolve();
-      const onGiveUp = (): void => {
-        this.stream.destroy();
-        resolve();
-      };
-      if (giveUp?.aborted) return onGiveUp();
-      giveUp?.addEventListener('abort', onGiveUp, { once: true });
-      this.stream.end(() => {
-        giveUp?.removeEventListener('abort', onGiveUp);
-        resolve();
-      });
-    });
+  // Ends the log; `giveUp` stops waiting for a reader (a FIFO's) that takes nothing: the rest is dropped. A
+  // failure to write was reported when it happened.
+  async close(giveUp?: AbortSignal): Promise<void> {
+    if (this.stream.destroyed) return;
+    await endWithin(this.stream, giveUp).catch(() => {});
   }
 
   // A key never reaches the log, in any form the agent could spell it.

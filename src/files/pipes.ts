@@ -7,6 +7,7 @@
 // caller's usual write.
 import { closeSync, constants, openSync, statSync, writeSync } from 'node:fs';
 import { Socket } from 'node:net';
+import type { Writable } from 'node:stream';
 
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
 
@@ -35,27 +36,31 @@ export function pipeStream(fd: number): Socket {
   return new Socket({ fd, readable: false, writable: true });
 }
 
-// Writes the whole text to a FIFO and closes it; rejects when nothing reads it, the reader goes away, or
-// `giveUp` aborts first (a signal during teardown, or a timed-out run's grace spent on a reader that takes
-// nothing): a reader that never reads holds the run no longer than stdout's would.
-export function writePipe(path: string, text: string | Buffer, giveUp?: AbortSignal): Promise<void> {
+// Ends a stream (after `text`, if given) and resolves true once it has taken everything, or false once
+// `giveUp` aborted first (a signal during teardown, or a timed-out run's grace spent on a reader that takes
+// nothing): the stream is destroyed and the rest dropped, so such a reader holds the run no longer than a
+// stdout reader would. Rejects on the stream's error (the reader went away).
+export function endWithin(out: Writable, giveUp?: AbortSignal, text?: string | Buffer): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    const out = pipeStream(openPipe(path));
     const onGiveUp = (): void => {
       out.destroy();
-      reject(new Error(`the reader of ${path} did not take it`));
+      resolve(false);
     };
     if (giveUp?.aborted) return onGiveUp();
     giveUp?.addEventListener('abort', onGiveUp, { once: true });
-    out.once('error', (e) => {
-      giveUp?.removeEventListener('abort', onGiveUp);
-      reject(e);
-    });
-    out.end(text, () => {
-      giveUp?.removeEventListener('abort', onGiveUp);
-      resolve();
-    });
+    const settle = (): void => giveUp?.removeEventListener('abort', onGiveUp);
+    out.once('error', (e) => (settle(), reject(e)));
+    const done = (): void => (settle(), resolve(true));
+    if (text === undefined) out.end(done);
+    else out.end(text, done);
   });
+}
+
+// Writes the whole text to a FIFO and closes it; rejects when nothing reads it, the reader goes away, or
+// `giveUp` aborts first.
+export async function writePipe(path: string, text: string | Buffer, giveUp?: AbortSignal): Promise<void> {
+  if (!(await endWithin(pipeStream(openPipe(path)), giveUp, text)))
+    throw new Error(`the reader of ${path} did not take it`);
 }
 
 // The same for the last words of a run that never started (a usage error's reports): a few hundred bytes
