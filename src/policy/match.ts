@@ -34,31 +34,126 @@ export function shellAllowed(line: string, allow: readonly ShellRule[]): boolean
   return p.parts.every((words) => allow.some((r) => shellRuleCovers(r, words, 'allow')));
 }
 
-const WRAPPERS = new Set(['sudo', 'doas', 'command', 'builtin', 'exec', 'nohup', 'time', 'nice', 'env']);
-const KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', '{', 'xargs']);
+/** A command that runs the command after it: the options that take a value (the next word), those whose value
+ * is itself a command line (`env -S`, `flock -c`), and the words it takes before the command (`timeout 5`). */
+interface Wrapper {
+  takes?: readonly string[];
+  script?: readonly string[];
+  positional?: number;
+}
+
+const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map<string, Wrapper>([
+  [
+    'sudo',
+    {
+      takes: [
+        '-u',
+        '-g',
+        '-C',
+        '-D',
+        '-h',
+        '-p',
+        '-r',
+        '-t',
+        '-U',
+        '-T',
+        '--user',
+        '--group',
+        '--chdir',
+        '--host',
+        '--prompt',
+        '--role',
+        '--type',
+        '--other-user',
+        '--close-from',
+        '--command-timeout',
+      ],
+    },
+  ],
+  ['doas', { takes: ['-u', '-C'] }],
+  ['command', {}],
+  ['builtin', {}],
+  ['exec', { takes: ['-a'] }],
+  ['nohup', {}],
+  ['time', { takes: ['-f', '-o', '--format', '--output'] }],
+  ['nice', { takes: ['-n', '--adjustment'] }],
+  ['env', { takes: ['-u', '-C', '--unset', '--chdir'], script: ['-S', '--split-string'] }],
+  ['timeout', { takes: ['-s', '-k', '--signal', '--kill-after'], positional: 1 }],
+  ['stdbuf', { takes: ['-i', '-o', '-e', '--input', '--output', '--error'] }],
+  ['ionice', { takes: ['-c', '-n', '--class', '--classdata'] }],
+  ['chrt', { positional: 1 }],
+  ['taskset', { positional: 1 }],
+  ['setsid', {}],
+  [
+    'flock',
+    { takes: ['-w', '-E', '--timeout', '--conflict-exit-code'], script: ['-c', '--command'], positional: 1 },
+  ],
+  [
+    'xargs',
+    {
+      takes: [
+        '-I',
+        '-n',
+        '-P',
+        '-L',
+        '-s',
+        '-d',
+        '-E',
+        '-a',
+        '--max-args',
+        '--max-procs',
+        '--max-lines',
+        '--delimiter',
+        '--arg-file',
+      ],
+    },
+  ],
+  ['watch', { takes: ['-n', '--interval'] }],
+  ['strace', { takes: ['-o', '-e', '-p', '-s', '-u', '-E', '-a', '-b', '-I', '-O', '-S', '-X', '-P'] }],
+  ['unbuffer', {}],
+]);
+const KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', '{']);
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh']);
 
-// The commands a part may really run: itself, without assignments, wrappers and keywords in front, the
-// command's base name (`/usr/bin/git`), and the script of `bash -c '...'` or `eval ...`.
+// Skips a wrapper's options from words[i] on (an option that takes a value takes the next word too, also as
+// the last letter of a cluster like `-iu root`); a value that is a command line goes into `scripts`.
+function skipOptions(words: readonly string[], i: number, w: Wrapper, scripts: string[]): number {
+  while (i < words.length && words[i]!.startsWith('-') && words[i] !== '-') {
+    const opt = words[i++]!;
+    if (opt === '--') break;
+    if (opt.includes('=')) continue;
+    const last = /^-[A-Za-z]{2,}$/.test(opt) ? `-${opt.at(-1)!}` : opt;
+    if (w.script?.includes(last) && i < words.length) scripts.push(words[i++]!);
+    else if (w.takes?.includes(last)) i++;
+  }
+  return i;
+}
+
+// The commands a part may really run: itself, without assignments, wrappers (with their options and the
+// words they take) and keywords in front, the command's base name (`/usr/bin/git`), and the script of
+// `bash -c '...'`, `eval ...`, `env -S '...'` or `flock f -c '...'`.
 function runnable(words: string[], depth: number): string[][] {
   let i = 0;
+  const scripts: string[] = [];
   while (i < words.length) {
     const w = words[i]!;
+    const wrapper = WRAPPERS.get(w.replace(/^.*\//, ''));
     if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) || KEYWORDS.has(w)) i++;
-    else if (WRAPPERS.has(w.replace(/^.*\//, ''))) {
-      i++;
-      while (i < words.length && words[i]!.startsWith('-')) i++;
+    else if (wrapper) {
+      i = skipOptions(words, i + 1, wrapper, scripts);
+      if (wrapper.positional)
+        i = skipOptions(words, Math.min(i + wrapper.positional, words.length), wrapper, scripts);
     } else break;
   }
   const rest = words.slice(i);
-  if (rest.length === 0) return [words];
-  const base = rest[0]!.replace(/^.*\//, '');
-  const out = [words, rest, [base, ...rest.slice(1)]];
+  const out = rest.length === 0 ? [words] : [words, rest, [rest[0]!.replace(/^.*\//, ''), ...rest.slice(1)]];
   if (depth < 3) {
+    const base = rest[0]?.replace(/^.*\//, '');
     const c = rest.indexOf('-c');
-    if (SHELLS.has(base) && c !== -1 && rest[c + 1] !== undefined)
-      out.push(...commandViews(rest[c + 1]!, depth + 1));
-    if (base === 'eval') out.push(...commandViews(rest.slice(1).join(' '), depth + 1));
+    if (base !== undefined && SHELLS.has(base) && c !== -1 && rest[c + 1] !== undefined)
+      scripts.push(rest[c + 1]!);
+    if (base === 'eval') scripts.push(rest.slice(1).join(' '));
+    for (const script of scripts) out.push(...commandViews(script, depth + 1));
   }
   return out;
 }

@@ -85,6 +85,50 @@ describe('a command against deny rules: any part, seen through wrappers and quot
   });
 });
 
+describe('a deny rule sees through what runs the command after it, with the options that take a value', () => {
+  const NO_PUSH = shell('Shell(git push)');
+  it.each([
+    'sudo -u root git push',
+    'sudo -iu root git push',
+    'sudo --user=root git push',
+    'sudo --user root -- git push',
+    'doas -u root git push',
+    'nice -n 5 git push',
+    'nice -n5 git push',
+    'env -u HOME git push',
+    'env -C /tmp git push',
+    "env -S 'git push'",
+    'exec -a other git push',
+    'timeout 5 git push',
+    'timeout -s KILL -k 1 5s git push',
+    'stdbuf -o L git push',
+    'stdbuf -oL git push',
+    'ionice -c 3 git push',
+    'chrt -r 10 git push',
+    'taskset -c 0 git push',
+    'taskset 0x1 git push',
+    'setsid -f git push',
+    'flock /tmp/lock git push',
+    "flock /tmp/lock -c 'git push'",
+    'xargs -n 1 git push',
+    'xargs -I {} git push',
+    'watch -n 1 git push',
+    'strace -o /dev/null git push',
+    'time -p git push',
+    'nohup nice -n 1 timeout 9 sudo -u x git push',
+  ])('%j', (command) => {
+    expect(shellDenied(command, NO_PUSH)?.text).toBe('Shell(git:push)');
+  });
+
+  it.each([
+    ['timeout 5', 'a wrapper with nothing to run'],
+    ['nice -n 5 git status', 'another command'],
+    ['sudo -u git push', "the user git, then the command push: not git's push"],
+  ])('%j is not covered (%s)', (command) => {
+    expect(shellDenied(command, NO_PUSH)).toBeUndefined();
+  });
+});
+
 describe('the separator property', () => {
   const SEPARATORS = [
     '&&',
