@@ -120,6 +120,90 @@ describe('a deny rule sees through what runs the command after it, with the opti
     expect(shellDenied(command, NO_PUSH)?.text).toBe('Shell(git:push)');
   });
 
+  // Every option of the table that takes a value: without it, the value would be read as the command.
+  const TAKES: Record<string, string[]> = {
+    sudo: [
+      '-u',
+      '-g',
+      '-C',
+      '-D',
+      '-h',
+      '-p',
+      '-r',
+      '-t',
+      '-U',
+      '-T',
+      '--user',
+      '--group',
+      '--chdir',
+      '--host',
+      '--prompt',
+      '--role',
+      '--type',
+      '--other-user',
+      '--close-from',
+      '--command-timeout',
+    ],
+    doas: ['-u', '-C'],
+    exec: ['-a'],
+    time: ['-f', '-o', '--format', '--output'],
+    nice: ['-n', '--adjustment'],
+    env: ['-u', '-C', '--unset', '--chdir'],
+    timeout: ['-s', '-k', '--signal', '--kill-after'],
+    stdbuf: ['-i', '-o', '-e', '--input', '--output', '--error'],
+    ionice: ['-c', '-n', '--class', '--classdata'],
+    flock: ['-w', '-E', '--timeout', '--conflict-exit-code'],
+    xargs: [
+      '-I',
+      '-n',
+      '-P',
+      '-L',
+      '-s',
+      '-d',
+      '-E',
+      '-a',
+      '--max-args',
+      '--max-procs',
+      '--max-lines',
+      '--delimiter',
+      '--arg-file',
+    ],
+    watch: ['-n', '--interval'],
+    strace: ['-o', '-e', '-p', '-s', '-u', '-E', '-a', '-b', '-I', '-O', '-S', '-X', '-P'],
+  };
+  // The words a wrapper takes before the command (timeout's duration, flock's file...).
+  const FIRST: Record<string, string> = { timeout: '5', chrt: '10', taskset: '0x1', flock: '/tmp/lock' };
+  const cases = Object.entries(TAKES).flatMap(([w, opts]) =>
+    opts.map((o) => `${w} ${o} value ${FIRST[w] ?? ''} git push`.replace(/  +/g, ' ')),
+  );
+  it.each(cases)('%j', (command) => {
+    expect(shellDenied(command, NO_PUSH)?.text).toBe('Shell(git:push)');
+  });
+
+  it.each(['command', 'builtin', 'nohup', 'setsid', 'unbuffer', 'chrt', 'taskset', 'sudo', 'time'])(
+    '%s, with no option, before the command',
+    (w) => {
+      expect(shellDenied(`${w} ${FIRST[w] ?? ''} git push`.replace(/  +/g, ' '), NO_PUSH)).toBeDefined();
+      expect(
+        shellDenied(`/usr/bin/${w} -x ${FIRST[w] ?? ''} git push`.replace(/  +/g, ' '), NO_PUSH),
+      ).toBeDefined();
+    },
+  );
+
+  it.each([
+    ["env --split-string 'git push'", 'env'],
+    ["flock /tmp/lock --command 'git push'", 'flock'],
+    ["env -S 'npm test; git push'", 'a line'],
+  ])('%j: the option whose value is a command line (%s)', (command) => {
+    expect(shellDenied(command, NO_PUSH)?.text).toBe('Shell(git:push)');
+  });
+
+  it('an option that takes a value, written with it (=), takes no other word; -- ends the options', () => {
+    expect(shellDenied('sudo --user=git push', NO_PUSH)).toBeUndefined();
+    expect(shellDenied('nice -- git push', NO_PUSH)).toBeDefined();
+    expect(shellDenied('nice -- -n git push', NO_PUSH)).toBeUndefined();
+  });
+
   it.each([
     ['timeout 5', 'a wrapper with nothing to run'],
     ['nice -n 5 git status', 'another command'],
