@@ -121,7 +121,6 @@ function skipOptions(words: readonly string[], i: number, w: Wrapper, scripts: s
   while (i < words.length && words[i]!.startsWith('-') && words[i] !== '-') {
     const opt = words[i++]!;
     if (opt === '--') break;
-    if (opt.includes('=')) continue;
     const last = /^-[A-Za-z]{2,}$/.test(opt) ? `-${opt.at(-1)!}` : opt;
     if (w.script?.includes(last) && i < words.length) scripts.push(words[i++]!);
     else if (w.takes?.includes(last)) i++;

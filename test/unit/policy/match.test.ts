@@ -202,6 +202,13 @@ describe('a deny rule sees through what runs the command after it, with the opti
     expect(shellDenied('sudo --user=git push', NO_PUSH)).toBeUndefined();
     expect(shellDenied('nice -- git push', NO_PUSH)).toBeDefined();
     expect(shellDenied('nice -- -n git push', NO_PUSH)).toBeUndefined();
+    expect(shellDenied('nice -- -x git push', NO_PUSH)).toBeUndefined();
+    expect(shellDenied('nice -x git push', NO_PUSH)).toBeDefined();
+  });
+
+  it('an option that takes a command line, last on the line, is no command', () => {
+    expect(shellDenied('env -S', NO_PUSH)).toBeUndefined();
+    expect(shellDenied('env -S', shell('Shell(env)'))?.text).toBe('Shell(env)');
   });
 
   it.each([
