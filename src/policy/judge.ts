@@ -2,7 +2,14 @@
 // a matching deny wins, then an allow that covers all of it; an edit outside the Write(...) allow rules is
 // rejected whatever the policy. Undefined: the rules say nothing, the kind and the policy decide.
 import type { ToolKind } from '../options.js';
-import { domainCovered, pathCovered, shellAllowed, shellDenied, workspacePath } from './match.js';
+import {
+  domainCovered,
+  pathCovered,
+  shellAllowed,
+  shellDenied,
+  shellDeniedAsWritten,
+  workspacePath,
+} from './match.js';
 import type { Rule, RuleSet } from './rules.js';
 import type { Subject } from './subject.js';
 
@@ -118,11 +125,13 @@ export function outsideWriteRules(paths: readonly string[], rules: RuleSet, cwd 
 
 // Did one of Cursor's deny rules from --deny stop this call? Cursor then reports it completed with no output,
 // so the caller marks it rejected (Cursor only asks nothing before blocking it). Shell and Write rules hold.
+// A command is judged as written: the wrappers and options rho-cursor's own deny reading sees through are not
+// known to stop Cursor, and a call that ran is never shown as not run.
 export function cursorDenyStops(kind: string, s: Subject, rules: RuleSet, cwd: string): boolean {
   if (kind === 'execute')
     return (
       of(rules.deny, 'kind').some((r) => r.kind === 'execute') ||
-      s.commands.some((c) => shellDenied(c, of(rules.deny, 'Shell')) !== undefined)
+      s.commands.some((c) => shellDeniedAsWritten(c, of(rules.deny, 'Shell')) !== undefined)
     );
   if (EDITS.has(kind))
     return (

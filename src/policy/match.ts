@@ -1,6 +1,7 @@
 // Pure: does a rule cover a shell command, a path or a domain? Allow rules are read strictly (every part of a
-// compound command must be covered, words exactly as written), deny rules generously (any part, wrappers and
-// quotes seen through, a deny of `git push` also covers `git push origin main`).
+// compound command must be covered, words exactly as written), deny rules generously (any part, wrappers,
+// quotes and the program's own options seen through, a deny of `git push` also covers `git push origin main`
+// and `git -C . push`).
 import { isAbsolute, relative, resolve } from 'node:path';
 import picomatch from 'picomatch';
 import type { Rule } from './rules.js';
@@ -12,11 +13,15 @@ const escape = (s: string): string => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 // `*` matches any run of characters, everything else itself.
 const globRe = (glob: string): string => glob.split('*').map(escape).join('.*');
 
+// Is the command (its first word) the rule's?
+const commandCovered = (rule: ShellRule, command: string): boolean =>
+  new RegExp(`^${globRe(rule.command)}$`, 's').test(command);
+
 // Does the rule cover one simple command (its words)? deny: the rule's words may be followed by more.
 export function shellRuleCovers(rule: ShellRule, words: readonly string[], side: 'allow' | 'deny'): boolean {
   const [command, ...rest] = words;
   if (command === undefined) return false;
-  if (!new RegExp(`^${globRe(rule.command)}$`, 's').test(command)) return false;
+  if (!commandCovered(rule, command)) return false;
   if (rule.args === undefined) return true;
   const tail = rule.prefix || side === 'deny' ? '(?: .*)?' : '';
   return new RegExp(`^${globRe(rule.args)}${tail}$`, 's').test(rest.join(' '));
@@ -128,9 +133,40 @@ function skipOptions(words: readonly string[], i: number, w: Wrapper, scripts: s
   return i;
 }
 
+// How many of a program's own leading words are read as options (`git -C . -c a=b --no-pager push`): a bound,
+// so a line of a million dashes costs a few views, not a million. A command with more before its reading ends
+// is read as any command of that program: every deny rule for the program covers it.
+const OWN_OPTIONS_MAX = 16;
+const unreadable = new WeakSet<readonly string[]>();
+
+// The command by its base name (`/usr/bin/git` is `git`), and the same without the program's own options
+// before its first other word: each option read both ways, as a flag and as one that takes the next word
+// (`git -C . push` and `git --no-pager push` are both `git push`), as no table of every program's options
+// could be complete. Generous, as deny rules are: `git -p log push` is read as `git push` too.
+function withoutOwnOptions(rest: readonly string[]): string[][] {
+  const base = rest[0]!.replace(/^.*\//, '');
+  const views = [[base, ...rest.slice(1)]];
+  const reached = new Set<number>([1]);
+  for (let j = 1; j < rest.length && j <= OWN_OPTIONS_MAX; j++) {
+    if (!reached.has(j)) continue;
+    const w = rest[j]!;
+    if (w === '--') views.push([base, ...rest.slice(j + 1)]);
+    else if (w.startsWith('-') && w !== '-') {
+      reached.add(j + 1);
+      if (!w.includes('=')) reached.add(j + 2);
+    } else if (j > 1) views.push([base, ...rest.slice(j)]);
+  }
+  if ([...reached].some((k) => k > OWN_OPTIONS_MAX && k < rest.length)) {
+    const any = [base];
+    unreadable.add(any);
+    views.push(any);
+  }
+  return views;
+}
+
 // The commands a part may really run: itself, without assignments, wrappers (with their options and the
-// words they take) and keywords in front, the command's base name (`/usr/bin/git`), and the script of
-// `bash -c '...'`, `eval ...`, `env -S '...'` or `flock f -c '...'`.
+// words they take) and keywords in front, the command's base name (`/usr/bin/git`) and the command without
+// its own leading options (`git -C . push`), and the script of `bash -c '...'`, `eval ...`, `env -S '...'` or `flock f -c '...'`.
 function runnable(words: string[], depth: number): string[][] {
   let i = 0;
   const scripts: string[] = [];
@@ -145,7 +181,7 @@ function runnable(words: string[], depth: number): string[][] {
     } else break;
   }
   const rest = words.slice(i);
-  const out = rest.length === 0 ? [words] : [words, rest, [rest[0]!.replace(/^.*\//, ''), ...rest.slice(1)]];
+  const out = rest.length === 0 ? [words] : [words, rest, ...withoutOwnOptions(rest)];
   if (depth < 3) {
     const base = rest[0]?.replace(/^.*\//, '');
     const c = rest.indexOf('-c');
@@ -167,7 +203,18 @@ function commandViews(line: string, depth = 0): string[][] {
 export function shellDenied(line: string, deny: readonly ShellRule[]): ShellRule | undefined {
   if (deny.length === 0) return undefined;
   const views = commandViews(line);
-  return deny.find((r) => catchAll(r) || views.some((w) => shellRuleCovers(r, w, 'deny')));
+  return deny.find(
+    (r) =>
+      catchAll(r) ||
+      views.some((w) => (unreadable.has(w) ? commandCovered(r, w[0]!) : shellRuleCovers(r, w, 'deny'))),
+  );
+}
+
+// The deny rule that covers a part of the line as written (no wrapper, script or program option seen through):
+// what Cursor's copy of the rule is known to stop. `sudo git push` or `git -C . push` may have run.
+export function shellDeniedAsWritten(line: string, deny: readonly ShellRule[]): ShellRule | undefined {
+  const parts = parseShell(line).parts;
+  return deny.find((r) => catchAll(r) || parts.some((w) => shellRuleCovers(r, w, 'deny')));
 }
 
 // A path as rules see it: relative to the workspace, `/`-separated; one outside it stays absolute.

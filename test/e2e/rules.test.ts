@@ -335,6 +335,12 @@ describe('a call a deny rule stopped in Cursor', () => {
   it('stays completed when no deny rule covers it', async () => {
     expect(await final(['--deny', 'Shell(git push)'], 'git status')).toMatchObject({ status: 'completed' });
   });
+
+  it("stays completed when only rho-cursor's generous reading covers it: Cursor's copy may not have stopped it", async () => {
+    expect(await final(['--deny', 'Shell(git push)'], 'git -C . push')).toMatchObject({
+      status: 'completed',
+    });
+  });
 });
 
 describe('against the SDK-built peer, asking as Claude-like agents do', () => {

@@ -91,6 +91,13 @@ describe("cursorDenyStops: did Cursor's copy of a deny rule stop the call?", () 
   it.each([
     ['execute', { commands: ['git push'] }, ['Shell(git push)'], true],
     ['execute', { commands: ['git status'] }, ['Shell(git push)'], false],
+    ['execute', { commands: ['git push origin main'] }, ['Shell(git push)'], true],
+    ['execute', { commands: ['npm test && git push'] }, ['Shell(git push)'], true],
+    ['execute', { commands: ['rm -rf x'] }, ['Shell(*)'], true],
+    // What rho-cursor's own reading sees through is not known to stop Cursor: it may have run.
+    ['execute', { commands: ['git -C . push'] }, ['Shell(git push)'], false],
+    ['execute', { commands: ['sudo -u root git push'] }, ['Shell(git push)'], false],
+    ['execute', { commands: ["bash -c 'git push'"] }, ['Shell(git push)'], false],
     ['execute', { commands: ['ls'] }, ['execute'], true],
     ['edit', { paths: ['/ws/.env'] }, ['Write(**/.env*)'], true],
     ['edit', { paths: ['/ws/a'] }, ['Write(**/.env*)'], false],

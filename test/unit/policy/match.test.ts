@@ -220,6 +220,56 @@ describe('a deny rule sees through what runs the command after it, with the opti
   });
 });
 
+describe("a deny rule sees through the program's own options before its first other word", () => {
+  const NO_PUSH = shell('Shell(git push)');
+  it.each([
+    'git -C . push',
+    'git -C /tmp/repo push origin main',
+    'git -c user.name=x push',
+    'git --git-dir .git --work-tree . push',
+    'git --git-dir=.git push',
+    'git --no-pager push',
+    'git -p -c a=b -C . push',
+    '/usr/bin/git -C . push',
+    'sudo -u root git -C . push',
+    "bash -c 'git -C . push'",
+    'git -- push',
+    'git -C . -- push',
+  ])('%j', (command) => {
+    expect(shellDenied(command, NO_PUSH)?.text).toBe('Shell(git:push)');
+  });
+
+  it.each([
+    ['git -C . status', 'another subcommand'],
+    ['git --git-dir=push status', 'an option written with its value (=) takes no other word'],
+    ['git log push', 'a word after the first other word'],
+    ['git -C', 'nothing after the option'],
+    ['git commit -m push', 'an option after the first other word'],
+    ['git -C . commit -m push', 'the same after an option with its value'],
+  ])('%j is not covered (%s)', (command) => {
+    expect(shellDenied(command, NO_PUSH)).toBeUndefined();
+  });
+
+  it('reads 16 leading words as options; a command with more before its first other word is any command of the program', () => {
+    const options = (n: number): string => Array.from({ length: n }, () => '-x').join(' ');
+    expect(shellDenied(`git ${options(15)} push`, NO_PUSH)).toBeDefined();
+    expect(shellDenied(`git ${options(15)} status`, NO_PUSH)).toBeUndefined();
+    expect(shellDenied(`git ${options(16)} push`, NO_PUSH)).toBeDefined();
+    expect(shellDenied(`git ${options(16)} status`, NO_PUSH)).toBeDefined();
+    expect(shellDenied(`git ${'-c a '.repeat(20_000)}push`, NO_PUSH)).toBeDefined();
+    expect(shellDenied(`git ${options(16)} status`, shell('Shell(npm test)'))).toBeUndefined();
+    expect(shellDenied(`git ${options(16)}`, NO_PUSH)).toBeUndefined();
+  });
+
+  it('the price of reading each option both ways: a flag before the first other word may be read as taking it', () => {
+    expect(shellDenied('git -p log push', NO_PUSH)).toBeDefined();
+  });
+
+  it('an allow rule still reads words exactly as written', () => {
+    expect(shellAllowed('git -C . status', shell('Shell(git status)'))).toBe(false);
+  });
+});
+
 describe('the separator property', () => {
   const SEPARATORS = [
     '&&',
