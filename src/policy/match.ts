@@ -137,7 +137,15 @@ function skipOptions(words: readonly string[], i: number, w: Wrapper, scripts: s
 // so a line of a million dashes costs a few views, not a million. A command with more before its reading ends
 // is read as any command of that program: every deny rule for the program covers it.
 const OWN_OPTIONS_MAX = 16;
-const unreadable = new WeakSet<readonly string[]>();
+// How deep scripts in scripts are read (`bash -c "eval '...'"`): one deeper is not read, and is covered by
+// every deny rule, as it may run anything.
+const SCRIPT_DEPTH_MAX = 3;
+// Views that stand for what was not read: any command of a program, or any command at all.
+const unread = new WeakMap<readonly string[], 'program' | 'any'>();
+const markView = (view: string[], what: 'program' | 'any'): string[] => {
+  unread.set(view, what);
+  return view;
+};
 
 // The command by its base name (`/usr/bin/git` is `git`), and the same without the program's own options
 // before its first other word: each option read both ways, as a flag and as one that takes the next word
@@ -156,17 +164,15 @@ function withoutOwnOptions(rest: readonly string[]): string[][] {
       if (!w.includes('=')) reached.add(j + 2);
     } else if (j > 1) views.push([base, ...rest.slice(j)]);
   }
-  if ([...reached].some((k) => k > OWN_OPTIONS_MAX && k < rest.length)) {
-    const any = [base];
-    unreadable.add(any);
-    views.push(any);
-  }
+  if ([...reached].some((k) => k > OWN_OPTIONS_MAX && k < rest.length))
+    views.push(markView([base], 'program'));
   return views;
 }
 
 // The commands a part may really run: itself, without assignments, wrappers (with their options and the
 // words they take) and keywords in front, the command's base name (`/usr/bin/git`) and the command without
-// its own leading options (`git -C . push`), and the script of `bash -c '...'`, `eval ...`, `env -S '...'` or `flock f -c '...'`.
+// its own leading options (`git -C . push`), and the script of `bash -c '...'`, `eval ...`, `env -S '...'` or
+// `flock f -c '...'`, three levels deep.
 function runnable(words: string[], depth: number): string[][] {
   let i = 0;
   const scripts: string[] = [];
@@ -182,14 +188,13 @@ function runnable(words: string[], depth: number): string[][] {
   }
   const rest = words.slice(i);
   const out = rest.length === 0 ? [words] : [words, rest, ...withoutOwnOptions(rest)];
-  if (depth < 3) {
-    const base = rest[0]?.replace(/^.*\//, '');
-    const c = rest.indexOf('-c');
-    if (base !== undefined && SHELLS.has(base) && c !== -1 && rest[c + 1] !== undefined)
-      scripts.push(rest[c + 1]!);
-    if (base === 'eval') scripts.push(rest.slice(1).join(' '));
-    for (const script of scripts) out.push(...commandViews(script, depth + 1));
-  }
+  const base = rest[0]?.replace(/^.*\//, '');
+  const c = rest.indexOf('-c');
+  if (base !== undefined && SHELLS.has(base) && c !== -1 && rest[c + 1] !== undefined)
+    scripts.push(rest[c + 1]!);
+  if (base === 'eval') scripts.push(rest.slice(1).join(' '));
+  if (depth < SCRIPT_DEPTH_MAX) for (const script of scripts) out.push(...commandViews(script, depth + 1));
+  else if (scripts.some((script) => script.trim() !== '')) out.push(markView([], 'any'));
   return out;
 }
 
@@ -206,7 +211,11 @@ export function shellDenied(line: string, deny: readonly ShellRule[]): ShellRule
   return deny.find(
     (r) =>
       catchAll(r) ||
-      views.some((w) => (unreadable.has(w) ? commandCovered(r, w[0]!) : shellRuleCovers(r, w, 'deny'))),
+      views.some((w) => {
+        const what = unread.get(w);
+        if (what === 'any') return true;
+        return what === 'program' ? commandCovered(r, w[0]!) : shellRuleCovers(r, w, 'deny');
+      }),
   );
 }
 

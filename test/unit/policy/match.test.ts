@@ -552,8 +552,22 @@ describe('a deny rule at the edges of a command', () => {
   it.each([
     ['a fourth eval', 'eval eval eval eval git push'],
     ['bash -c, then three evals', 'bash -c "eval eval eval git push"'],
-  ])('looks three levels deep, no deeper: not through %s', (_name, line) => {
-    expect(shellDenied(line, PUSH)).toBeUndefined();
+    ['a fourth eval of another command', 'eval eval eval eval echo hi'],
+    [
+      'four bash -c',
+      `bash -c ${JSON.stringify(`bash -c ${JSON.stringify(`bash -c ${JSON.stringify("bash -c 'ls'")}`)}`)}`,
+    ],
+    ['a fourth env -S', `eval eval eval env -S ls`],
+  ])('looks three levels deep, no deeper: a script under %s is covered by every deny rule', (_name, line) => {
+    expect(shellDenied(line, PUSH)?.text).toBe('Shell(git:push)');
+    expect(shellDenied(line, shell('Shell(rm)'))?.text).toBe('Shell(rm)');
+    expect(shellDenied(line, [])).toBeUndefined();
+  });
+
+  it('three levels of scripts are read, not covered whole', () => {
+    expect(shellDenied('eval eval eval echo hi', PUSH)).toBeUndefined();
+    expect(shellDenied('eval eval eval eval', PUSH)).toBeUndefined();
+    expect(shellDenied("eval eval eval bash -c ' '", PUSH)).toBeUndefined();
   });
 
   it.each(['sudo', 'sudo -E', 'FOO=1', 'if', 'env -i'])(
