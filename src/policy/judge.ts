@@ -8,6 +8,7 @@ import {
   shellAllowed,
   shellDenied,
   shellDeniedAsWritten,
+  SHELL_READ_MAX,
   workspacePath,
 } from './match.js';
 import type { Rule, RuleSet } from './rules.js';
@@ -59,6 +60,10 @@ function judgeShell(s: Subject, rules: RuleSet): RuleVerdict | undefined {
   if (denies.length > 0 && s.commands.length === 0)
     return deny(`the command is not known, and ${list(denies)} may cover it`);
   for (const c of s.commands) {
+    if (denies.length > 0 && c.length > SHELL_READ_MAX)
+      return deny(
+        `the command is ${c.length} characters, more than the ${SHELL_READ_MAX} a deny rule reads: ${list(denies)} may cover it`,
+      );
     const hit = shellDenied(c, denies);
     if (hit) return deny(`--deny ${hit.text} covers ${shown(c)}`);
   }

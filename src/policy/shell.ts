@@ -37,10 +37,14 @@ export function parseShell(line: string): ShellParse {
     if (words.length > 0) parts.push(words);
     words = [];
   };
-  // The digits just read were a file descriptor (`2>`), not a word: the endWord that follows drops them.
+  // The digits just read were a file descriptor (`2>`, or a named one, `{fd}>`), not a word: the endWord
+  // that follows drops them.
   const dropFd = (): void => {
-    if (inWord && /^\d+$/.test(word)) inWord = false;
+    if (inWord && /^(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})$/.test(word)) inWord = false;
   };
+  // `<&3`, `>&2`, `2>&-`: a descriptor duplicated or closed (no file); the length of what follows the `&`.
+  const duplicated = (from: number): number =>
+    /^(?:\d+|-)(?![^\s;&|()<>])/.exec(line.slice(from))?.[0].length ?? 0;
 
   for (let i = 0; i < line.length; i++) {
     const c = line[i]!;
@@ -76,6 +80,19 @@ export function parseShell(line: string): ShellParse {
     } else if (c === '`') {
       opaque ??= 'a command substitution (backticks)';
       endPart();
+    } else if (c === '$' && next === "'") {
+      // ANSI-C quoting: `$'\x67it'` is the word `git`.
+      const r = readAnsiC(line, i + 2);
+      if (r.end === -1) {
+        opaque ??= 'an unclosed quote';
+        break;
+      }
+      word += r.text;
+      inWord = true;
+      i = r.end;
+    } else if (c === '$' && next === '"') {
+      // A translated string (`$"..."`) reads as a double-quoted one.
+      continue;
     } else if (c === '$' && next === '(') {
       opaque ??= 'a command substitution ($(...))';
       endPart();
@@ -88,22 +105,30 @@ export function parseShell(line: string): ShellParse {
       dropFd();
       endWord();
       if (next === '<') {
+        // A heredoc (`<<EOF`, `<<-EOF`) or a here-string (`<<<`): its delimiter or string is no word.
         opaque ??= 'a heredoc';
         i++;
-      } else if (next === '&') i++;
-      else skipTarget = true;
+        if (line[i + 1] === '<' || line[i + 1] === '-') i++;
+        skipTarget = true;
+      } else if (next === '&') {
+        const n = duplicated(i + 2);
+        i += 1 + n;
+        if (n === 0) skipTarget = true;
+      } else skipTarget = true;
     } else if (c === '>' || (c === '&' && next === '>')) {
       dropFd();
       endWord();
       // After `&>` this is its `>`, which the loop below skips with any more.
       let j = i + 1;
       // `>&2`, `2>&1`, `>&-`: a descriptor is duplicated or closed, no file is written.
-      const dup = line[j] === '&' ? /^(?:\d+|-)(?![^\s;&|()<>])/.exec(line.slice(j + 1)) : null;
-      if (dup) {
-        i = j + dup[0].length;
+      const dup = line[j] === '&' ? duplicated(j + 1) : 0;
+      if (dup > 0) {
+        i = j + dup;
         continue;
       }
       while (line[j] === '>' || line[j] === '|') j++;
+      // `>&file` writes the file, as `&>file` does.
+      if (line[j] === '&') j++;
       writes = true;
       skipTarget = true;
       i = j - 1;
@@ -142,6 +167,50 @@ function readDouble(line: string, from: number): { text: string; end: number; op
     }
   }
   return { text, end: -1, opaque };
+}
+
+const ANSI_C: Readonly<Record<string, string>> = {
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+};
+
+// Reads an ANSI-C quoted string (`$'...'`) from after its opening quote, its escapes decoded as bash does
+// (`\x67`, `\147`, `\u0067`, `\n`, `\'`...): its text and where it closes (-1: it does not).
+function readAnsiC(line: string, from: number): { text: string; end: number } {
+  let text = '';
+  for (let i = from; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === "'") return { text, end: i };
+    if (c !== '\\' || i + 1 >= line.length) {
+      text += c;
+      continue;
+    }
+    const n = line[++i]!;
+    const code =
+      n === 'x'
+        ? /^[0-9a-fA-F]{1,2}/.exec(line.slice(i + 1))
+        : n === 'u'
+          ? /^[0-9a-fA-F]{1,4}/.exec(line.slice(i + 1))
+          : n === 'U'
+            ? /^[0-9a-fA-F]{1,8}/.exec(line.slice(i + 1))
+            : null;
+    const octal = /^[0-7]{1,3}/.exec(line.slice(i));
+    if (code) {
+      text += String.fromCodePoint(Math.min(parseInt(code[0], 16), 0x10ffff));
+      i += code[0].length;
+    } else if (octal) {
+      text += String.fromCharCode(parseInt(octal[0], 8) & 0xff);
+      i += octal[0].length - 1;
+    } else text += ANSI_C[n] ?? n;
+  }
+  return { text, end: -1 };
 }
 
 // Every stretch between any separator character, quotes ignored: a wider net for deny rules, so a denied

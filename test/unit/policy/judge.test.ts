@@ -63,6 +63,26 @@ describe('judgeByRules: a matching deny wins, then an allow that covers everythi
   });
 });
 
+describe('judgeByRules: a command longer than a deny rule reads', () => {
+  const long = 'npm test ' + 'x'.repeat(16 * 1024);
+  it('is denied by the deny rules, whatever it holds, and says why', () => {
+    expect(
+      judgeByRules('execute', subject({ commands: [long] }), rules([], ['Shell(git push)']), '/ws'),
+    ).toEqual({
+      decision: 'deny',
+      reason: `the command is ${long.length} characters, more than the 16384 a deny rule reads: Shell(git:push) may cover it`,
+    });
+  });
+  it('is left to the allow rules and the policy where there is no deny rule', () => {
+    expect(judge('execute', { commands: [long] }, ['Shell(npm test)'])).toBeUndefined();
+    expect(judge('execute', { commands: [long] }, ['Shell(npm test:*)'])).toBe('allow');
+  });
+  it('one character shorter is read', () => {
+    const fits = long.slice(0, 16 * 1024);
+    expect(judge('execute', { commands: [fits] }, ['Shell(npm test:*)'], ['Shell(git push)'])).toBe('allow');
+  });
+});
+
 describe('a reason carrying agent text stays one line', () => {
   it.each([
     ['npm test\nrm -rf /', '--deny Shell(rm) covers "npm test\\nrm -rf /"'],

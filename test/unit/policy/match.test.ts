@@ -270,6 +270,75 @@ describe("a deny rule sees through the program's own options before its first ot
   });
 });
 
+describe('a deny rule reads options as getopt does, and the commands other programs run', () => {
+  const NO_PUSH = shell('Shell(git push)');
+  it.each([
+    ['sudo -uroot git push', 'a value glued to its option'],
+    ['env -uCC git push', 'the same'],
+    ['echo x | xargs -In git push', 'the same, the cluster read letter by letter'],
+    ["env -S'git push'", 'a command line glued to its option'],
+    ["env --split-string='git push'", 'a command line after ='],
+    ['env - git push', "env's lone -"],
+    ['timeout --sig KILL 5 git push', 'a long option cut short, as getopt_long allows'],
+    ['timeout --s KILL 5 git push', 'cut to one letter'],
+    ['nice --adj 5 git push', 'the same'],
+    ['stdbuf --outp L git push', 'the same'],
+    ["bash -lc 'git push'", 'a cluster holding c'],
+    ["bash -ec 'git push'", 'the same'],
+    ["bash -c -e 'git push'", 'an option after -c'],
+    ["bash -c -- 'git push'", '-- after -c'],
+    ["bash -o errexit -c 'git push'", 'an option that takes a word'],
+    ["bash --norc -c 'git push'", 'a long option'],
+    ['fish -c "git push"', 'fish'],
+    ["fish --command='git push'", "fish's long option"],
+    ["busybox sh -c 'git push'", 'busybox'],
+    ["su -c 'git push'", 'su'],
+    ["su - root -c 'git push'", 'su, a login shell for root'],
+    ['runuser -u root -- git push', 'runuser'],
+    ["script -qc 'git push' /dev/null", 'script'],
+    ['find . -maxdepth 0 -exec git push \\;', 'find -exec'],
+    ['find . -execdir git push {} +', 'find -execdir'],
+    ['coproc git push', 'coproc'],
+    ['function f { git push; }; f', 'a function defined on the line'],
+    ["trap 'git push' EXIT", 'trap'],
+    ['/usr/lib/git-core/git-push', "git's own program for push"],
+    ["$'git' push", 'ANSI-C quotes'],
+    ["$'\\x67it' push", 'ANSI-C escapes'],
+    ['git >&/dev/null push', 'a redirection between the words'],
+    ['<&0 git push', 'a descriptor duplicated first'],
+    ['git <<x push', 'a heredoc between the words'],
+    ['git {fd}>/dev/null push', 'a named descriptor'],
+  ])('%j (%s)', (command) => {
+    expect(shellDenied(command, NO_PUSH)?.text).toBe('Shell(git:push)');
+  });
+
+  it.each([
+    ['sudo -uroot push', 'the value glued, then another command'],
+    ['env -S', 'a command-line option with nothing after it'],
+    ['bash -c', 'no script'],
+    ['bash -o -c', "the option's word is -c"],
+    ["bash -x 'git push'", 'a script file, not a command line'],
+    ['find . -name git -print', 'no -exec'],
+    ['find . -exec', '-exec with nothing after it'],
+    ['trap - EXIT', 'trap resetting'],
+    ['nice --zzz 5 git push', 'an unknown long option: a flag, so 5 is the command'],
+  ])('%j is not covered (%s)', (command) => {
+    expect(shellDenied(command, NO_PUSH)).toBeUndefined();
+  });
+
+  it('find -exec, four levels down, is read as any command', () => {
+    expect(shellDenied('eval eval eval find . -exec ls ;', NO_PUSH)).toBeDefined();
+    expect(shellDenied('eval eval eval find . -name x', NO_PUSH)).toBeUndefined();
+  });
+
+  it('a line longer than a deny rule reads is covered by the first deny rule', () => {
+    const rules = shell('Shell(rm)', 'Shell(git push)');
+    expect(shellDenied('x'.repeat(16 * 1024 + 1), rules)?.text).toBe('Shell(rm)');
+    expect(shellDenied('x'.repeat(16 * 1024), rules)).toBeUndefined();
+    expect(shellDenied('x'.repeat(16 * 1024 + 1), [])).toBeUndefined();
+  });
+});
+
 describe('the separator property', () => {
   const SEPARATORS = [
     '&&',
@@ -456,7 +525,7 @@ describe('a deny rule covers the command behind every wrapper and keyword', () =
     ['1A=x git push', 'not an assignment: the shell runs 1A=x'],
     ['echo git push', 'an argument'],
     ['bash -c', 'no script'],
-    ['fish -c "git push"', 'not a shell it reads'],
+    ['elvish -c "git push"', 'not a shell it reads'],
   ])('%j is not covered (%s)', (command) => {
     expect(shellDenied(command, NO_PUSH)).toBeUndefined();
   });

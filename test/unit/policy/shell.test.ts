@@ -99,7 +99,7 @@ describe('parseShell at the edges', () => {
     ['echo 12>&2', [['echo']], false],
     ['echo a2>x', [['echo', 'a2']], true],
     ['echo 2>x y', [['echo', 'y']], true],
-    ['cat <&3', [['cat', '3']], false],
+    ['cat <&3', [['cat']], false],
     ['cat < in out', [['cat', 'out']], false],
     ['npm test >&-', [['npm', 'test']], false],
     ['npm test >&1x', [['npm', 'test']], true],
@@ -139,6 +139,47 @@ describe('parseShell at the edges', () => {
   });
 });
 
+describe('parseShell: heredocs and here-strings take their word', () => {
+  it.each<[string, string[][]]>([
+    ['git <<x push', [['git', 'push']]],
+    ['git <<-x push', [['git', 'push']]],
+    ["git <<'x' push", [['git', 'push']]],
+    ['git <<< x push', [['git', 'push']]],
+    ['git <<<x push', [['git', 'push']]],
+  ])('%j', (line, parts) => {
+    const p = parseShell(line);
+    expect(p.parts).toEqual(parts);
+    expect(p.opaque).toBe('a heredoc');
+  });
+});
+
+describe('parseShell: ANSI-C and translated quoting', () => {
+  it.each<[string, string[][]]>([
+    ["$'git' push", [['git', 'push']]],
+    ["$'\\x67it' push", [['git', 'push']]],
+    ["$'\\147it' push", [['git', 'push']]],
+    ["$'\\u0067it' push", [['git', 'push']]],
+    ["$'\\U00000067it' push", [['git', 'push']]],
+    ["echo $'a\\'b'", [['echo', "a'b"]]],
+    ["echo $'a\\tb\\nc\\\\d'", [['echo', 'a\tb\nc\\d']]],
+    ["echo $'\\a\\b\\e\\E\\f\\r\\v'", [['echo', '\x07\b\x1b\x1b\f\r\v']]],
+    ["echo $'\\q\\x'", [['echo', 'qx']]],
+    ["echo $'\\0101\\1010'", [['echo', '\b1A0']]],
+    ["echo $'\\x414'", [['echo', 'A4']]],
+    ['$"git" push', [['git', 'push']]],
+    ['echo a$"b c"', [['echo', 'ab c']]],
+  ])('%j', (line, parts) => {
+    const p = parseShell(line);
+    expect(p.parts).toEqual(parts);
+    expect(p.opaque).toBeUndefined();
+  });
+
+  it('an unclosed one is opaque', () => {
+    expect(parseShell("echo $'a").opaque).toBe('an unclosed quote');
+    expect(parseShell("echo $'a\\").opaque).toBe('an unclosed quote');
+  });
+});
+
 describe('looseParts at the edges', () => {
   it.each<[string, string[][]]>([
     ['a;b&c|d(e)f<g>h', [['a'], ['b'], ['c'], ['d'], ['e'], ['f'], ['g'], ['h']]],
@@ -154,6 +195,15 @@ describe('looseParts at the edges', () => {
 
 describe('parseShell: what a redirection takes, and what it leaves as words', () => {
   it.each<[string, string[][], boolean]>([
+    ['<&0 git push', [['git', 'push']], false],
+    ['git <&- push', [['git', 'push']], false],
+    ['git 0<&3 push', [['git', 'push']], false],
+    ['cat <&in x', [['cat', 'x']], false],
+    ['git >&/dev/null push', [['git', 'push']], true],
+    ['npm test >&x1 --ci', [['npm', 'test', '--ci']], true],
+    ['git {fd}>/dev/null push', [['git', 'push']], true],
+    ['git {fd}<in push', [['git', 'push']], false],
+    ['echo {a}b>x', [['echo', '{a}b']], true],
     ['npm test &> log --ci', [['npm', 'test', '--ci']], true],
     ['npm test >| log --ci', [['npm', 'test', '--ci']], true],
     ['echo hi >a1', [['echo', 'hi']], true],
