@@ -1,7 +1,7 @@
 // --allow and --deny rules as a CI job meets them (issue 21): the built CLI against an agent that asks for an
 // allowed command, a compound one, a denied one and edits inside and outside the allowed paths; what matters
 // is the answer the agent received for each, and the config Cursor would have been given.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
@@ -297,6 +297,41 @@ describe('rho-cursor doctor with rules', () => {
     expect(r.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^rho-cursor: option '--deny' got a malformed rule 'Shell\(git push'/),
     ]);
+  });
+});
+
+describe('a command longer than a deny rule reads', () => {
+  it('is rejected at once under --deny, whatever --permissions says, and the reason says why', async () => {
+    const home = tempDir('rho-rules-long-');
+    const recvLog = join(home, 'recv');
+    // 2 MiB of the shape that costs the reader most (scripts in scripts): unread, not judged for seconds.
+    const command = 'eval eval eval ' + 'eval -c '.repeat(256 * 1024);
+    const script = {
+      recvLog,
+      before: [...shell(0, command), chunk('done')],
+      waitAnswers: 1,
+      answer: { result: { stopReason: 'end_turn' } },
+    };
+    const scriptFile = join(home, 'script.json');
+    writeFileSync(scriptFile, JSON.stringify(script));
+    const r = await runCli(
+      ['run', ...SJ, '--timeout', '10s', '--permissions', 'allow', '--deny', 'Shell(git push)', 'go'],
+      { agent, env: { RHO_SCRIPT: `@${scriptFile}` }, cwd: tempDir('rho-rules-long-ws-') },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const answer = readFileSync(recvLog, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map(
+        (l) =>
+          JSON.parse(l) as { id?: number; method?: string; result?: { outcome?: { optionId?: string } } },
+      )
+      .find((m) => m.id === 0 && m.method === undefined);
+    expect(answer?.result?.outcome?.optionId).toBe('reject-once');
+    expect(r.events.find((e) => e.type === 'permission')).toMatchObject({
+      decidedBy: 'rule',
+      reason: `the command is ${command.length} characters, more than the 16384 a deny rule reads: Shell(git:push) may cover it`,
+    });
   });
 });
 
