@@ -22,6 +22,7 @@ interface Compiled {
 const compiled = new WeakMap<ShellRule, Compiled>();
 function patterns(rule: ShellRule): Compiled {
   let c = compiled.get(rule);
+  // Stryker disable next-line ConditionalExpression: compiling again each time gives the same patterns
   if (c === undefined) {
     c = { command: new RegExp(`^${globRe(rule.command)}$`, 's') };
     if (rule.args !== undefined) {
@@ -312,8 +313,11 @@ function runnable(words: string[], depth: number): string[][] {
     if (c !== -1 && rest[c + 1] !== undefined && rest[c + 1] !== script) scripts.push(rest[c + 1]!);
   }
   if (base === 'eval') scripts.push(rest.slice(1).join(' '));
-  // `trap '...' EXIT`: the script runs later in the same shell.
-  if (base === 'trap' && rest[1] !== undefined && !rest[1].startsWith('-')) scripts.push(rest[1]);
+  // `trap '...' EXIT`, `trap -- '...' EXIT`: the script runs later in the same shell.
+  if (base === 'trap') {
+    const at = rest[1] === '--' ? 2 : 1;
+    if (rest[at] !== undefined && (at === 2 || !rest[at].startsWith('-'))) scripts.push(rest[at]);
+  }
   const found = base === 'find' ? findCommands(rest) : [];
   if (depth < SCRIPT_DEPTH_MAX) {
     for (const s of scripts) out.push(...commandViews(s, depth + 1));
@@ -336,6 +340,7 @@ export const SHELL_READ_MAX = 16 * 1024;
 
 // The deny rule that covers any part of the line, if one does.
 export function shellDenied(line: string, deny: readonly ShellRule[]): ShellRule | undefined {
+  // Stryker disable next-line ConditionalExpression,BlockStatement: without rules nothing is found either, only later
   if (deny.length === 0) return undefined;
   if (line.length > SHELL_READ_MAX) return deny[0];
   const views = commandViews(line);

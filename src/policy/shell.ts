@@ -42,7 +42,7 @@ export function parseShell(line: string): ShellParse {
   const dropFd = (): void => {
     if (inWord && /^(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})$/.test(word)) inWord = false;
   };
-  // `<&3`, `>&2`, `2>&-`: a descriptor duplicated or closed (no file); the length of what follows the `&`.
+  // `>&2`, `2>&-`: a descriptor duplicated or closed (no file); the length of what follows the `&`.
   const duplicated = (from: number): number =>
     /^(?:\d+|-)(?![^\s;&|()<>])/.exec(line.slice(from))?.[0].length ?? 0;
 
@@ -104,17 +104,12 @@ export function parseShell(line: string): ShellParse {
     } else if (c === '<') {
       dropFd();
       endWord();
-      if (next === '<') {
-        // A heredoc (`<<EOF`, `<<-EOF`) or a here-string (`<<<`): its delimiter or string is no word.
-        opaque ??= 'a heredoc';
-        i++;
-        if (line[i + 1] === '<' || line[i + 1] === '-') i++;
-        skipTarget = true;
-      } else if (next === '&') {
-        const n = duplicated(i + 2);
-        i += 1 + n;
-        if (n === 0) skipTarget = true;
-      } else skipTarget = true;
+      // A heredoc (`<<EOF`, `<<-EOF`) or a here-string (`<<<`): its delimiter or string is no word (a third
+      // `<` is read as one more redirection, which takes the same word). `<&3`, `<&-`: the descriptor is
+      // no word either.
+      if (next === '<') opaque ??= 'a heredoc';
+      if (next === '<' || next === '&') i++;
+      skipTarget = true;
     } else if (c === '>' || (c === '&' && next === '>')) {
       dropFd();
       endWord();

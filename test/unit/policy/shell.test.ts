@@ -167,6 +167,10 @@ describe('parseShell: ANSI-C and translated quoting', () => {
     ["echo $'\\0101\\1010'", [['echo', '\b1A0']]],
     ["echo $'\\x414'", [['echo', 'A4']]],
     ['$"git" push', [['git', 'push']]],
+    ["echo $'\\xZ1'", [['echo', 'xZ1']]],
+    ["echo $'\\uZ1'", [['echo', 'uZ1']]],
+    ["echo $'\\UZ1'", [['echo', 'UZ1']]],
+    ["echo $'\\q1'", [['echo', 'q1']]],
     ['echo a$"b c"', [['echo', 'ab c']]],
   ])('%j', (line, parts) => {
     const p = parseShell(line);
@@ -203,6 +207,9 @@ describe('parseShell: what a redirection takes, and what it leaves as words', ()
     ['npm test >&x1 --ci', [['npm', 'test', '--ci']], true],
     ['git {fd}>/dev/null push', [['git', 'push']], true],
     ['git {fd}<in push', [['git', 'push']], false],
+    ['git {f}>x push', [['git', 'push']], true],
+    ['git {abc}>x push', [['git', 'push']], true],
+    ['git {1a}>x push', [['git', '{1a}', 'push']], true],
     ['echo {a}b>x', [['echo', '{a}b']], true],
     ['npm test &> log --ci', [['npm', 'test', '--ci']], true],
     ['npm test >| log --ci', [['npm', 'test', '--ci']], true],
