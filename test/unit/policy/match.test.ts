@@ -383,6 +383,18 @@ describe('a deny rule reads options as getopt does, and the commands other progr
     expect(shellDenied(command, NO_PUSH)).toBeUndefined();
   });
 
+  it.each(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'yash', 'ash', 'fish'])(
+    '%s -c: a shell whose script is read',
+    (sh) => {
+      expect(shellDenied(`${sh} -c "bash -c 'git push'"`, NO_PUSH)?.text).toBe('Shell(git:push)');
+    },
+  );
+
+  it('trap with nothing after it is nothing to run', () => {
+    expect(shellDenied('trap', NO_PUSH)).toBeUndefined();
+    expect(shellDenied('trap --', NO_PUSH)).toBeUndefined();
+  });
+
   it("git's own program keeps the words after it", () => {
     const rule = shell('Shell(git push origin)');
     expect(shellDenied('/usr/lib/git-core/git-push origin', rule)).toBeDefined();
