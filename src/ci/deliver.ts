@@ -8,7 +8,8 @@ import type { RunFacts } from '../events/facts.js';
 import type { ResultEvent } from '../events/types.js';
 import { redact, secretForms } from '../lifecycle/secrets.js';
 import type { RunOptions } from '../options.js';
-import { outputLines } from './github.js';
+import { safeJson } from '../sanitize/json.js';
+import { knownStopReason, outputLines, plainToken } from './github.js';
 import { summaryMarkdown } from './summary.js';
 
 // node:fs/promises, loaded only when a report is written: ~2 ms of start-up that most runs never need.
@@ -71,7 +72,7 @@ export async function deliverReports(
   // -o: whenever a turn ended, also when the run failed after it (the structured value where one matched,
   // else the last turn's answer); otherwise the file is left as it was.
   if (opts.outputLastMessage && d.result.stopReason !== null) {
-    const text = matched ? JSON.stringify(d.structured, null, 2) + '\n' : d.facts.answer;
+    const text = matched ? safeJson(JSON.stringify(d.structured, null, 2)) + '\n' : d.facts.answer;
     const path = opts.outputLastMessage;
     tasks.push([`the last message to ${path}`, () => writeAtomically(path, safe(text), giveUp)]);
   }
@@ -84,10 +85,11 @@ export async function deliverReports(
   if (ghOutput) {
     const values: Record<string, string> = {
       'exit-code': String(d.result.exitCode),
-      'stop-reason': d.result.stopReason ?? '',
-      'session-id': d.result.sessionId ?? '',
+      // Values a workflow may put in a script: only the ones ACP defines, and an id that is a plain token.
+      'stop-reason': knownStopReason(d.result.stopReason),
+      'session-id': plainToken(d.result.sessionId),
     };
-    if (opts.outputSchema) values.structured = matched ? JSON.stringify(d.structured) : '';
+    if (opts.outputSchema) values.structured = matched ? safeJson(JSON.stringify(d.structured)) : '';
     tasks.push([
       `the step outputs to ${ghOutput}`,
       () => appendFile(ghOutput, safe(outputLines(values)), giveUp),

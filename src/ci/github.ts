@@ -1,13 +1,32 @@
 // Pure: what a GitHub Actions job reads: workflow-command annotations on stderr and step outputs in
 // $GITHUB_OUTPUT (multi-line values with the heredoc delimiter syntax).
+import { STOP_REASONS } from '../acp/answers.js';
+import { terminalSafe } from '../sanitize/terminal.js';
 import { escapeData, escapeProperty } from '../sanitize/workflow.js';
 
+// An annotation's message may quote the agent: its controls, bidi and invisible characters are shown, not
+// passed to the log viewer or a terminal that replays the log; then escaped as the runner requires.
 export function warningAnnotation(code: string, message: string): string {
-  return `::warning title=${escapeProperty(`rho-cursor ${code}`)}::${escapeData(message)}\n`;
+  return `::warning title=${escapeProperty(`rho-cursor ${code}`)}::${escapeData(shown(message))}\n`;
 }
 
 export function errorAnnotation(message: string): string {
-  return `::error title=rho-cursor::${escapeData(message)}\n`;
+  return `::error title=rho-cursor::${escapeData(shown(message))}\n`;
+}
+
+// terminalSafe, CRs left for escapeData (%0D).
+const shown = (message: string): string => message.replace(/[^\r]+/g, terminalSafe);
+
+// The stop-reason output: one of the values ACP defines, else empty (an agent's own string is never a value a
+// workflow might paste into a script).
+export function knownStopReason(stopReason: string | null): string {
+  return stopReason !== null && (STOP_REASONS as readonly string[]).includes(stopReason) ? stopReason : '';
+}
+
+// The session-id output: the agent's id when it is a plain token (a UUID, letters, digits and . _ : - @ + =,
+// at most 256), else empty; the whole id stays in the result event.
+export function plainToken(id: string | null): string {
+  return id !== null && /^[A-Za-z0-9][A-Za-z0-9._:@+=-]{0,255}$/.test(id) ? id : '';
 }
 
 // name=value lines, or name<<DELIM ... DELIM for a value with a newline; the delimiter never occurs in it.

@@ -1,9 +1,11 @@
 // Pure: the Markdown a CI job reads after a run (--summary-file, GitHub's step summary): the outcome,
 // the answer, the tools and their final status, the permission decisions and the warnings, under 1 MiB.
 import { FACTS_KEPT, type RunFacts } from '../events/facts.js';
+import { knownStopReason } from './github.js';
 import { fenceFor } from '../markdown.js';
 import { cutEnd, redacted } from '../sanitize/cut.js';
 import { markdownInline } from '../sanitize/markdown.js';
+import { terminalSafe } from '../sanitize/terminal.js';
 import type { ResultEvent } from '../events/types.js';
 
 export const SUMMARY_MAX_BYTES = 1024 * 1024;
@@ -19,7 +21,9 @@ export interface SummaryInput {
 
 // Agent text as inline Markdown on one line: the key masked, then cut at max characters (an ellipsis saying
 // where), then escaped, so it is shown and never rendered as HTML, a link, an image or a table.
-const oneLine = (s: string, max: number): string => markdownInline(cutEnd(s.replace(/\r?\n|\r/g, ' '), max));
+// Its controls, bidi and invisible characters are shown too (terminalSafe): the file is also read with `cat`.
+const oneLine = (s: string, max: number): string =>
+  markdownInline(cutEnd(terminalSafe(s.replace(/\r?\n|\r/g, ' ')), max));
 
 // Makes text safe inside one Markdown table cell, shortened.
 const cell = (s: string): string => oneLine(s, 200);
@@ -42,13 +46,13 @@ export function summaryMarkdown({ result, facts, fence }: SummaryInput): string 
     '',
     '| stopReason | exit code | duration | model | fence |',
     '| --- | --- | --- | --- | --- |',
-    `| ${result.stopReason ?? 'none'} | ${result.exitCode} | ${(result.durationMs / 1000).toFixed(1)} s | ${cell(result.model ?? 'unknown')} | ${fence} |`,
+    `| ${result.stopReason === null ? 'none' : knownStopReason(result.stopReason) || cell(result.stopReason)} | ${result.exitCode} | ${(result.durationMs / 1000).toFixed(1)} s | ${cell(result.model ?? 'unknown')} | ${fence} |`,
     '',
   ];
   if (result.error)
     lines.push(`**Error** (\`${result.error.code}\`): ${oneLine(result.error.message, MESSAGE_MAX)}`, '');
   // The key is masked before the cut, so none of it is left at the cut.
-  const answer = cutBytes(redacted(facts.answer), ANSWER_MAX_BYTES);
+  const answer = cutBytes(terminalSafe(redacted(facts.answer)), ANSWER_MAX_BYTES);
   if (answer.text.trim() !== '') {
     const f = fenceFor(answer.text);
     lines.push('#### Answer', '', f, answer.text.replace(/\n$/, ''), f, '');

@@ -3,6 +3,7 @@ import { RunSummary } from '../events/collect.js';
 import type { ResultEvent } from '../events/types.js';
 import type { RhoError } from '../errors.js';
 import type { Format } from '../options.js';
+import { safeJson } from '../sanitize/json.js';
 
 // The `result` event of a run that never spawned the agent.
 export function resultBeforeRun(error: RhoError, durationMs: number): ResultEvent {
@@ -26,5 +27,5 @@ export function resultBeforeRun(error: RhoError, durationMs: number): ResultEven
 export function stdoutBeforeRun(format: Format | undefined, error: RhoError, durationMs: number): string {
   if (format === undefined || format === 'text') return '';
   const result = resultBeforeRun(error, durationMs);
-  return JSON.stringify(format === 'json' ? new RunSummary().output(result) : result) + '\n';
+  return safeJson(JSON.stringify(format === 'json' ? new RunSummary().output(result) : result)) + '\n';
 }

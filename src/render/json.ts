@@ -1,6 +1,6 @@
 // json renderer: nothing while the run streams, one object when it ends.
 import type { Event, JsonOutput } from '../events/types.js';
-import { wellFormedJson } from '../sanitize/json.js';
+import { safeJson } from '../sanitize/json.js';
 import type { Renderer, Writer } from './writer.js';
 
 export class JsonRenderer implements Renderer {
@@ -15,6 +15,6 @@ export class JsonRenderer implements Renderer {
   settle(): void {}
 
   finish(output: JsonOutput): void {
-    this.out.write(wellFormedJson(JSON.stringify(output)) + '\n');
+    this.out.write(safeJson(JSON.stringify(output)) + '\n');
   }
 }

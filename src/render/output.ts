@@ -6,6 +6,7 @@ import type { Event, JsonOutput, ResultEvent } from '../events/types.js';
 import { errorAnnotation, warningAnnotation } from '../ci/github.js';
 import { SurrogateJoiner } from '../events/surrogates.js';
 import { Redactor } from '../lifecycle/secrets.js';
+import { safeJson } from '../sanitize/json.js';
 import { oneLine } from '../sanitize/terminal.js';
 import { GuardState, inertJson } from '../sanitize/workflow.js';
 import type { OutputPlan } from './plan.js';
@@ -40,7 +41,7 @@ interface SinkOptions {
   inert?: boolean;
 }
 
-type SinkWriter = Writer & { end(): void; atLineStart(): boolean };
+type SinkWriter = Writer & { end(): void; atLineStart(): boolean; guarded(): boolean };
 
 // A writer over a stream that masks the key and never throws; once the stream failed, writes are dropped.
 function sinkWriter(stream: NodeJS.WriteStream, redactor: Redactor, o: SinkOptions = {}): SinkWriter {
@@ -67,6 +68,7 @@ function sinkWriter(stream: NodeJS.WriteStream, redactor: Redactor, o: SinkOptio
       put(redactor.end());
     },
     atLineStart: () => lastChar === '\n',
+    guarded: () => guarded,
   };
 }
 
@@ -297,7 +299,8 @@ export class Output {
       this.renderer!.emit(result);
       this.renderer!.finish(this.jsonOutput(result));
       // Text mode with --output-schema: stdout is the validated value alone (null too), one line of JSON.
-      if (this.plan.valueOnStdout && this.matched) this.out.write(JSON.stringify(result.structured) + '\n');
+      if (this.plan.valueOnStdout && this.matched)
+        this.out.write(safeJson(JSON.stringify(result.structured)) + '\n');
     }
     this.out.end();
     this.closed = true;
@@ -357,15 +360,20 @@ export class Output {
   }
 
   // The end of stderr: what the key's redactor held back, then (GitHub Actions) the guard lifted and our own
-  // annotations, which the runner must read as commands.
+  // annotations, which the runner must read as commands. On stdout when stdout carries the answer behind the
+  // guard: the runner handles a batch's stderr lines before its stdout lines, so a resume on stderr could be
+  // read before the answer's last lines, which would then run as commands; on the answer's own stream it
+  // comes after them, and stderr's agent text is already in its pipe (synchronous on Linux) when it is written.
   endStderr(): void {
     this.err.end();
     if (!this.guard) return;
+    const onStdout = this.out.guarded() && !broken(this.o.stdout) && this.o.stdout.writable;
     const redactor = new Redactor(this.secret);
     let tail = this.guard.close();
-    if (tail && !this.err.atLineStart()) tail = '\n' + tail;
+    if (tail && !(onStdout ? this.out : this.err).atLineStart()) tail = '\n' + tail;
     tail += this.annotations.map((a) => redactor.push(a)).join('') + redactor.end();
-    if (tail && !broken(this.o.stderr)) this.o.stderr.write(tail);
+    const stream = onStdout ? this.o.stdout : this.o.stderr;
+    if (tail && !broken(stream)) stream.write(tail);
   }
 
   private jsonOutput(result: ResultEvent): JsonOutput {

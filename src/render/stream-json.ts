@@ -1,6 +1,6 @@
 // NDJSON renderer: one event per line, batched per chunk the agent wrote.
 import type { Event, JsonOutput } from '../events/types.js';
-import { wellFormedJson } from '../sanitize/json.js';
+import { safeJson } from '../sanitize/json.js';
 import type { Renderer, Writer } from './writer.js';
 
 export class StreamJsonRenderer implements Renderer {
@@ -15,11 +15,11 @@ export class StreamJsonRenderer implements Renderer {
       event.content === undefined &&
       event.extra === undefined
     ) {
-      this.batch.push(`{"type":"${event.type}","text":${JSON.stringify(event.text)}}`);
+      this.batch.push(safeJson(`{"type":"${event.type}","text":${JSON.stringify(event.text)}}`));
       return;
     }
-    // Text chunks arrive well-formed (events/surrogates.ts); any other field may hold a lone surrogate.
-    this.batch.push(wellFormedJson(JSON.stringify(event)));
+    // Any field may hold a lone surrogate or a character a terminal acts on.
+    this.batch.push(safeJson(JSON.stringify(event)));
   }
 
   flush(): boolean {

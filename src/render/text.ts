@@ -206,7 +206,7 @@ export class TextRenderer implements Renderer {
       this.line(one(changesLine(o.changes))); // file names are the agent's: one line, made visible
     if (o.patch && !this.style.quiet) this.line(`patch: ${o.patch}`);
     // No stopReason line when no turn ended: the error says what happened.
-    if (o.stopReason !== null && !this.style.quiet) this.line(`stopReason: ${o.stopReason}`);
+    if (o.stopReason !== null && !this.style.quiet) this.line(`stopReason: ${one(o.stopReason)}`);
     // An error is always one line, whatever the agent put in it.
     if (o.error) this.line(this.c.red(`rho-cursor: ${one(o.error.message)}`));
     this.flush();

@@ -1,5 +1,6 @@
-// Pure: JSON text every strict UTF-8 reader (jq) takes. JSON.stringify writes a lone surrogate as a `\udXXX`
-// escape, which such readers refuse: each becomes U+FFFD. An escaped backslash before `u` is left alone.
+// Pure: JSON text every strict UTF-8 reader (jq) takes, and that nothing downstream acts on. JSON.stringify
+// writes a lone surrogate as a `\udXXX` escape, which such readers refuse: each becomes U+FFFD. An escaped
+// backslash before `u` is left alone. It also leaves raw what a terminal or a line reader may act on (safeJson).
 
 // Rewrites the lone-surrogate escapes of one serialised JSON text; the quick test first.
 export function wellFormedJson(json: string): string {
@@ -8,4 +9,19 @@ export function wellFormedJson(json: string): string {
     // An odd run of backslashes ends in the escape's own; an even one is escaped backslashes and text.
     slashes.length % 2 === 1 ? slashes.slice(1) + '\uFFFD' : m,
   );
+}
+
+// What JSON may carry raw that a terminal or a line reader acts on: DEL and the C1 controls (a terminal may
+// read U+009B as CSI, U+009D as OSC), U+0085, U+2028 and U+2029 (line breaks to JavaScript and to Python's
+// splitlines), the bidi overrides, isolates and marks, and the invisible format characters. Only ever inside
+// a string (JSON's own syntax is ASCII), where a \uXXXX escape is the same text to every reader.
+const RAW =
+  /[\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+const RAW_ALL = new RegExp(RAW.source, 'g');
+const escaped = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+// One serialised JSON text made well-formed (wellFormedJson) and inert: the characters above escaped.
+export function safeJson(json: string): string {
+  const wf = wellFormedJson(json);
+  return RAW.test(wf) ? wf.replace(RAW_ALL, escaped) : wf;
 }

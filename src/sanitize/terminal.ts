@@ -1,18 +1,19 @@
 // Pure: agent text made visible, never interpreted, on a terminal line (contract v3, "The agent is untrusted").
 // C0 controls become their Control Pictures (ESC as ␛, so no CSI, OSC, DCS, APC, PM or SOS can start), C1
-// controls and the bidirectional overrides and isolates become <U+XXXX>; newline and tab stay (terminal)
-// or newline and CR become ␊ ␍ too (oneLine).
+// controls, the bidirectional overrides, isolates and marks, and the invisible format characters (zero-width
+// space, word joiner, BOM; not the joiners U+200C/U+200D that emoji and scripts need) become <U+XXXX>;
+// newline and tab stay (terminal) or newline and CR become ␊ ␍ too (oneLine).
 
+// What is shown beside the controls: DEL and C1, the bidi marks (U+061C, U+200E, U+200F), overrides
+// (U+202A-U+202E) and isolates (U+2066-U+2069), and the invisible format characters (U+200B, U+2060-U+2064,
+// U+FEFF).
+const SHOWN = '\\x7f-\\x9f\\u061c\\u200b\\u200e\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff';
 // Everything a terminal could act on, newline and tab left alone.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
-// eslint-disable-next-line no-control-regex -- as above
-const UNSAFE_ALL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE = new RegExp(`[\\x00-\\x08\\x0b-\\x1f${SHOWN}]`);
+const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g');
 // The same with newline (and the Unicode line and paragraph separators) counted as unsafe.
-// eslint-disable-next-line no-control-regex -- as above
-const UNSAFE_LINE = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-// eslint-disable-next-line no-control-regex -- as above
-const UNSAFE_LINE_ALL = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_LINE = new RegExp(`[\\x00-\\x08\\x0a-\\x1f\\u2028\\u2029${SHOWN}]`);
+const UNSAFE_LINE_ALL = new RegExp(UNSAFE_LINE.source, 'g');
 
 // One character's visible form: a C0 control's Control Picture (U+2400 + code, DEL U+2421), else <U+XXXX>.
 export function pictureOf(c: string): string {

@@ -593,7 +593,7 @@ describe.concurrent('GitHub Actions', () => {
     expect(githubOutputs(readFileSync(mismatch, 'utf8'))).toMatchObject({ 'exit-code': '6', structured: '' });
   });
 
-  it('a multi-line value uses the delimiter syntax, so it cannot forge another output', async () => {
+  it('an id that is no plain token is written empty, so it cannot forge another output', async () => {
     const dir = tempDir('rho-reports-');
     const output = join(dir, 'output');
     const sessionId = 'sess-1\nexit-code=0';
@@ -626,12 +626,14 @@ describe.concurrent('GitHub Actions', () => {
     );
     expect(r.exitCode).toBe(1);
     const text = readFileSync(output, 'utf8');
-    expect(text).toMatch(/^session-id<<(rho_[0-9a-f]{16})\nsess-1\nexit-code=0\n\1\n/m);
+    expect(text).not.toContain('exit-code=0');
     expect(githubOutputs(text)).toEqual({
       'exit-code': '1',
       'stop-reason': 'end_turn',
-      'session-id': sessionId,
+      'session-id': '',
     });
+    // The result event still carries the agent's id, as JSON.
+    expect(r.events.at(-1)).toMatchObject({ type: 'result', sessionId });
   });
 });
 

@@ -3,7 +3,7 @@
 // never as commands; and permission decisions rest on what rho-cursor knows, not on the agent's claims.
 /* eslint-disable no-control-regex -- the tests are about control characters */
 import { execa } from 'execa';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
@@ -231,17 +231,23 @@ describe('GitHub Actions: agent text never starts a workflow command', () => {
   it('text mode: the only commands on stderr and stdout are rho-cursor’s guard and annotations', async () => {
     const r = await play(['--permissions', 'reject'], script, gh);
     expect(r.exitCode).toBe(1);
+    // stderr's agent text sits inside the guard, which stderr never lifts.
     const err = workflowCommands(r.stderr);
+    expect(err).toHaveLength(1);
     expect(err[0]).toMatch(/^::stop-commands::rho-[0-9a-f]{32}$/);
-    // After the guard: only our own annotations, escaped.
-    const own = err.slice(1);
+    // The answer on stdout (a pipe, which the runner may read) sits inside the guard, lifted on stdout after
+    // the answer's last line (the runner reads a batch's stderr lines first: a resume there could come before
+    // them), then only our own annotations, escaped.
+    const out = workflowCommands(r.stdout);
+    expect(out[0]).toBe(err[0]);
+    expect(lines(r.stdout)[0]).toBe(err[0]);
+    const resume = lines(r.stdout).findIndex((l) => l === `::${err[0]!.slice('::stop-commands::'.length)}::`);
+    expect(resume).toBeGreaterThan(lines(r.stdout).indexOf('::set-output name=a::b'));
+    const own = out.slice(1);
     expect(own.length).toBeGreaterThan(0);
     for (const c of own) expect(c).toMatch(/^::(error|warning) title=rho-cursor/);
     expect(own.filter((c) => c.startsWith('::error'))).toHaveLength(1);
     expect(own.find((c) => c.startsWith('::error'))).toContain('fail%0A::error title=Deploy::forged%0A');
-    // The answer on stdout (a pipe, which the runner may read) sits inside the guard.
-    expect(workflowCommands(r.stdout)).toEqual([lines(r.stdout)[0]]);
-    expect(lines(r.stdout)[0]).toMatch(/^::stop-commands::rho-[0-9a-f]{32}$/);
     // The plain error line is one line, inside the guard, its newlines made visible.
     expect(lines(r.stderr).filter((l) => l.startsWith('rho-cursor:'))).toHaveLength(1);
     // Read both streams as one, stdout first or stderr first: still nothing forged.
@@ -372,6 +378,76 @@ describe('well-formed JSON', () => {
           : events(r, 'warning');
       expect(JSON.stringify(out)).toContain('nested deeper than 512 levels');
     }
+  });
+});
+
+describe('the fields rho-cursor does not render as text reach every sink as data too', () => {
+  // A stopReason ACP does not define, carrying a clipboard write, a screen clear, an image, a table break and a
+  // forged command: the run fails (protocol), and nothing of it acts anywhere.
+  const HOSTILE = 'x\u001b]52;c;SGk=\u0007\u001b[2J<img src=https://evil/x.png>|a|\n::error::pwn';
+  const OUTPUT_ID = 'a\nb=c\u001b[31m::error::x';
+
+  it('a hostile stopReason and session id: text mode, the summary and $GITHUB_OUTPUT', async () => {
+    const dir = tempDir('rho-untrusted-stop-');
+    const summary = join(dir, 'summary.md');
+    const output = join(dir, 'output');
+    const r = await play(
+      ['--summary-file', summary],
+      {
+        session: { sessionId: OUTPUT_ID },
+        answer: { result: { stopReason: HOSTILE } },
+      },
+      { GITHUB_ACTIONS: 'true', GITHUB_OUTPUT: output, GITHUB_STEP_SUMMARY: undefined },
+    );
+    expect(r.exitCode).toBe(1);
+    for (const seq of RAW) expect(r.stderr).not.toContain(seq);
+    expect(r.stderr).not.toContain('\u0007');
+    expect(r.stderr).toContain('stopReason: x␛]52;c;SGk=␇␛[2J<img src=https://evil/x.png>|a|␊::error::pwn');
+    for (const c of workflowCommands(`${r.stdout}\n${r.stderr}`))
+      expect(c).toMatch(/^::(stop-commands::rho-|(error|warning) title=rho-cursor)/);
+    const md = readFileSync(summary, 'utf8');
+    expect(md).not.toMatch(/<img|[\u0000-\u0009\u000b-\u001f]/);
+    expect(md.split('\n').filter((l) => l.startsWith('| x'))).toHaveLength(1);
+    const out = readFileSync(output, 'utf8');
+    expect(out).toContain('stop-reason=\n');
+    expect(out).toContain('session-id=\n');
+    expect(out).not.toMatch(/\u001b|::error/);
+  });
+
+  it('stream-json and json: C1 controls, line separators, bidi and invisible characters are escapes', async () => {
+    const text = 'A\u009b2J\u009d52;c;SGk=\u009c\u202eB\u2028C\u2029D\u0085E\u200bF\ufeff';
+    const script: Script = {
+      before: [chunk(text), thought(text), toolCall('t1', text, 'read'), toolDone('t1')],
+    };
+    for (const format of ['stream-json', 'json'] as const) {
+      const r = await play(['--output-format', format], script);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).not.toMatch(/[\u0080-\u009f\u2028\u2029\u202e\u200b\ufeff]/);
+      for (const l of lines(r.stdout)) expect(() => strictJson(l), l).not.toThrow();
+      expect(r.stdout).toContain(
+        'A\\u009b2J\\u009d52;c;SGk=\\u009c\\u202eB\\u2028C\\u2029D\\u0085E\\u200bF\\ufeff',
+      );
+      if (format === 'stream-json')
+        expect(
+          events(r, 'message')
+            .map((e) => e.text)
+            .join(''),
+        ).toBe(text);
+    }
+  });
+
+  it('the --output-schema value on stdout and in -o: a lone surrogate is U+FFFD, a C1 control an escape', async () => {
+    const dir = tempDir('rho-untrusted-value-');
+    const schema = join(dir, 's.json');
+    writeFileSync(schema, JSON.stringify({ type: 'object' }));
+    const o = join(dir, 'answer.json');
+    const r = await play(['--output-schema', schema, '-o', o], {
+      before: [chunk('{"a":"\\ud800\u009b"}')],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('{"a":"\ufffd\\u009b"}');
+    expect(() => strictJson(r.stdout.trim())).not.toThrow();
+    expect(readFileSync(o, 'utf8')).not.toMatch(/\\ud800|\u009b/);
   });
 });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { errorAnnotation, outputLines, warningAnnotation } from '../../../src/ci/github.js';
+import {
+  errorAnnotation,
+  knownStopReason,
+  outputLines,
+  plainToken,
+  warningAnnotation,
+} from '../../../src/ci/github.js';
 
 // Reads $GITHUB_OUTPUT as the runner does: name=value lines and name<<DELIM ... DELIM blocks.
 function parse(text: string): Record<string, string> {
@@ -73,5 +79,43 @@ describe('step outputs', () => {
     const b = outputLines({ v: '1\n2' });
     expect(a).toMatch(/^v<<(rho_[0-9a-f]{16})\n1\n2\n\1\n$/);
     expect(a).not.toBe(b);
+  });
+});
+
+describe('the outputs a workflow may paste into a script hold only plain values', () => {
+  it.each([
+    ['end_turn', 'end_turn'],
+    ['cancelled', 'cancelled'],
+    [null, ''],
+    ['done', ''],
+    ['end_turn\n::error::x', ''],
+  ])('stop-reason %j: %j', (given, written) => {
+    expect(knownStopReason(given)).toBe(written);
+  });
+
+  it.each([
+    ['61a41a25-3aee-4d75-abbb-737aad658874', true],
+    ['sess_01.a:b@c+d=e-f', true],
+    ['a'.repeat(256), true],
+    ['a'.repeat(257), false],
+    [null, false],
+    ['', false],
+    ['-rf', false],
+    ['a b', false],
+    ['a\nb=c', false],
+    ['a\u001b[31m', false],
+    ['a$(id)', false],
+    ['a`id`', false],
+  ])('session-id %j is written: %s', (id, kept) => {
+    expect(plainToken(id)).toBe(kept ? id : '');
+  });
+});
+
+describe('annotations show what the agent wrote, never pass it to the viewer', () => {
+  it('escape, C1, bidi and invisible characters are made visible; %, CR and LF escaped as before', () => {
+    expect(errorAnnotation('a\u001b]52;c;SGk=\u0007b\u009b2J\u202e\u200b\r\nc')).toBe(
+      '::error title=rho-cursor::a\u241b]52;c;SGk=\u2407b<U+009B>2J<U+202E><U+200B>%0D%0Ac\n',
+    );
+    expect(warningAnnotation('x', '\u001b[2J')).toBe('::warning title=rho-cursor x::\u241b[2J\n');
   });
 });

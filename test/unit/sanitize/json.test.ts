@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SurrogateJoiner } from '../../../src/events/surrogates.js';
-import { wellFormedJson } from '../../../src/sanitize/json.js';
+import { safeJson, wellFormedJson } from '../../../src/sanitize/json.js';
 import { strictJson } from '../../helpers/strict-json.js';
 
 describe('wellFormedJson', () => {
@@ -25,6 +25,48 @@ describe('wellFormedJson', () => {
       fc.property(fc.string({ unit: 'binary' }), (s) => {
         const line = wellFormedJson(JSON.stringify({ s, [s]: 1 }));
         expect(() => strictJson(line)).not.toThrow();
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+// Lone surrogates as U+FFFD (String.prototype.toWellFormed, which the ES2023 lib does not type).
+const wellFormed = (s: string): string =>
+  s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+
+describe('safeJson: nothing a terminal or a line reader acts on is left raw', () => {
+  // Every character JSON may carry raw that safeJson escapes.
+  const RAW =
+    /[\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+  it.each([
+    ['DEL', '\u007f', '\\u007f'],
+    ['a C1 CSI', '\u009b2J', '\\u009b2J'],
+    ['a C1 OSC', '\u009d52;c;SGk=\u009c', '\\u009d52;c;SGk=\\u009c'],
+    ['NEL', 'a\u0085b', 'a\\u0085b'],
+    ['the line and paragraph separators', '\u2028\u2029', '\\u2028\\u2029'],
+    ['a right-to-left override', '\u202eabc', '\\u202eabc'],
+    ['an isolate', '\u2066x\u2069', '\\u2066x\\u2069'],
+    ['the bidi marks', '\u200e\u200f\u061c', '\\u200e\\u200f\\u061c'],
+    ['the invisible format characters', '\u200b\u2060\u2064\ufeff', '\\u200b\\u2060\\u2064\\ufeff'],
+    ['an escaped backslash before one', '\\\u202e', '\\\\\\u202e'],
+  ])('%s', (_name, text, written) => {
+    const line = safeJson(JSON.stringify({ text }));
+    expect(line).toBe(`{"text":"${written}"}`);
+    expect(JSON.parse(line)).toEqual({ text });
+  });
+
+  it('leaves what nothing acts on alone, the joiners emoji need included', () => {
+    const text = 'plain é 中文 👨\u200d👩\u200d👧 \u200c \u00a0 \u00ff';
+    expect(safeJson(JSON.stringify({ text }))).toBe(JSON.stringify({ text }));
+  });
+
+  it('for any string: strict JSON, the same value (lone surrogates as U+FFFD), nothing raw', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => {
+        const line = safeJson(JSON.stringify({ s }));
+        expect(RAW.test(line)).toBe(false);
+        expect(strictJson(line)).toEqual({ s: wellFormed(s) });
       }),
       { numRuns: 2000 },
     );

@@ -82,3 +82,24 @@ describe('oneLine', () => {
     );
   });
 });
+
+describe('the bidi marks and invisible format characters are made visible; the joiners stay', () => {
+  it.each([
+    ['\u200b', '<U+200B>'],
+    ['\u200e', '<U+200E>'],
+    ['\u200f', '<U+200F>'],
+    ['\u061c', '<U+061C>'],
+    ['\u2060', '<U+2060>'],
+    ['\u2064', '<U+2064>'],
+    ['\ufeff', '<U+FEFF>'],
+  ])('%j', (c, shown) => {
+    expect(terminalSafe(`a${c}b`)).toBe(`a${shown}b`);
+    expect(oneLine(`a${c}b`)).toBe(`a${shown}b`);
+  });
+
+  it('keeps ZWJ and ZWNJ, which emoji and scripts need', () => {
+    const text = '👨\u200d👩\u200d👧 \u200c';
+    expect(terminalSafe(text)).toBe(text);
+    expect(oneLine(text)).toBe(text);
+  });
+});
