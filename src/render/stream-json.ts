@@ -1,6 +1,6 @@
 // NDJSON renderer: one event per line, batched per chunk the agent wrote.
 import type { Event, JsonOutput } from '../events/types.js';
-import { safeJson } from '../sanitize/json.js';
+import { inertJsonText, safeJson } from '../sanitize/json.js';
 import type { Renderer, Writer } from './writer.js';
 
 export class StreamJsonRenderer implements Renderer {
@@ -15,7 +15,8 @@ export class StreamJsonRenderer implements Renderer {
       event.content === undefined &&
       event.extra === undefined
     ) {
-      this.batch.push(safeJson(`{"type":"${event.type}","text":${JSON.stringify(event.text)}}`));
+      // Well-formed already (events/surrogates.ts joins split pairs): only what a terminal acts on is escaped.
+      this.batch.push(`{"type":"${event.type}","text":${inertJsonText(JSON.stringify(event.text))}}`);
       return;
     }
     // Any field may hold a lone surrogate or a character a terminal acts on.

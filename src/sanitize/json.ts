@@ -22,6 +22,10 @@ const escaped = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padSta
 
 // One serialised JSON text made well-formed (wellFormedJson) and inert: the characters above escaped.
 export function safeJson(json: string): string {
-  const wf = wellFormedJson(json);
-  return RAW.test(wf) ? wf.replace(RAW_ALL, escaped) : wf;
+  return inertJsonText(wellFormedJson(json));
+}
+
+// The same for JSON text known to be well-formed (text chunks are joined before they are serialised).
+export function inertJsonText(json: string): string {
+  return RAW.test(json) ? json.replace(RAW_ALL, escaped) : json;
 }
