@@ -59,11 +59,13 @@ function judgeShell(s: Subject, rules: RuleSet): RuleVerdict | undefined {
   const allows = of(rules.allow, 'Shell');
   if (denies.length > 0 && s.commands.length === 0)
     return deny(`the command is not known, and ${list(denies)} may cover it`);
+  // The bound holds for the request, not each command: an agent may name many.
+  const length = s.commands.reduce((n, c) => n + c.length, 0);
+  if (denies.length > 0 && length > SHELL_READ_MAX)
+    return deny(
+      `the command is ${length} characters, more than the ${SHELL_READ_MAX} a deny rule reads: ${list(denies)} may cover it`,
+    );
   for (const c of s.commands) {
-    if (denies.length > 0 && c.length > SHELL_READ_MAX)
-      return deny(
-        `the command is ${c.length} characters, more than the ${SHELL_READ_MAX} a deny rule reads: ${list(denies)} may cover it`,
-      );
     const hit = shellDenied(c, denies);
     if (hit) return deny(`--deny ${hit.text} covers ${shown(c)}`);
   }

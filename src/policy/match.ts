@@ -178,6 +178,7 @@ const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map<string, Wrapper>([
     },
   ],
 ]);
+const ANYWHERE = new Set(['su', 'runuser']);
 const KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', '{']);
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'yash', 'ash', 'fish']);
 
@@ -265,9 +266,8 @@ const markView = (view: string[], what: 'program' | 'any'): string[] => {
 function withoutOwnOptions(rest: readonly string[]): string[][] {
   const base = rest[0]!.replace(/^.*\//, '');
   const views = [[base, ...rest.slice(1)]];
-  // `git-push` (git's own programs, in git --exec-path) is `git push`.
-  const dash = base.indexOf('-');
-  if (dash > 0) views.push([base.slice(0, dash), base.slice(dash + 1), ...rest.slice(1)]);
+  // `git-push` (git's own programs, in git --exec-path) is `git push`; only git's (`ssh-keygen` is no `ssh`).
+  if (base.startsWith('git-') && base.length > 4) views.push(['git', base.slice(4), ...rest.slice(1)]);
   const reached = new Set<number>([1]);
   for (let j = 1; j < rest.length && j <= OWN_OPTIONS_MAX; j++) {
     if (!reached.has(j)) continue;
@@ -297,6 +297,11 @@ function runnable(words: string[], depth: number): string[][] {
     // `function f { ...`: the name, then the body's first command.
     else if (w === 'function') i += 2;
     else if (wrapper) {
+      // su and runuser take the user as a word, with options before or after it (`runuser - root -c '...'`):
+      // their command-line options are looked for anywhere after them.
+      if (ANYWHERE.has(w.replace(/^.*\//, '')))
+        for (let k = i + 1; k < words.length; k++)
+          if (words[k]!.startsWith('-')) k = skipOptions(words, k, wrapper, scripts) - 1;
       i = skipOptions(words, i + 1, wrapper, scripts);
       if (wrapper.positional)
         i = skipOptions(words, Math.min(i + wrapper.positional, words.length), wrapper, scripts);
@@ -332,11 +337,11 @@ function commandViews(line: string, depth = 0): string[][] {
   return parts.flatMap((w) => runnable(w, depth));
 }
 
-/** The longest command line deny rules read (characters): every deny rule covers a longer one. Reading is
- * linear, but through scripts three levels deep and many views of each command it costs up to ~6 ms of CPU a
- * KiB (quiet 2-core machine, `eval eval eval eval -c ...`): the bound keeps one request's judgement near
- * 100 ms whatever the agent sends. */
-export const SHELL_READ_MAX = 16 * 1024;
+/** The longest command line deny rules read (characters; a request's commands together, judge.ts): every deny
+ * rule covers a longer one. Reading is linear, but through scripts three levels deep and many views of each
+ * command it costs up to ~6-40 ms of CPU a KiB by the shape (`eval eval eval eval -c ...`, `env -S a -S b ...`):
+ * the bound keeps one request's judgement to a few hundred ms at worst, whatever the agent sends. */
+export const SHELL_READ_MAX = 8 * 1024;
 
 // The deny rule that covers any part of the line, if one does.
 export function shellDenied(line: string, deny: readonly ShellRule[]): ShellRule | undefined {

@@ -20,6 +20,8 @@ export function parseShell(line: string): ShellParse {
   let words: string[] = [];
   let word = '';
   let inWord = false;
+  // Some of the word was quoted or escaped: `'2'>f` and `{'x'}>f` pass `2` and `{x}` as words.
+  let quoted = false;
   let skipTarget = false;
   let opaque: string | undefined;
   let writes = false;
@@ -31,6 +33,7 @@ export function parseShell(line: string): ShellParse {
     }
     word = '';
     inWord = false;
+    quoted = false;
   };
   const endPart = (): void => {
     endWord();
@@ -40,7 +43,7 @@ export function parseShell(line: string): ShellParse {
   // The digits just read were a file descriptor (`2>`, or a named one, `{fd}>`), not a word: the endWord
   // that follows drops them.
   const dropFd = (): void => {
-    if (inWord && /^(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})$/.test(word)) inWord = false;
+    if (inWord && !quoted && /^(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})$/.test(word)) inWord = false;
   };
   // `>&2`, `2>&-`: a descriptor duplicated or closed (no file); the length of what follows the `&`.
   const duplicated = (from: number): number =>
@@ -56,6 +59,7 @@ export function parseShell(line: string): ShellParse {
       else {
         word += next;
         inWord = true;
+        quoted = true;
       }
       i++;
     } else if (c === "'") {
@@ -66,6 +70,7 @@ export function parseShell(line: string): ShellParse {
       }
       word += line.slice(i + 1, close);
       inWord = true;
+      quoted = true;
       i = close;
     } else if (c === '"') {
       const r = readDouble(line, i + 1);
@@ -76,6 +81,7 @@ export function parseShell(line: string): ShellParse {
       }
       word += r.text;
       inWord = true;
+      quoted = true;
       i = r.end;
     } else if (c === '`') {
       opaque ??= 'a command substitution (backticks)';
@@ -89,6 +95,7 @@ export function parseShell(line: string): ShellParse {
       }
       word += r.text;
       inWord = true;
+      quoted = true;
       i = r.end;
     } else if (c === '$' && next === '"') {
       // A translated string (`$"..."`) reads as a double-quoted one.
@@ -180,11 +187,19 @@ const ANSI_C: Readonly<Record<string, string>> = {
 // (`\x67`, `\147`, `\u0067`, `\n`, `\'`...): its text and where it closes (-1: it does not).
 function readAnsiC(line: string, from: number): { text: string; end: number } {
   let text = '';
+  // bash ends the string at a NUL (`$'git\0zz'` is `git`): what follows it up to the quote is dropped.
+  let cut = false;
+  const add = (t: string): void => {
+    if (cut) return;
+    const nul = t.indexOf('\0');
+    cut = nul !== -1;
+    text += cut ? t.slice(0, nul) : t;
+  };
   for (let i = from; i < line.length; i++) {
     const c = line[i]!;
     if (c === "'") return { text, end: i };
     if (c !== '\\' || i + 1 >= line.length) {
-      text += c;
+      add(c);
       continue;
     }
     const n = line[++i]!;
@@ -198,12 +213,15 @@ function readAnsiC(line: string, from: number): { text: string; end: number } {
             : null;
     const octal = /^[0-7]{1,3}/.exec(line.slice(i));
     if (code) {
-      text += String.fromCodePoint(Math.min(parseInt(code[0], 16), 0x10ffff));
+      add(String.fromCodePoint(Math.min(parseInt(code[0], 16), 0x10ffff)));
       i += code[0].length;
     } else if (octal) {
-      text += String.fromCharCode(parseInt(octal[0], 8) & 0xff);
+      add(String.fromCharCode(parseInt(octal[0], 8) & 0xff));
       i += octal[0].length - 1;
-    } else text += ANSI_C[n] ?? n;
+    } else if (n === 'c' && i + 1 < line.length && line[i + 1] !== "'") {
+      // `\cX`: the control character of X (`\c@` is NUL, `\cJ` a newline).
+      add(String.fromCharCode(line.charCodeAt(++i) & 0x1f));
+    } else add(ANSI_C[n] ?? n);
   }
   return { text, end: -1 };
 }

@@ -72,6 +72,11 @@ function sinkWriter(stream: NodeJS.WriteStream, redactor: Redactor, o: SinkOptio
   };
 }
 
+/** How long the resume on stderr waits after the one on stdout, so the runner reads them in two batches. */
+const RESUME_GAP_MS = 200;
+// A synchronous wait: the end of the run may be the exit hook, which cannot await.
+const sleepSync = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
 /** A writer that takes everything and writes nothing (-q with --output-schema in text mode). */
 const NOWHERE: Writer = { isTTY: false, write: () => true };
 
@@ -360,20 +365,26 @@ export class Output {
   }
 
   // The end of stderr: what the key's redactor held back, then (GitHub Actions) the guard lifted and our own
-  // annotations, which the runner must read as commands. On stdout when stdout carries the answer behind the
-  // guard: the runner handles a batch's stderr lines before its stdout lines, so a resume on stderr could be
-  // read before the answer's last lines, which would then run as commands; on the answer's own stream it
-  // comes after them, and stderr's agent text is already in its pipe (synchronous on Linux) when it is written.
+  // annotations, which the runner must read as commands. When stdout carries the answer behind the guard, it
+  // is lifted on stdout first, after the answer's last line, and again on stderr RESUME_GAP_MS later: the
+  // runner handles a batch's stderr lines before its stdout lines, so a resume on stderr alone could be read
+  // before the answer's last lines, which would then run as commands; and stdout alone may never reach the
+  // runner (`ANSWER=$(rho-cursor ...)`), which would leave command processing off for the rest of the step.
+  // The second resume, once the first was read, is a line of text; the annotations follow it on stderr.
   endStderr(): void {
     this.err.end();
     if (!this.guard) return;
-    const onStdout = this.out.guarded() && !broken(this.o.stdout) && this.o.stdout.writable;
     const redactor = new Redactor(this.secret);
-    let tail = this.guard.close();
-    if (tail && !(onStdout ? this.out : this.err).atLineStart()) tail = '\n' + tail;
+    const resume = this.guard.close();
+    const stdout = this.o.stdout;
+    if (resume && this.out.guarded() && !broken(stdout) && stdout.writable) {
+      stdout.write((this.out.atLineStart() ? '' : '\n') + resume);
+      sleepSync(RESUME_GAP_MS);
+    }
+    let tail = resume;
+    if (tail && !this.err.atLineStart()) tail = '\n' + tail;
     tail += this.annotations.map((a) => redactor.push(a)).join('') + redactor.end();
-    const stream = onStdout ? this.o.stdout : this.o.stderr;
-    if (tail && !broken(stream)) stream.write(tail);
+    if (tail && !broken(this.o.stderr)) this.o.stderr.write(tail);
   }
 
   private jsonOutput(result: ResultEvent): JsonOutput {

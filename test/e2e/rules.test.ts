@@ -330,7 +330,7 @@ describe('a command longer than a deny rule reads', () => {
     expect(answer?.result?.outcome?.optionId).toBe('reject-once');
     expect(r.events.find((e) => e.type === 'permission')).toMatchObject({
       decidedBy: 'rule',
-      reason: `the command is ${command.length} characters, more than the 16384 a deny rule reads: Shell(git:push) may cover it`,
+      reason: `the command is ${command.length} characters, more than the 8192 a deny rule reads: Shell(git:push) may cover it`,
     });
   });
 });

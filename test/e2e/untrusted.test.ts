@@ -231,19 +231,22 @@ describe('GitHub Actions: agent text never starts a workflow command', () => {
   it('text mode: the only commands on stderr and stdout are rho-cursor’s guard and annotations', async () => {
     const r = await play(['--permissions', 'reject'], script, gh);
     expect(r.exitCode).toBe(1);
-    // stderr's agent text sits inside the guard, which stderr never lifts.
+    // stderr's agent text sits inside the guard, lifted at its end (also where stdout never reaches the
+    // runner), then only our own annotations, escaped.
     const err = workflowCommands(r.stderr);
-    expect(err).toHaveLength(1);
     expect(err[0]).toMatch(/^::stop-commands::rho-[0-9a-f]{32}$/);
-    // The answer on stdout (a pipe, which the runner may read) sits inside the guard, lifted on stdout after
-    // the answer's last line (the runner reads a batch's stderr lines first: a resume there could come before
-    // them), then only our own annotations, escaped.
-    const out = workflowCommands(r.stdout);
-    expect(out[0]).toBe(err[0]);
+    const resumeLine = `::${err[0]!.slice('::stop-commands::'.length)}::`;
+    expect(lines(r.stderr).filter((l) => l === resumeLine)).toHaveLength(1);
+    // The answer on stdout (a pipe, which the runner may read) sits inside the guard, lifted on stdout too,
+    // after the answer's last line (the runner reads a batch's stderr lines first: a resume on stderr alone
+    // could come before them), and nothing else is added to it.
+    expect(workflowCommands(r.stdout)).toEqual([err[0]]);
     expect(lines(r.stdout)[0]).toBe(err[0]);
-    const resume = lines(r.stdout).findIndex((l) => l === `::${err[0]!.slice('::stop-commands::'.length)}::`);
-    expect(resume).toBeGreaterThan(lines(r.stdout).indexOf('::set-output name=a::b'));
-    const own = out.slice(1);
+    expect(lines(r.stdout).at(-1)).toBe(resumeLine);
+    expect(lines(r.stdout).indexOf(resumeLine)).toBeGreaterThan(
+      lines(r.stdout).indexOf('::set-output name=a::b'),
+    );
+    const own = err.slice(1);
     expect(own.length).toBeGreaterThan(0);
     for (const c of own) expect(c).toMatch(/^::(error|warning) title=rho-cursor/);
     expect(own.filter((c) => c.startsWith('::error'))).toHaveLength(1);

@@ -64,21 +64,29 @@ describe('judgeByRules: a matching deny wins, then an allow that covers everythi
 });
 
 describe('judgeByRules: a command longer than a deny rule reads', () => {
-  const long = 'npm test ' + 'x'.repeat(16 * 1024);
+  const long = 'npm test ' + 'x'.repeat(8 * 1024);
   it('is denied by the deny rules, whatever it holds, and says why', () => {
     expect(
       judgeByRules('execute', subject({ commands: [long] }), rules([], ['Shell(git push)']), '/ws'),
     ).toEqual({
       decision: 'deny',
-      reason: `the command is ${long.length} characters, more than the 16384 a deny rule reads: Shell(git:push) may cover it`,
+      reason: `the command is ${long.length} characters, more than the 8192 a deny rule reads: Shell(git:push) may cover it`,
     });
   });
   it('is left to the allow rules and the policy where there is no deny rule', () => {
     expect(judge('execute', { commands: [long] }, ['Shell(npm test)'])).toBeUndefined();
     expect(judge('execute', { commands: [long] }, ['Shell(npm test:*)'])).toBe('allow');
   });
+  it("the bound holds for the request's commands together", () => {
+    const half = 'npm test ' + 'x'.repeat(4 * 1024);
+    expect(judge('execute', { commands: [half, half] }, ['Shell(npm test:*)'], ['Shell(git push)'])).toBe(
+      'deny',
+    );
+    expect(judge('execute', { commands: [half] }, ['Shell(npm test:*)'], ['Shell(git push)'])).toBe('allow');
+  });
+
   it('one character shorter is read', () => {
-    const fits = long.slice(0, 16 * 1024);
+    const fits = long.slice(0, 8 * 1024);
     expect(judge('execute', { commands: [fits] }, ['Shell(npm test:*)'], ['Shell(git push)'])).toBe('allow');
   });
 });

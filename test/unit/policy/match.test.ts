@@ -277,7 +277,7 @@ describe("a deny rule sees through the program's own options before its first ot
     expect(shellDenied(`git ${options(15)} status`, NO_PUSH)).toBeUndefined();
     expect(shellDenied(`git ${options(16)} push`, NO_PUSH)).toBeDefined();
     expect(shellDenied(`git ${options(16)} status`, NO_PUSH)).toBeDefined();
-    expect(shellDenied(`git ${'-c a '.repeat(3000)}push`, NO_PUSH)).toBeDefined();
+    expect(shellDenied(`git ${'-c a '.repeat(1500)}push`, NO_PUSH)).toBeDefined();
     expect(shellDenied(`git ${options(16)} status`, shell('Shell(npm test)'))).toBeUndefined();
     expect(shellDenied(`git ${options(16)}`, NO_PUSH)).toBeUndefined();
   });
@@ -316,6 +316,13 @@ describe('a deny rule reads options as getopt does, and the commands other progr
     ["su -c 'git push'", 'su'],
     ["su - root -c 'git push'", 'su, a login shell for root'],
     ['runuser -u root -- git push', 'runuser'],
+    ["runuser root -c 'git push'", 'runuser as su, the user first'],
+    ["runuser - root -c 'git push'", 'the same, a login shell'],
+    ["runuser -l root -c 'git push'", 'the same'],
+    ["su root -s /bin/sh -c 'git push'", 'su, options after the user'],
+    ["$'git\\x00zz' push", 'ANSI-C cut at a NUL, as bash does'],
+    ["$'git\\0' push", 'an octal NUL'],
+    ["$'git\\c@' push", 'a control NUL'],
     ["script -qc 'git push' /dev/null", 'script'],
     ['find . -maxdepth 0 -exec git push \\;', 'find -exec'],
     ['find . -execdir git push {} +', 'find -execdir'],
@@ -379,6 +386,7 @@ describe('a deny rule reads options as getopt does, and the commands other progr
     ['find . x-exec git push ;', 'no -exec'],
     ['find . -execx git push ;', 'no -exec either'],
     ['git - push', 'a lone - is no option'],
+    ['ssh-keygen -l -f k', "only git's programs are split at their dash"],
   ])('%j is not covered (%s)', (command) => {
     expect(shellDenied(command, NO_PUSH)).toBeUndefined();
   });
@@ -412,9 +420,9 @@ describe('a deny rule reads options as getopt does, and the commands other progr
 
   it('a line longer than a deny rule reads is covered by the first deny rule', () => {
     const rules = shell('Shell(rm)', 'Shell(git push)');
-    expect(shellDenied('x'.repeat(16 * 1024 + 1), rules)?.text).toBe('Shell(rm)');
-    expect(shellDenied('x'.repeat(16 * 1024), rules)).toBeUndefined();
-    expect(shellDenied('x'.repeat(16 * 1024 + 1), [])).toBeUndefined();
+    expect(shellDenied('x'.repeat(8 * 1024 + 1), rules)?.text).toBe('Shell(rm)');
+    expect(shellDenied('x'.repeat(8 * 1024), rules)).toBeUndefined();
+    expect(shellDenied('x'.repeat(8 * 1024 + 1), [])).toBeUndefined();
   });
 });
 
@@ -735,5 +743,15 @@ describe('a path glob keeps everything but a leading ./', () => {
     ['v1./a', '/ws/v1a', false],
   ])('%s covers %s: %s', (glob, path, covered) => {
     expect(pathCovered(glob, path, '/ws')).toBe(covered);
+  });
+});
+
+describe('a deny rule for a program does not cover another whose name starts with it and a dash', () => {
+  it.each([
+    ['ssh-keygen -l -f k', 'Shell(ssh)'],
+    ['apt-cache search x', 'Shell(apt)'],
+    ['node-gyp rebuild', 'Shell(node)'],
+  ])('%j under %s', (command, rule) => {
+    expect(shellDenied(command, shell(rule))).toBeUndefined();
   });
 });
