@@ -45,6 +45,18 @@ export function parseShell(line: string): ShellParse {
   const dropFd = (): void => {
     if (inWord && !quoted && /^(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})$/.test(word)) inWord = false;
   };
+  // A quoted stretch read (its text, and where it closes, -1 if it does not): it joins the word; false when it
+  // never closes, which makes the line opaque.
+  const takeQuoted = (r: { text: string; end: number }): boolean => {
+    if (r.end === -1) {
+      opaque ??= 'an unclosed quote';
+      return false;
+    }
+    word += r.text;
+    inWord = true;
+    quoted = true;
+    return true;
+  };
   // `>&2`, `2>&-`: a descriptor duplicated or closed (no file); the length of what follows the `&`.
   const duplicated = (from: number): number =>
     /^(?:\d+|-)(?![^\s;&|()<>])/.exec(line.slice(from))?.[0].length ?? 0;
@@ -64,24 +76,12 @@ export function parseShell(line: string): ShellParse {
       i++;
     } else if (c === "'") {
       const close = line.indexOf("'", i + 1);
-      if (close === -1) {
-        opaque ??= 'an unclosed quote';
-        break;
-      }
-      word += line.slice(i + 1, close);
-      inWord = true;
-      quoted = true;
+      if (!takeQuoted({ text: line.slice(i + 1, close), end: close })) break;
       i = close;
     } else if (c === '"') {
       const r = readDouble(line, i + 1);
       opaque ??= r.opaque;
-      if (r.end === -1) {
-        opaque ??= 'an unclosed quote';
-        break;
-      }
-      word += r.text;
-      inWord = true;
-      quoted = true;
+      if (!takeQuoted(r)) break;
       i = r.end;
     } else if (c === '`') {
       opaque ??= 'a command substitution (backticks)';
@@ -89,13 +89,7 @@ export function parseShell(line: string): ShellParse {
     } else if (c === '$' && next === "'") {
       // ANSI-C quoting: `$'\x67it'` is the word `git`.
       const r = readAnsiC(line, i + 2);
-      if (r.end === -1) {
-        opaque ??= 'an unclosed quote';
-        break;
-      }
-      word += r.text;
-      inWord = true;
-      quoted = true;
+      if (!takeQuoted(r)) break;
       i = r.end;
     } else if (c === '$' && next === '"') {
       // A translated string (`$"..."`) reads as a double-quoted one.
