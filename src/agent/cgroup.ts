@@ -5,12 +5,10 @@
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cgroupChoice, cgroupPlaces, type CgroupKind } from './cgroup-find.js';
+import { sleepSync } from '../lifecycle/timing.js';
 import { leftovers } from './tree.js';
 
 const PREFIX = 'rho-cursor-';
-const pause = new Int32Array(new SharedArrayBuffer(4));
-// A synchronous wait (the exit hook cannot await): a few ms while the kernel finishes a freeze or an exit.
-const waitMs = (ms: number): void => void Atomics.wait(pause, 0, 0, ms);
 
 export class AgentCgroup {
   /** This process could not move back out after the spawn: it must never be killed with the agent's tree. */
@@ -101,7 +99,7 @@ export class AgentCgroup {
       if (pids.length === 0) break;
       for (const pid of pids) killQuietly(pid, 'SIGKILL');
       if (frozen) break;
-      waitMs(1);
+      sleepSync(1);
     }
     if (frozen) this.freeze(false);
   }
@@ -115,7 +113,7 @@ export class AgentCgroup {
     for (let i = 0; i < 100; i++) {
       const state = readQuietly(v1 ? file : join(this.dir, 'cgroup.events'));
       if (v1 ? state.trim() === 'FROZEN' : /^frozen 1$/m.test(state)) return true;
-      waitMs(1);
+      sleepSync(1);
     }
     return false;
   }
@@ -145,7 +143,7 @@ export class AgentCgroup {
   // The exit hook's release: the same, synchronously, for a short while.
   releaseSync(): void {
     this.killAll();
-    for (let i = 0; i < 50 && !this.remove(); i++) waitMs(2);
+    for (let i = 0; i < 50 && !this.remove(); i++) sleepSync(2);
   }
 }
 

@@ -60,6 +60,10 @@ export const systemClock: Clock = () => Date.now();
  * `performance`, whose first use loads node:perf_hooks and eight modules behind it (~2 ms of every start). */
 export const monotonicMs: Clock = () => Number(process.hrtime.bigint()) / 1e6;
 
+// A synchronous wait, for the exit hook and the end of the output, which cannot await.
+const pause = new Int32Array(new SharedArrayBuffer(4));
+export const sleepSync = (ms: number): void => void Atomics.wait(pause, 0, 0, ms);
+
 // --retries: the wait before try attempt + 1, doubling from retryBaseMs (1 s, 2 s, 4 s...) up to retryMaxMs.
 export function retryWaitMs(attempt: number, t: Readonly<Timing> = TIMING): number {
   return Math.min(t.retryMaxMs, t.retryBaseMs * 2 ** (attempt - 1));

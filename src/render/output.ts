@@ -11,6 +11,7 @@ import { oneLine } from '../sanitize/terminal.js';
 import { GuardState, inertJson } from '../sanitize/workflow.js';
 import type { OutputPlan } from './plan.js';
 import { fmtMs } from '../stop.js';
+import { sleepSync } from '../lifecycle/timing.js';
 import { makeRenderer, startSpinner, type Spinner, type Style } from './index.js';
 import { LineCap, NON_JSON_SHOWN, type Renderer, type Writer } from './writer.js';
 
@@ -74,8 +75,6 @@ function sinkWriter(stream: NodeJS.WriteStream, redactor: Redactor, o: SinkOptio
 
 /** How long the resume on stderr waits after the one on stdout, so the runner reads them in two batches. */
 const RESUME_GAP_MS = 200;
-// A synchronous wait: the end of the run may be the exit hook, which cannot await.
-const sleepSync = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /** A writer that takes everything and writes nothing (-q with --output-schema in text mode). */
 const NOWHERE: Writer = { isTTY: false, write: () => true };

@@ -2,6 +2,8 @@
 // writes a lone surrogate as a `\udXXX` escape, which such readers refuse: each becomes U+FFFD. An escaped
 // backslash before `u` is left alone. It also leaves raw what a terminal or a line reader may act on (safeJson).
 
+import { SHOWN } from './terminal.js';
+
 // Rewrites the lone-surrogate escapes of one serialised JSON text; the quick test first.
 export function wellFormedJson(json: string): string {
   if (!json.includes('\\ud')) return json;
@@ -13,10 +15,10 @@ export function wellFormedJson(json: string): string {
 
 // What JSON may carry raw that a terminal or a line reader acts on: DEL and the C1 controls (a terminal may
 // read U+009B as CSI, U+009D as OSC), U+0085, U+2028 and U+2029 (line breaks to JavaScript and to Python's
-// splitlines), the bidi overrides, isolates and marks, and the invisible format characters. Only ever inside
+// splitlines), the bidi overrides, isolates and marks, and the invisible format characters (the terminal's
+// SHOWN set, so the two sinks cannot drift apart). Only ever inside
 // a string (JSON's own syntax is ASCII), where a \uXXXX escape is the same text to every reader.
-const RAW =
-  /[\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+const RAW = new RegExp(`[\\u2028\\u2029${SHOWN}]`);
 const RAW_ALL = new RegExp(RAW.source, 'g');
 const escaped = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 

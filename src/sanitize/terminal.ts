@@ -7,7 +7,8 @@
 // What is shown beside the controls: DEL and C1, the bidi marks (U+061C, U+200E, U+200F), overrides
 // (U+202A-U+202E) and isolates (U+2066-U+2069), and the invisible format characters (U+200B, U+2060-U+2064,
 // U+FEFF).
-const SHOWN = '\\x7f-\\x9f\\u061c\\u200b\\u200e\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff';
+export const SHOWN =
+  '\\x7f-\\x9f\\u061c\\u200b\\u200e\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff';
 // Everything a terminal could act on, newline and tab left alone.
 const UNSAFE = new RegExp(`[\\x00-\\x08\\x0b-\\x1f${SHOWN}]`);
 const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g');
