@@ -5,6 +5,8 @@
 import { execa } from 'execa';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { micromark } from 'micromark';
+import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { runCli, tempDir, type CliRun } from '../helpers/cli.js';
@@ -282,9 +284,11 @@ describe('the CI summary: agent text is escaped Markdown', () => {
         toolCall('t1', '<img src=x onerror=alert(1)>', 'read'),
         toolCall('t2', '![](https://evil/pixel.png) [click](https://evil)', 'read'),
         toolCall('t3', '</table><h1>pwned</h1> | *x* _y_', 'read'),
+        toolCall('t4', 'see https://evil.example/x www.evil.example a@evil.example ~~gone~~', 'read'),
         toolDone('t1'),
         toolDone('t2'),
         toolDone('t3'),
+        toolDone('t4'),
         chunk('```\n</details><script>x</script>\n````\n'),
       ],
     });
@@ -292,7 +296,14 @@ describe('the CI summary: agent text is escaped Markdown', () => {
     const md = readFileSync(summary, 'utf8');
     expect(md).not.toMatch(/<img|<\/table>|<h1>|!\[\]\(|[^\\]\[click\]/);
     expect(md).toContain('&lt;img src=x onerror=alert(1)&gt;');
-    expect(md).toContain('\\!\\[\\](https://evil/pixel.png)');
+    expect(md).toContain('\\!\\[\\](https&#58;//evil/pixel.png)');
+    // Bare URLs, www. domains and addresses, which GitHub's Markdown links by itself, and GFM's strikethrough.
+    expect(md).toContain(
+      'see https&#58;//evil.example/x www&#46;evil.example a&#64;evil.example \\~\\~gone\\~\\~',
+    );
+    // Rendered as GitHub does (GFM), the summary holds no element the agent's text made.
+    const html = micromark(md, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
+    expect(html).not.toMatch(/<(a|img|del|em|strong|h1|script)\b/);
     expect(md).toContain('&lt;/table&gt;&lt;h1&gt;pwned&lt;/h1&gt; \\| \\*x\\* \\_y\\_');
     // The answer's fence is longer than any run of backticks inside it.
     expect(md).toContain('`````\n```\n</details><script>x</script>\n````\n`````');

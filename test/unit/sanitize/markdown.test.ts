@@ -1,15 +1,23 @@
-// Agent text in the CI summary's Markdown: escaped, so it is shown and never rendered.
+// Agent text in the CI summary's Markdown: escaped, so it is shown and never rendered. The oracle is a
+// CommonMark + GFM renderer (micromark with its GFM extension: tables, strikethrough, autolink literals).
 import fc from 'fast-check';
+import { micromark } from 'micromark';
+import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { describe, expect, it } from 'vitest';
 import { fenceFor, markdownInline } from '../../../src/sanitize/markdown.js';
 
 describe('markdownInline', () => {
   it.each([
     ['an image tag', '<img src=x onerror=alert(1)>', '&lt;img src=x onerror=alert(1)&gt;'],
-    ['a Markdown image', '![](https://evil/pixel.png)', '\\!\\[\\](https://evil/pixel.png)'],
+    ['a Markdown image', '![](https://evil/pixel.png)', '\\!\\[\\](https&#58;//evil/pixel.png)'],
     ['breaking out of the table', '</table><h1>pwned</h1>', '&lt;/table&gt;&lt;h1&gt;pwned&lt;/h1&gt;'],
     ['a cell separator', 'a | b', 'a \\| b'],
-    ['a link', '[click](https://evil)', '\\[click\\](https://evil)'],
+    ['a link', '[click](https://evil)', '\\[click\\](https&#58;//evil)'],
+    ['a bare URL', 'see https://evil.example/x', 'see https&#58;//evil.example/x'],
+    ['a bare www. domain', 'WWW.evil.example', 'WWW&#46;evil.example'],
+    ['an email address and a mention', 'a@b.example @octocat', 'a&#64;b.example &#64;octocat'],
+    ['strikethrough', '~~gone~~', '\\~\\~gone\\~\\~'],
+    ['a colon that starts no link', 'a: b, c:/d', 'a: b, c:/d'],
     ['emphasis and code', '*bold* _it_ `code`', '\\*bold\\* \\_it\\_ \\`code\\`'],
     ['an entity', '&amp; &lt;', '&amp;amp; &amp;lt;'],
     ['a backslash before a pipe', '\\|', '\\\\\\|'],
@@ -22,10 +30,82 @@ describe('markdownInline', () => {
     fc.assert(
       fc.property(fc.string(), (s) => {
         const out = markdownInline(s);
-        // Every |, [, ], !, `, *, _ is preceded by a backslash that is itself not escaped; no < or > at all.
-        expect(out).not.toMatch(/[<>]/);
-        expect(out.replace(/\\[\\|[\]!`*_]/g, '')).not.toMatch(/[|[\]!`*_\\]/);
+        // Every |, [, ], !, `, *, _, ~ is preceded by a backslash that is itself not escaped; no <, > or @ at
+        // all, and nothing left of `://` or `www.`.
+        expect(out).not.toMatch(/[<>@]|:\/\/|www\./i);
+        expect(out.replace(/\\[\\|[\]!`*_~]/g, '')).not.toMatch(/[|[\]!`*_~\\]/);
       }),
+    );
+  });
+});
+
+// GitHub renders the summary as GFM: what it would draw of a table cell and of a list item holding the text.
+const render = (md: string): string => micromark(md, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
+const shown = (html: string): string =>
+  html.replace(/&(lt|gt|quot|amp);/g, (_e, n: string) => ({ lt: '<', gt: '>', quot: '"', amp: '&' })[n]!);
+// Strings made of the pieces that start markup, links and tables, and of plain text between them.
+const hostile = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom(
+        'https://',
+        'http://',
+        'www.',
+        'WWW.',
+        'a@b.co',
+        '@',
+        '~~',
+        '~',
+        '|',
+        '\\',
+        '<a href=x>',
+        '</td>',
+        '[x](y)',
+        '![i](j)',
+        '*',
+        '**',
+        '_',
+        '`',
+        '&amp;',
+        '&#58;',
+        ':',
+        '//',
+        '.',
+        ' ',
+        'evil.example',
+        '#1',
+      ),
+      fc.string(),
+    ),
+    { maxLength: 12 },
+  )
+  .map((parts) => parts.join(''));
+
+describe('markdownInline under a GFM renderer', () => {
+  it('a table cell shows the text, whole, as text: no element and no extra cell', () => {
+    fc.assert(
+      fc.property(hostile, (s) => {
+        const html = render(`| h |\n| --- |\n| ${markdownInline(s)} |\n`);
+        const cell =
+          /^<table>\n<thead>\n<tr>\n<th>h<\/th>\n<\/tr>\n<\/thead>\n<tbody>\n<tr>\n<td>([^<]*)<\/td>\n<\/tr>\n<\/tbody>\n<\/table>\n?$/.exec(
+            html,
+          );
+        expect(cell, html).not.toBeNull();
+        expect(shown(cell![1]!)).toBe(s.trim());
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a list item (a warning) shows the text as text', () => {
+    fc.assert(
+      fc.property(hostile, (s) => {
+        const html = render(`- w: ${markdownInline(s)}\n`);
+        const item = /^<ul>\n<li>([^<]*)<\/li>\n<\/ul>\n?$/.exec(html);
+        expect(item, html).not.toBeNull();
+        expect(shown(item![1]!)).toBe(`w: ${s}`.trimEnd());
+      }),
+      { numRuns: 500 },
     );
   });
 });
