@@ -114,7 +114,7 @@ export function defineRun(cmd: Command): Command {
     .addOption(noWarningOption())
     .option('-q, --quiet', 'text mode: only the answer on stdout, only errors and warnings on stderr')
     .option('--color <when>', `colour on stderr: ${COLORS.join(', ')} (default: auto)`)
-    .addHelpText('after', runHelpAfter());
+    .addHelpText('after', () => runHelpAfter());
 }
 
 // --no-warning <code>, repeatable: commander reads any `--no-` option as a negation unless told otherwise.

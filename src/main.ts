@@ -224,7 +224,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
     .exitOverride()
     // Parse errors are reported by main(), one line each, with a result event where the format asks for one.
     .configureOutput({ outputError: () => {} })
-    .addHelpText('after', programHelpAfter());
+    .addHelpText('after', () => programHelpAfter());
 
   defineRun(cmd.command('run'))
     .exitOverride()
