@@ -296,6 +296,8 @@ function runnable(words: string[], depth: number): string[][] {
     if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) || KEYWORDS.has(w)) i++;
     // `function f { ...`: the name, then the body's first command.
     else if (w === 'function') i += 2;
+    // `coproc NAME { ...` and `coproc NAME ( ...`: a named coprocess; its body is a compound command.
+    else if (w === 'coproc' && (words[i + 2] === '{' || words[i + 2] === '(')) i += 2;
     else if (wrapper) {
       // su and runuser take the user as a word, with options before or after it (`runuser - root -c '...'`):
       // their command-line options are looked for anywhere after them.

@@ -327,6 +327,8 @@ describe('a deny rule reads options as getopt does, and the commands other progr
     ['find . -maxdepth 0 -exec git push \\;', 'find -exec'],
     ['find . -execdir git push {} +', 'find -execdir'],
     ['coproc git push', 'coproc'],
+    ['coproc P { git push; }', 'a named coproc, its body a group'],
+    ['coproc P (git push)', 'a named coproc, its body a subshell'],
     ['function f { git push; }; f', 'a function defined on the line'],
     ["trap 'git push' EXIT", 'trap'],
     ['/usr/lib/git-core/git-push', "git's own program for push"],
