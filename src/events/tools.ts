@@ -1,6 +1,7 @@
 // Pure tool-call state: merges tool_call and tool_call_update in place and normalises their output.
 import { idText, isRecord } from '../acp/messages.js';
 import type { Todo, ToolEvent, ToolStatus } from './types.js';
+import { ChurnMap } from './churn.js';
 
 type Diff = { path: string; oldText: string | null; newText: string };
 
@@ -98,9 +99,10 @@ export interface ToolFacts {
 const FINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'rejected', 'cancelled']);
 
 export class ToolStore {
-  private readonly tools = new Map<string, ToolEvent>();
-  private readonly extra = new Map<string, Extra>();
-  private readonly verdicts = new Map<string, 'rejected' | 'cancelled'>();
+  // ChurnMaps: a tool is added and retired in a moment, 200k times in a long turn (churn.ts says why).
+  private readonly tools = new ChurnMap<string, ToolEvent>();
+  private readonly extra = new ChurnMap<string, Extra>();
+  private readonly verdicts = new ChurnMap<string, 'rejected' | 'cancelled'>();
   private readonly counts: ToolFacts = {
     calls: 0,
     finished: { completed: 0, failed: 0, rejected: 0, cancelled: 0 },

@@ -6,6 +6,7 @@ import { fenceLine } from '../fence/summary.js';
 import { toolSummary } from './summary.js';
 import { LineCap, NON_JSON_SHOWN, type Renderer, type Writer } from './writer.js';
 import { RecentIds } from '../events/recent.js';
+import { ChurnMap } from '../events/churn.js';
 import { changesLine } from '../changes/compare.js';
 import { oneLine as one, terminalSafe } from '../sanitize/terminal.js';
 
@@ -28,7 +29,7 @@ export class TextRenderer implements Renderer {
   private readonly printed = new RecentIds(PRINTED_KEPT);
   /** Tools printed as rejected: a later state that says they ran is printed again, corrected. */
   private readonly shownRejected = new RecentIds(PRINTED_KEPT);
-  private readonly tools = new Map<string, ToolEvent>();
+  private readonly tools = new ChurnMap<string, ToolEvent>();
   /** How the agent's own words are labelled: Cursor, or another agent's title (from the session event). */
   private who = 'Cursor';
 
