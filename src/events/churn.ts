@@ -43,7 +43,8 @@ export class ChurnMap<K, V> {
   }
 
   delete(key: K): boolean {
-    if (!this.has(key)) return false;
+    // Nothing held (a tool's verdicts, mostly): no lookup at all.
+    if (this.size === 0 || !this.has(key)) return false;
     // In place: an existing key's value is replaced without touching the table's layout.
     this.map.set(key, DEAD);
     if (++this.dead > SLACK && this.dead > this.size) this.rebuild();

@@ -88,6 +88,12 @@ interface Extra {
   verdict: 'rejected' | 'cancelled' | undefined;
 }
 
+/** A tool held by the store: its state so far, and what is kept beside it to settle its status. */
+interface Held {
+  tool: ToolEvent;
+  extra: Extra;
+}
+
 /** What the run needs of every tool once it is finished (summary counts, --strict, --max-tool-calls). */
 export interface ToolFacts {
   /** Tool calls announced so far (each toolCallId once while it is held). */
@@ -99,9 +105,9 @@ export interface ToolFacts {
 const FINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'rejected', 'cancelled']);
 
 export class ToolStore {
-  // ChurnMaps: a tool is added and retired in a moment, 200k times in a long turn (churn.ts says why).
-  private readonly tools = new ChurnMap<string, ToolEvent>();
-  private readonly extra = new ChurnMap<string, Extra>();
+  // Each tool held, with what the store keeps beside it; a ChurnMap, as a tool is added and retired in a
+  // moment, 200k times in a long turn (churn.ts says why).
+  private readonly entries = new ChurnMap<string, Held>();
   private readonly verdicts = new ChurnMap<string, 'rejected' | 'cancelled'>();
   private readonly counts: ToolFacts = {
     calls: 0,
@@ -119,11 +125,9 @@ export class ToolStore {
   // once emitted never changes (a later update is a new snapshot).
   apply(u: Record<string, unknown>): ToolEvent {
     const id = idText(u.toolCallId);
-    let tool = this.tools.get(id);
-    let extra = this.extra.get(id);
-    // Stryker disable next-line LogicalOperator: tools and extra are set and deleted together
-    if (!tool || !extra) {
-      tool = {
+    let held = this.entries.get(id);
+    if (!held) {
+      const tool: ToolEvent = {
         type: 'tool',
         toolCallId: id,
         kind: 'other',
@@ -134,17 +138,18 @@ export class ToolStore {
         output: null,
         locations: [],
       };
-      extra = {
+      const extra: Extra = {
         rawOutput: undefined,
         content: undefined,
         // Stryker disable next-line StringLiteral: a status not in STATUSES reads as pending
         reported: 'pending',
         verdict: this.verdicts.get(id),
       };
-      this.tools.set(id, tool);
-      this.extra.set(id, extra);
+      held = { tool, extra };
+      this.entries.set(id, held);
       this.counts.calls++;
     }
+    const { tool, extra } = held;
     if (typeof u.kind === 'string') tool.kind = u.kind;
     if (typeof u.title === 'string') tool.title = u.title;
     // Spread, not Object.assign: an own `__proto__` key from JSON.parse stays a key, never a prototype.
@@ -155,21 +160,19 @@ export class ToolStore {
     if (u.content !== undefined && u.content !== null) extra.content = u.content;
     tool.output = normalizeOutput(tool.kind, extra.rawOutput, extra.content);
     this.settleStatus(tool, extra);
-    this.retireIfFinished(tool);
+    this.retireIfFinished(held);
     return { ...tool };
   }
 
   // Records that the tool's permission request was rejected or cancelled, so its "completed" is corrected.
   markVerdict(toolCallId: string, verdict: 'rejected' | 'cancelled'): ToolEvent | undefined {
     this.verdicts.set(toolCallId, verdict);
-    const tool = this.tools.get(toolCallId);
-    const extra = this.extra.get(toolCallId);
-    // Stryker disable next-line LogicalOperator: tools and extra are set and deleted together
-    if (!tool || !extra) return undefined;
-    extra.verdict = verdict;
-    this.settleStatus(tool, extra);
-    this.retireIfFinished(tool);
-    return { ...tool };
+    const held = this.entries.get(toolCallId);
+    if (!held) return undefined;
+    held.extra.verdict = verdict;
+    this.settleStatus(held.tool, held.extra);
+    this.retireIfFinished(held);
+    return { ...held.tool };
   }
 
   // The turn is over: every tool still pending or in progress gets its final state, returned as snapshots.
@@ -177,7 +180,7 @@ export class ToolStore {
   // stopped (the agent left it unfinished), the agent's last word is kept as reportedStatus.
   close(stopped: boolean): ToolEvent[] {
     const closed: ToolEvent[] = [];
-    for (const t of this.tools.values()) {
+    for (const { tool: t } of this.entries.values()) {
       if (t.status !== 'pending' && t.status !== 'in_progress') continue;
       const verdict = this.verdicts.get(t.toolCallId) === 'rejected' ? 'rejected' : 'cancelled';
       if (verdict === 'rejected' || !stopped) t.reportedStatus = t.status;
@@ -198,17 +201,17 @@ export class ToolStore {
   }
 
   get(toolCallId: string): Readonly<ToolEvent> | undefined {
-    return this.tools.get(toolCallId);
+    return this.entries.get(toolCallId)?.tool;
   }
 
   // Snapshots of the tools held (all of them with keepFinished; else those not yet finished).
   all(): ToolEvent[] {
-    return [...this.tools.values()].map((t) => ({ ...t }));
+    return [...this.entries.values()].map(({ tool }) => ({ ...tool }));
   }
 
   /** How many tools are held (not let go). */
   get held(): number {
-    return this.tools.size;
+    return this.entries.size;
   }
 
   todosOf(tool: ToolEvent): Todo[] | undefined {
@@ -221,7 +224,7 @@ export class ToolStore {
   facts(): ToolFacts {
     const finished = { ...this.counts.finished };
     if (this.keepFinished)
-      for (const t of this.tools.values())
+      for (const { tool: t } of this.entries.values())
         if (FINAL.has(t.status)) finished[t.status as keyof ToolFacts['finished']]++;
     return { calls: this.counts.calls, finished };
   }
@@ -229,14 +232,12 @@ export class ToolStore {
   // Counts a tool that reached a final status and, unless the json output needs it, lets it go. One that
   // Cursor reports completed with no output stays (small): a rejection may still arrive and correct it. So
   // does one only our verdict finished while the agent still reports it pending: its update may yet come.
-  private retireIfFinished(tool: ToolEvent): void {
+  private retireIfFinished({ tool, extra }: Held): void {
     if (!FINAL.has(tool.status) || this.keepFinished) return;
-    const extra = this.extra.get(tool.toolCallId);
-    if (!extra || !FINAL.has(extra.reported)) return;
+    if (!FINAL.has(extra.reported)) return;
     if (tool.status === 'completed' && tool.output === null && !extra.verdict) return;
     this.counts.finished[tool.status as keyof ToolFacts['finished']]++;
-    this.tools.delete(tool.toolCallId);
-    this.extra.delete(tool.toolCallId);
+    this.entries.delete(tool.toolCallId);
     this.verdicts.delete(tool.toolCallId);
   }
 

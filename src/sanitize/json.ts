@@ -27,7 +27,11 @@ export function safeJson(json: string): string {
   return inertJsonText(wellFormedJson(json));
 }
 
+// Nothing above U+007E, the most lines of a turn: two native scans tell it ~2x faster than RAW's class (a
+// string's UTF-8 length is its length only when every character is below U+0080; DEL is looked for itself).
+const plainAscii = (s: string): boolean => Buffer.byteLength(s) === s.length && !s.includes('\x7f');
+
 // The same for JSON text known to be well-formed (text chunks are joined before they are serialised).
 export function inertJsonText(json: string): string {
-  return RAW.test(json) ? json.replace(RAW_ALL, escaped) : json;
+  return plainAscii(json) || !RAW.test(json) ? json : json.replace(RAW_ALL, escaped);
 }
