@@ -299,7 +299,7 @@ describe('the CI summary: agent text is escaped Markdown', () => {
     expect(md).toContain('\\!\\[\\](https&#58;//evil/pixel.png)');
     // Bare URLs, www. domains and addresses, which GitHub's Markdown links by itself, and GFM's strikethrough.
     expect(md).toContain(
-      'see https&#58;//evil.example/x www&#46;evil.example a&#64;evil.example \\~\\~gone\\~\\~',
+      'see https&#58;//evil.example/x www&#46;evil.example a`@`evil.example \\~\\~gone\\~\\~',
     );
     // Rendered as GitHub does (GFM), the summary holds no element the agent's text made.
     const html = micromark(md, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
