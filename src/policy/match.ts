@@ -290,15 +290,18 @@ function withoutOwnOptions(rest: readonly string[]): string[][] {
 function runnable(words: string[], depth: number): string[][] {
   let i = 0;
   const scripts: string[] = [];
+  const bodies: string[][] = [];
   while (i < words.length) {
     const w = words[i]!;
     const wrapper = WRAPPERS.get(w.replace(/^.*\//, ''));
     if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) || KEYWORDS.has(w)) i++;
     // `function f { ...`: the name, then the body's first command.
     else if (w === 'function') i += 2;
-    // `coproc NAME { ...` and `coproc NAME ( ...`: a named coprocess; its body is a compound command.
-    else if (w === 'coproc' && (words[i + 2] === '{' || words[i + 2] === '(')) i += 2;
     else if (wrapper) {
+      // `coproc NAME { ...` and `coproc NAME ( ...`: a named coprocess, its body a compound command, read
+      // too. The quotes are gone by now, so `coproc rm '{' -rf x` looks the same and runs rm: coproc is
+      // still read as the wrapper it is as well.
+      if (w === 'coproc' && (words[i + 2] === '{' || words[i + 2] === '(')) bodies.push(words.slice(i + 3));
       // su and runuser take the user as a word, with options before or after it (`runuser - root -c '...'`):
       // their command-line options are looked for anywhere after them.
       if (ANYWHERE.has(w.replace(/^.*\//, '')))
@@ -311,6 +314,7 @@ function runnable(words: string[], depth: number): string[][] {
   }
   const rest = words.slice(i);
   const out = rest.length === 0 ? [words] : [words, rest, ...withoutOwnOptions(rest)];
+  for (const b of bodies) if (b.length > 0) out.push(...runnable(b, depth));
   const base = rest[0]?.replace(/^.*\//, '');
   if (base !== undefined && SHELLS.has(base)) {
     const script = shellScript(rest);

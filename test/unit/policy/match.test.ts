@@ -343,6 +343,14 @@ describe('a deny rule reads options as getopt does, and the commands other progr
   });
 
   it.each([
+    ["coproc rm '{' -rf dir", 'a quoted brace: coproc runs rm'],
+    ['coproc rm \\{ -rf dir', 'an escaped brace'],
+    ["coproc rm '(' -rf dir", 'a quoted parenthesis'],
+  ])('%j is still coproc running rm (%s)', (command) => {
+    expect(shellDenied(command, shell('Shell(rm)'))?.text).toBe('Shell(rm)');
+  });
+
+  it.each([
     ['sudo -uroot push', 'the value glued, then another command'],
     ['env -S', 'a command-line option with nothing after it'],
     ['bash -c', 'no script'],
