@@ -53,11 +53,13 @@ rmSync(DIST, { recursive: true, force: true });
 
 // The bundle is written as the function bin/rho-cursor compiles (the wrapper Node's CommonJS loader would
 // put around it), so the shim hands V8 the file's text as read: wrapping 370 KB at run time cost a copy of it
-// and ~1.7 ms more to take the code cache. Run directly (`node dist/cli.cjs`), the file calls that function
-// itself; compiled by the shim at the top level, where there is no `module`, it is the script's value.
+// and ~1.7 ms more to take the code cache. Run directly (`node dist/cli.cjs`), the file is inside Node's own
+// module function, whose five arguments it passes on; compiled by the shim at the top level of a script there
+// are no `arguments` (a global `module`, as `node -e` makes, is not taken for one), and it is the script's
+// value.
 const WRAP = 'var rhoCursorBundle = function (exports, require, module, __filename, __dirname) {';
 const UNWRAP =
-  '\n}; if (typeof module === "object") rhoCursorBundle(exports, require, module, __filename, __dirname); rhoCursorBundle';
+  '\n}; if (typeof arguments === "object" && arguments.length === 5) rhoCursorBundle.apply(this, arguments); rhoCursorBundle';
 
 await build({
   ...common,

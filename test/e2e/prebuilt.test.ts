@@ -24,3 +24,17 @@ describe('prebuilt --help and schema', () => {
     expect(shim.stdout.length).toBeGreaterThan(100);
   });
 });
+
+describe('the bundle, written as the function the shim compiles', () => {
+  it('runs itself only as a module of its own: at the top level of a script it is a value, even beside a global `module`', async () => {
+    // `node -e` makes `module` a global: the bundle must not take it for its own and run.
+    const probe = `const vm = require('vm'), fs = require('fs');
+      const f = new vm.Script(fs.readFileSync(${JSON.stringify(BUNDLE)}, 'latin1')).runInThisContext();
+      process.stdout.write(JSON.stringify([typeof f, Object.keys(module.exports)]));`;
+    const r = await execa(process.execPath, ['-e', probe], { reject: false });
+    expect(JSON.parse(r.stdout)).toEqual(['function', []]);
+    // Run directly, it starts.
+    const direct = await execa(process.execPath, [BUNDLE, '--version'], { reject: false });
+    expect(direct.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});
