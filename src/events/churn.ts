@@ -22,6 +22,11 @@ export class ChurnMap<K, V> {
     return this.map.size - this.dead;
   }
 
+  /** The entries held, the dead ones included: never more than twice the live ones plus SLACK + 1. */
+  get footprint(): number {
+    return this.map.size;
+  }
+
   get(key: K): V | undefined {
     const v = this.map.get(key);
     return v === DEAD ? undefined : v;
@@ -51,8 +56,12 @@ export class ChurnMap<K, V> {
     return true;
   }
 
-  *values(): IterableIterator<V> {
-    for (const v of this.map.values()) if (v !== DEAD) yield v;
+  // The live values in order, as a snapshot: a rebuild while a caller walks them cannot skip one or bring a
+  // deleted one back (a Map's own iterator would also see what is added meanwhile; no caller needs that).
+  values(): V[] {
+    const out: V[] = [];
+    for (const v of this.map.values()) if (v !== DEAD) out.push(v);
+    return out;
   }
 
   // The live entries, in their order, into a fresh Map.

@@ -721,3 +721,48 @@ describe('ToolStore without finished tools: failures', () => {
     expect(store.facts().finished.failed).toBe(1);
   });
 });
+
+describe('ToolStore.close', () => {
+  it('gives every tool still pending or in progress a final state, and leaves the finished alone', () => {
+    const store = new ToolStore(false);
+    store.apply({ toolCallId: 'p', status: 'pending', title: 'a' });
+    store.apply({ toolCallId: 'r', status: 'in_progress', title: 'b' });
+    store.apply({ toolCallId: 'c', status: 'completed', rawOutput: 'done' });
+    store.apply({ toolCallId: 'f', status: 'failed', rawOutput: 'no' });
+    const closed = store.close(false);
+    // The agent left them unfinished (the run was not stopped): cancelled, its last word kept.
+    expect(closed.map((t) => [t.toolCallId, t.status, t.reportedStatus])).toEqual([
+      ['p', 'cancelled', 'pending'],
+      ['r', 'cancelled', 'in_progress'],
+    ]);
+    expect(store.get('p')?.status).toBe('cancelled');
+    expect(store.close(false)).toEqual([]);
+  });
+
+  it('a stopped run cancels them without the agent’s last word', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 'p', status: 'in_progress' });
+    const [t] = store.close(true);
+    expect(t?.status).toBe('cancelled');
+    expect(t?.reportedStatus).toBeUndefined();
+  });
+
+  it('one whose request rho-cursor rejected is rejected, stopped or not, with the agent’s last word', () => {
+    for (const stopped of [false, true]) {
+      const store = new ToolStore();
+      store.apply({ toolCallId: 'x', status: 'in_progress' });
+      store.markVerdict('x', 'rejected');
+      expect(store.get('x')?.status).toBe('in_progress');
+      const [t] = store.close(stopped);
+      expect([t?.status, t?.reportedStatus]).toEqual(['rejected', 'in_progress']);
+    }
+  });
+
+  it('returns snapshots: changing one changes nothing held', () => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 'p', status: 'pending' });
+    const [t] = store.close(true);
+    t!.status = 'completed';
+    expect(store.get('p')?.status).toBe('cancelled');
+  });
+});
