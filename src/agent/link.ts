@@ -27,6 +27,9 @@ export interface LinkOptions extends Omit<ConnectionHandlers, 'send' | 'onWire'>
   wire: WireLog | undefined;
 }
 
+/** How long an agent that closed its output has to exit before the run names the close, not the exit. */
+const AGENT_CLOSE_GRACE_MS = 200;
+
 // Wires the agent's stdio to a new Connection and returns it.
 export function linkAgent(agent: AgentProcess, o: LinkOptions): Connection {
   const { wire } = o;
@@ -81,8 +84,13 @@ export function linkAgent(agent: AgentProcess, o: LinkOptions): Connection {
     const rest = lines.pending();
     lines.clear();
     if (rest.trim() !== '') onLine(rest);
-    // Name the exit code when the agent is exiting; give it a moment to be reaped.
-    const t = setTimeout(() => failWith('agent_closed', 'closed its output'), 200);
+    // Name the exit code when the agent is exiting; give it a moment to be reaped. The timer phase runs
+    // before the poll phase that reads an exit, so when our loop was busy past the moment (a loaded machine)
+    // an exit already there would lose to the timer: setImmediate lets one poll phase read it first.
+    const t = setTimeout(
+      () => setImmediate(() => failWith('agent_closed', 'closed its output')),
+      AGENT_CLOSE_GRACE_MS,
+    );
     void agent.exited.then(() => clearTimeout(t));
   });
   void agent.exited.then((info) =>

@@ -1,0 +1,64 @@
+// The agent link's failure naming against a real child process: which of "closed its output" and "exited
+// with code N" the run reports must not depend on how busy our own event loop was.
+import { afterEach, describe, expect, it } from 'vitest';
+import { linkAgent } from '../../../src/agent/link.js';
+import { AgentProcess } from '../../../src/agent/process.js';
+import { RhoError } from '../../../src/errors.js';
+
+const started: AgentProcess[] = [];
+afterEach(async () => {
+  for (const a of started.splice(0)) {
+    a.child.kill('SIGKILL');
+    await a.exited;
+  }
+});
+
+function link(source: string) {
+  const agent = new AgentProcess(process.execPath, ['-e', source], process.cwd(), process.env);
+  started.push(agent);
+  const conn = linkAgent(agent, {
+    label: 'agent',
+    phase: () => 'initialize',
+    wire: undefined,
+    onActivity: () => {},
+    onText: () => {},
+    onNotification: () => {},
+    onInvalid: () => {},
+    flush: () => true,
+    whenWritable: (go) => go(),
+  });
+  return { agent, conn };
+}
+
+async function failure(p: Promise<unknown>): Promise<RhoError> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(RhoError);
+  return e as RhoError;
+}
+
+const busy = (ms: number): void => {
+  const until = Date.now() + ms;
+  while (Date.now() < until);
+};
+
+describe('linkAgent: the agent closing its output', () => {
+  it('names the exit when the agent exited while our loop was busy past the grace', async () => {
+    // Output closed first, the exit 50 ms later: the exit is there before our loop looks again, 400 ms on.
+    const { agent, conn } = link("require('fs').closeSync(1); setTimeout(() => process.exit(3), 50);");
+    const asked = conn.request('initialize', {});
+    agent.child.stdout.on('end', () => busy(400));
+    const e = await failure(asked);
+    expect(e.code).toBe('agent_exited');
+    expect(e.message).toMatch(/exited with code 3 during initialize/);
+  });
+
+  it('names the close when the agent closed its output and stays alive', async () => {
+    const { conn } = link("require('fs').closeSync(1); setInterval(() => {}, 1000);");
+    const e = await failure(conn.request('initialize', {}));
+    expect(e.code).toBe('agent_closed');
+    expect(e.message).toMatch(/closed its output during initialize/);
+  });
+});
