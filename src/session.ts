@@ -68,16 +68,27 @@ export function readSessionPage(result: unknown): { sessions: SessionInfo[]; nex
 /** session/list pages read at most: a guard against an agent whose cursor never ends. */
 export const MAX_LIST_PAGES = 50;
 
+/** Which sessions are the workspace's: `ask` is the cwd session/list is asked to filter by (none: every
+ * session is listed), `belongs` judges each listed session's cwd (one that names none is taken). */
+export interface SessionScope {
+  ask: string | undefined;
+  belongs(cwd: string): boolean;
+}
+
+/** The sessions of one directory. */
+export const sessionsOf = (cwd: string): SessionScope => ({ ask: cwd, belongs: (c) => c === cwd });
+
 // Every page of session/list for the workspace (sessions the agent places elsewhere left out), newest first.
 export async function workspaceSessions(
   list: (params: Record<string, unknown>) => Promise<unknown>,
-  cwd: string,
+  scope: SessionScope,
 ): Promise<SessionInfo[]> {
   const all: SessionInfo[] = [];
   let cursor: string | null = null;
+  const base = scope.ask === undefined ? {} : { cwd: scope.ask };
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const r = readSessionPage(await list(cursor === null ? { cwd } : { cwd, cursor }));
-    all.push(...r.sessions.filter((x) => x.cwd === null || x.cwd === cwd));
+    const r = readSessionPage(await list(cursor === null ? base : { ...base, cursor }));
+    all.push(...r.sessions.filter((x) => x.cwd === null || scope.belongs(x.cwd)));
     cursor = r.nextCursor;
     if (cursor === null) break;
   }

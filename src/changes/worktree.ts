@@ -5,8 +5,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, promises as fsp, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { RhoError } from '../errors.js';
+import type { SessionScope } from '../session.js';
 import { git, gitEnv, gitPlace, gitText } from './git.js';
 import { eachLimited } from './marks.js';
 import { leftovers } from '../agent/tree.js';
@@ -20,6 +21,8 @@ export interface Worktree {
   cwd: string;
   /** The user's repository root. */
   repo: string;
+  /** The user's workspace, as the run was given it: where the agent would have worked without --worktree. */
+  userCwd: string;
   /** The tree of the worktree's start (HEAD plus the user's changes): what the patch is taken against. */
   base: string;
 }
@@ -27,6 +30,25 @@ export interface Worktree {
 /** The temporary directories of worktrees: `<prefix><owner pid>-` (removed by the run that made it, or by a
  * later one once that pid is gone), or `<prefix>kept-` (--keep-worktree: the user removes it). */
 export const WORKTREE_PREFIX = 'rho-cursor-worktree-';
+
+// The sessions --continue takes up under --worktree: the user's workspace's, and those of earlier worktrees of
+// it, each made at <tmp>/<prefix><owner>-<random>/<repository's name>/<path under its root> and gone since.
+// Nothing else tells them apart: a repository elsewhere with the same name and path matches as well.
+export function worktreeSessions(wt: Pick<Worktree, 'tmp' | 'cwd' | 'userCwd'>): SessionScope {
+  const under = relative(wt.tmp, wt.cwd);
+  const base = dirname(wt.tmp);
+  // The first part has no separator: it is the whole directory name.
+  const stamp = new RegExp(`^${WORKTREE_PREFIX}(?:kept|[0-9]+)-.`);
+  return {
+    ask: undefined,
+    belongs: (cwd) => {
+      if (cwd === wt.userCwd) return true;
+      const rel = relative(base, cwd);
+      const at = rel.indexOf(sep);
+      return at > 0 && stamp.test(rel.slice(0, at)) && rel.slice(at + 1) === under;
+    },
+  };
+}
 
 // Makes the worktree; outside a git work tree (or in a repository with no commit) a usage error. `keep`:
 // --keep-worktree, whose worktree no later run sweeps away.
@@ -42,7 +64,14 @@ export async function makeWorktree(userCwd: string, keep = false): Promise<Workt
   sweepStaleWorktrees();
   const tmp = mkdtempSync(join(tmpdir(), `${WORKTREE_PREFIX}${keep ? 'kept' : process.pid}-`));
   const dir = join(tmp, basename(place.root) || 'worktree');
-  const wt: Worktree = { tmp, dir, cwd: join(dir, place.prefix), repo: place.root, base: '' };
+  const wt: Worktree = {
+    tmp,
+    dir,
+    cwd: join(dir, place.prefix),
+    repo: place.root,
+    userCwd,
+    base: '',
+  };
   try {
     // No hooks: a post-checkout hook of the user's is not ours to run.
     await gitText(place.root, [

@@ -17,7 +17,8 @@ import { noteMode } from '../events/updates.js';
 import { fenceSummary } from '../fence/summary.js';
 import { rulesJson } from '../policy/rules.js';
 import { promptCaps, refuseUntaken } from '../prompt/attach.js';
-import { readSession, sessionCaps, workspaceSessions } from '../session.js';
+import { worktreeSessions } from '../changes/worktree.js';
+import { readSession, sessionCaps, sessionsOf, workspaceSessions } from '../session.js';
 import { modelSetting, readChoices, type Setting } from '../session-choices.js';
 import type { Attempt } from './attempt.js';
 import { emit, warn, type Phase, type Prepared, type RunContext } from './context.js';
@@ -194,8 +195,9 @@ async function openSession(
   let id = opts.resume;
   if (opts.continueLast) {
     id = await newestSessionId(ctx, a, initResult);
+    const where = ctx.workspace?.worktree?.userCwd ?? opts.cwd;
     if (id === undefined)
-      warn(ctx, 'no-session-to-continue', `the agent lists no session for ${opts.cwd}: starting a new one`);
+      warn(ctx, 'no-session-to-continue', `the agent lists no session for ${where}: starting a new one`);
   }
   if (id === undefined) {
     out.spinnerText('creating a session');
@@ -235,7 +237,11 @@ async function newestSessionId(
       'the agent cannot list sessions (no agentCapabilities.sessionCapabilities.list): --continue needs it; use --resume <sessionId>',
     );
   ctx.out.spinnerText('finding the newest session');
-  const sessions = await workspaceSessions((params) => step(ctx, a, 'session/list', params), ctx.opts.cwd);
+  // Under --worktree the agent works in a new directory: the workspace's sessions are the user's own and
+  // those of its earlier worktrees.
+  const wt = ctx.workspace?.worktree;
+  const scope = wt ? worktreeSessions(wt) : sessionsOf(ctx.opts.cwd);
+  const sessions = await workspaceSessions((params) => step(ctx, a, 'session/list', params), scope);
   return sessions[0]?.sessionId;
 }
 

@@ -7,7 +7,7 @@ import { withAgent } from '../agent/brief.js';
 import { resolveAgent } from '../agent/resolve.js';
 import { RhoError, toRhoError } from '../errors.js';
 import { durationOption } from '../options.js';
-import { sessionCaps, workspaceSessions, type SessionInfo } from '../session.js';
+import { sessionCaps, sessionsOf, workspaceSessions, type SessionInfo } from '../session.js';
 import { oneLine } from '../sanitize/terminal.js';
 
 export interface SessionsRawOptions {
@@ -79,7 +79,7 @@ async function listSessions(o: SessionsRawOptions, version: string): Promise<num
             'capability_missing',
             'the agent cannot list sessions (no agentCapabilities.sessionCapabilities.list)',
           );
-        return workspaceSessions((params) => step('session/list', params), cwd);
+        return workspaceSessions((params) => step('session/list', params), sessionsOf(cwd));
       },
     );
     process.stdout.write(

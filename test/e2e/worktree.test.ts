@@ -3,6 +3,7 @@
 // run however it ends (end, failure, SIGINT, SIGTERM, timeout); the worktree is removed and pruned.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
@@ -144,5 +145,73 @@ describe('--worktree', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("option '--patch' needs --worktree");
     expect(r.stderr).toContain("option '--keep-worktree' needs --worktree");
+  });
+
+  it('--continue takes up the newest session of this workspace, from its own tree or an earlier worktree', async () => {
+    const repo = userRepo();
+    const recvLog = join(tempDir(), 'recv');
+    // Made where the run makes its worktrees: a temporary directory named by the owner, then the repo's name.
+    const earlier = (stamp: string, name: string) => join(tmpdir(), `rho-cursor-worktree-${stamp}`, name);
+    const sessions = [
+      { sessionId: 's-own', cwd: repo, updatedAt: '2026-11-01T00:00:00Z' },
+      { sessionId: 's-worktree', cwd: earlier('4242-Ab12Cd', 'repo'), updatedAt: '2026-12-01T00:00:00Z' },
+      { sessionId: 's-kept', cwd: earlier('kept-Zz9', 'repo'), updatedAt: '2026-11-15T00:00:00Z' },
+      // Newer, and not this workspace's: another repository's worktree, a folder under one, elsewhere.
+      { sessionId: 's-other', cwd: earlier('4242-Ef34', 'other'), updatedAt: '2026-12-02T00:00:00Z' },
+      {
+        sessionId: 's-sub',
+        cwd: join(earlier('4242-Gh56', 'repo'), 'src'),
+        updatedAt: '2026-12-03T00:00:00Z',
+      },
+      { sessionId: 's-else', cwd: '/somewhere/else', updatedAt: '2026-12-04T00:00:00Z' },
+    ];
+    const r = await finish(
+      await start(['run', ...SJ, '--worktree', '--continue', 'go on'], repo, {
+        initialize: {
+          result: {
+            protocolVersion: 1,
+            agentCapabilities: { loadSession: true, sessionCapabilities: { list: {} } },
+            authMethods: [],
+          },
+        },
+        sessions,
+        recvLog,
+        before: [chunk('went on')],
+      }),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const received = readFileSync(recvLog, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { method?: string; params?: Record<string, unknown> });
+    // Each worktree is a new directory: the agent is asked for every session, and the run picks this
+    // workspace's.
+    const list = received.find((m) => m.method === 'session/list')!;
+    expect(list.params).not.toHaveProperty('cwd');
+    const load = received.find((m) => m.method === 'session/load')!;
+    expect(load.params).toMatchObject({ sessionId: 's-worktree' });
+    expect(String(load.params!.cwd)).toMatch(/rho-cursor-worktree-/);
+    expect(resultOf(r.events)).toMatchObject({ sessionId: 's-worktree', exitCode: 0 });
+  });
+
+  it("--continue without an earlier session of the workspace names the user's directory", async () => {
+    const repo = userRepo();
+    const r = await finish(
+      await start(['run', ...SJ, '--worktree', '--continue', 'go on'], repo, {
+        initialize: {
+          result: {
+            protocolVersion: 1,
+            agentCapabilities: { loadSession: true, sessionCapabilities: { list: {} } },
+            authMethods: [],
+          },
+        },
+        sessions: [{ sessionId: 's-else', cwd: '/somewhere/else' }],
+      }),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const w = r.events.find((e) => e.type === 'warning' && e.code === 'no-session-to-continue');
+    expect(w).toMatchObject({ message: `the agent lists no session for ${repo}: starting a new one` });
   });
 });
