@@ -61,7 +61,7 @@ export function classify(value: unknown): Incoming {
 function rpcError(e: unknown): RpcError {
   if (isRecord(e) && typeof e.message === 'string') {
     return {
-      code: typeof e.code === 'number' ? e.code : -32603,
+      code: Number.isFinite(e.code) ? (e.code as number) : -32603,
       message: e.message,
       ...(e.data === undefined ? {} : { data: e.data }),
     };

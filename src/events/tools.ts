@@ -48,7 +48,7 @@ export function normalizeOutput(kind: string, rawOutput: unknown, content: unkno
   if (isRecord(rawOutput)) {
     if (kind === 'execute' && ('stdout' in rawOutput || 'exitCode' in rawOutput)) {
       return {
-        exitCode: typeof rawOutput.exitCode === 'number' ? rawOutput.exitCode : null,
+        exitCode: Number.isFinite(rawOutput.exitCode) ? (rawOutput.exitCode as number) : null,
         stdout: typeof rawOutput.stdout === 'string' ? rawOutput.stdout : '',
         stderr: typeof rawOutput.stderr === 'string' ? rawOutput.stderr : '',
       };
@@ -76,10 +76,10 @@ export function normalizeTodos(value: unknown): Todo[] {
   }));
 }
 
-// An ACP location, {path, line?}: an entry without a string path (or with a line that is no number) is not
-// one, and would break the event's published schema.
+// An ACP location, {path, line?}: an entry without a string path (or with a line that is no finite number:
+// 1e400 parses as Infinity, written back as null) is not one, and would break the event's published schema.
 const isLocation = (l: unknown): l is ToolEvent['locations'][number] =>
-  isRecord(l) && typeof l.path === 'string' && (l.line === undefined || typeof l.line === 'number');
+  isRecord(l) && typeof l.path === 'string' && (l.line === undefined || Number.isFinite(l.line));
 
 interface Extra {
   rawOutput: unknown;

@@ -185,17 +185,18 @@ function planTodos(update: Record<string, unknown>, ctx: UpdateContext): Event[]
 
 // usage_update {used, size, cost}: the fields the result reports. A null or absent field is left out and the
 // others kept (Claude's adapter sends `used: null` beside size and cost); a field of another type makes the
-// update malformed, and it is ignored, as is one that carries nothing.
+// update malformed, and it is ignored, as is one that carries nothing. A number JSON cannot write back
+// (1e400 parses as Infinity, and would be written null where the schema says number) is of another type.
 export function readUsage(update: Record<string, unknown>): Usage | undefined {
   const usage: Usage = {};
   for (const k of ['used', 'size'] as const) {
     const v = update[k];
-    if (typeof v === 'number') usage[k] = v;
+    if (Number.isFinite(v)) usage[k] = v as number;
     else if (v !== null && v !== undefined) return undefined;
   }
   const c = update.cost;
-  if (isRecord(c) && typeof c.amount === 'number' && typeof c.currency === 'string')
-    usage.cost = { amount: c.amount, currency: c.currency };
+  if (isRecord(c) && Number.isFinite(c.amount) && typeof c.currency === 'string')
+    usage.cost = { amount: c.amount as number, currency: c.currency };
   else if (c !== null && c !== undefined) return undefined;
   return Object.keys(usage).length > 0 ? usage : undefined;
 }

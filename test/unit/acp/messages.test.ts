@@ -127,6 +127,10 @@ describe('classify: the reasons and the error member', () => {
     expect(classify({ jsonrpc: '2.0', id: 1, error: { code: 'E1', message: 'm' } })).toMatchObject({
       msg: { error: { code: -32603, message: 'm' } },
     });
+    // 1e400 parses as Infinity, which JSON would write as null.
+    expect(
+      classify(JSON.parse('{"jsonrpc":"2.0","id":1,"error":{"code":1e400,"message":"m"}}')),
+    ).toMatchObject({ msg: { error: { code: -32603, message: 'm' } } });
   });
 
   it('cuts the text of a long malformed error', () => {

@@ -164,6 +164,7 @@ describe('ToolStore.apply', () => {
       { path: '/a' },
       { path: '/b', line: 3 },
       { path: '/c', line: '3' },
+      { path: '/e', line: Infinity },
       { line: 1 },
       { path: 4 },
       '/d',

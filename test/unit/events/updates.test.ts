@@ -349,6 +349,14 @@ describe('readUsage', () => {
     { said: 'all null', update: { used: null, size: null, cost: null }, usage: undefined },
     { said: 'used a string', update: { used: 'many', size: 100 }, usage: undefined },
     { said: 'a malformed cost', update: { used: 5, size: 100, cost: { amount: '1' } }, usage: undefined },
+    // JSON.parse reads 1e400 as Infinity, which JSON.stringify writes as null.
+    { said: 'used past the double range', update: { used: Infinity, size: 100 }, usage: undefined },
+    {
+      said: 'a cost past it',
+      update: { used: 5, cost: { amount: -Infinity, currency: 'USD' } },
+      usage: undefined,
+    },
+    { said: 'size NaN', update: { size: NaN }, usage: undefined },
   ])('$said', ({ update, usage }) => {
     expect(readUsage({ sessionUpdate: 'usage_update', ...update })).toEqual(usage);
   });
