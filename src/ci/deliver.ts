@@ -9,7 +9,7 @@ import type { ResultEvent } from '../events/types.js';
 import { redact, secretForms } from '../lifecycle/secrets.js';
 import type { RunOptions } from '../options.js';
 import { safeJson } from '../sanitize/json.js';
-import { knownStopReason, outputLines, plainToken } from './github.js';
+import { knownStopReason, outputLines, plainToken, shellInertJson } from './github.js';
 import { summaryMarkdown } from './summary.js';
 
 // node:fs/promises, loaded only when a report is written: ~2 ms of start-up that most runs never need.
@@ -89,7 +89,8 @@ export async function deliverReports(
       'stop-reason': knownStopReason(d.result.stopReason),
       'session-id': plainToken(d.result.sessionId),
     };
-    if (opts.outputSchema) values.structured = matched ? safeJson(JSON.stringify(d.structured)) : '';
+    if (opts.outputSchema)
+      values.structured = matched ? shellInertJson(safeJson(JSON.stringify(d.structured))) : '';
     tasks.push([
       `the step outputs to ${ghOutput}`,
       () => appendFile(ghOutput, safe(outputLines(values)), giveUp),

@@ -29,6 +29,13 @@ export function plainToken(id: string | null): string {
   return id !== null && /^[A-Za-z0-9][A-Za-z0-9._:@+=-]{0,255}$/.test(id) ? id : '';
 }
 
+// JSON text a workflow may paste into a script (`echo '${{ steps.x.outputs.structured }}' | jq .`): the
+// characters that end a single-quoted string (') or run a command in a heredoc (`, $) are written as \uXXXX
+// escapes, the same value to any JSON reader. They can only be inside strings: JSON's own syntax has none.
+export function shellInertJson(json: string): string {
+  return json.replace(/['`$]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 // name=value lines, or name<<DELIM ... DELIM for a value with a newline; the delimiter never occurs in it.
 export function outputLines(
   values: Record<string, string>,

@@ -593,6 +593,29 @@ describe.concurrent('GitHub Actions', () => {
     expect(githubOutputs(readFileSync(mismatch, 'utf8'))).toMatchObject({ 'exit-code': '6', structured: '' });
   });
 
+  it('structured pasted into a script as the README shows runs nothing the agent wrote', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', SCHEMA);
+    const output = join(dir, 'output');
+    const pwned = join(dir, 'PWNED');
+    const tag = `it's'; touch ${pwned}; echo ' $(touch ${pwned}) \`touch ${pwned}\``;
+    const r = await run(
+      ['--output-schema', schema, 'go'],
+      { answers: [JSON.stringify({ n: 1, tags: [tag] })] },
+      { env: { GITHUB_ACTIONS: 'true', GITHUB_OUTPUT: output } },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const structured = githubOutputs(readFileSync(output, 'utf8')).structured!;
+    expect(structured).not.toMatch(/['`$]/);
+    expect(JSON.parse(structured)).toEqual({ n: 1, tags: [tag] });
+    // What GitHub runs for `echo '${{ steps.review.outputs.structured }}' | jq .`, and for a heredoc.
+    const single = await execa('bash', ['-c', `echo '${structured}'`]);
+    const heredoc = await execa('bash', ['-c', `cat <<EOF\n${structured}\nEOF`]);
+    expect(existsSync(pwned)).toBe(false);
+    expect(JSON.parse(single.stdout)).toEqual({ n: 1, tags: [tag] });
+    expect(JSON.parse(heredoc.stdout)).toEqual({ n: 1, tags: [tag] });
+  });
+
   it('an id that is no plain token is written empty, so it cannot forge another output', async () => {
     const dir = tempDir('rho-reports-');
     const output = join(dir, 'output');

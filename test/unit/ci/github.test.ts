@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  shellInertJson,
   errorAnnotation,
   knownStopReason,
   outputLines,
@@ -83,6 +84,14 @@ describe('step outputs', () => {
 });
 
 describe('the outputs a workflow may paste into a script hold only plain values', () => {
+  it('structured: what ends a quoted string or runs a command is an escape, the same JSON value', () => {
+    const value = { "it's": ['$(id)', '`id`', "'", '\\u0027'] };
+    const json = shellInertJson(JSON.stringify(value));
+    expect(json).not.toMatch(/['`$]/);
+    expect(JSON.parse(json)).toEqual(value);
+    expect(shellInertJson('{"a":1}')).toBe('{"a":1}');
+  });
+
   it.each([
     ['end_turn', 'end_turn'],
     ['cancelled', 'cancelled'],
