@@ -33,17 +33,45 @@ export function secretForms(secret: string): string[] {
 // Replaces every form of the secret in one whole text.
 export function redact(text: string, forms: readonly string[]): string {
   let out = text;
-  for (const f of forms) if (out.includes(f)) out = out.split(f).join(MASK);
+  for (const f of forms) if (out.includes(f)) out = maskEach(out, f);
   // A JSON line may spell any character of the secret escaped, each its own way: compare its decoded form too.
   if (out.includes('\\') && forms.length > 0) out = redactMixedEscapes(out, forms[0]!);
   return out;
+}
+
+// The mask for the match text[at, end). In JSON text a character after an odd run of backslashes is escaped
+// by the last of them: a match that starts there (`\\u0061...` is the text `\u0061...`, `\nbc...` a newline
+// and `bc...`) would leave a lone backslash before `[`, and one that ends on such a backslash (a key ending in
+// `\` matched in `\\"`) would leave the next character escaped by none (here the closing quote): either way
+// the line would no longer be JSON. A backslash before or after the mask keeps each side as it was, so the
+// text stays JSON; plain text, where the secret may well sit next to a backslash, is masked all the same.
+function maskAt(text: string, at: number, end: number): string {
+  return (escapesNext(text, at) ? '\\' : '') + MASK + (escapesNext(text, end) ? '\\' : '');
+}
+
+// Is the character at `i` escaped: an odd run of backslashes right before it?
+function escapesNext(text: string, i: number): boolean {
+  let run = 0;
+  while (i - run > 0 && text.charCodeAt(i - run - 1) === 0x5c) run++;
+  return run % 2 === 1;
+}
+
+// Masks every occurrence of one form (as split/join would, left to right, without overlaps).
+function maskEach(text: string, form: string): string {
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, from)) {
+    out += text.slice(from, at) + maskAt(text, at, at + form.length);
+    from = at + form.length;
+  }
+  return out + text.slice(from);
 }
 
 // Finds the secret written with each of its characters as itself, \u-escaped or short-escaped (\" \/ \n...),
 // and masks it.
 function redactMixedEscapes(text: string, secret: string): string {
   if (mixed?.secret !== secret) mixed = { secret, re: mixedPattern(secret) };
-  return text.replace(mixed.re, MASK);
+  return text.replace(mixed.re, (m: string, at: number) => maskAt(text, at, at + m.length));
 }
 
 // Built once per secret: every write with a backslash in it is checked.
@@ -82,7 +110,10 @@ export class Redactor {
   push(text: string): string {
     if (!this.active) return text;
     const whole = redact(this.held + text, this.forms);
-    const keep = this.heldBackLength(whole);
+    let keep = this.heldBackLength(whole);
+    // What is held starts after a whole run of backslashes, never inside one: how many come before a match
+    // decides its mask (maskAt), so the run is kept together with it.
+    while (keep < whole.length && whole.charCodeAt(whole.length - keep - 1) === 0x5c) keep++;
     this.held = whole.slice(whole.length - keep);
     return whole.slice(0, whole.length - keep);
   }

@@ -337,6 +337,19 @@ describe('the key: redacted before every cut', () => {
     expect(pieces(r.stderr)).toEqual([]);
     expect(md).toContain('\\[redacted\\]');
   });
+
+  it('a key spelled after a backslash of the agent’s text is masked, and every line stays JSON', async () => {
+    // `\u0063rsr_...`: a backslash and text to the agent, an escaped backslash in JSON, so the key's \u
+    // spelling starts on the second half of an escape.
+    const r = await play(
+      SJ,
+      { before: [chunk(`x \\u0063${KEY.slice(1)} y`), chunk(`\\${KEY}\\`)] },
+      { CURSOR_API_KEY: KEY },
+    );
+    expect(r.exitCode).toBe(0);
+    for (const l of lines(r.stdout)) expect(() => strictJson(l), l).not.toThrow();
+    expect(pieces(r.stdout)).toEqual([]);
+  });
 });
 
 describe('well-formed JSON', () => {

@@ -864,6 +864,42 @@ describe('redaction: the key never gets out, and nothing else is changed', () =>
     );
   });
 
+  it('keeps a JSON text JSON, with no key in what it holds, however it is cut', () => {
+    // The agent's own text, serialised as every JSON sink does: its backslashes are escaped there, so a key
+    // or a spelling of it right after one starts inside an escape (`\\u0061...`, `\nbc...`).
+    // Known limit: a key with a character JSON must escape (a quote, a backslash, a control) matches
+    // the JSON text's own syntax when written as itself (a key starting with `"` takes the string's opening
+    // quote along), and the plain text sinks need that literal match. Real keys are tokens: base64, hex.
+    const input = keyArb
+      .filter((key) => key.split('').every(literalInJson))
+      .chain((key) =>
+        fc
+          .array(
+            fc.oneof(fillerOf(key), spellingOf(key), fc.constant(key), fc.constantFrom('\\', '\\\\', 'n')),
+            { minLength: 1, maxLength: 8 },
+          )
+          .map((p) => JSON.stringify({ text: p.join('') }))
+          .chain((json) => fc.tuple(fc.constant(key), fc.constant(json), cutsFor(json.length))),
+      );
+    fc.assert(
+      fc.property(input, ([key, json, cuts]) => {
+        for (const out of [redact(json, secretForms(key)), redactStreaming(cutString(json, cuts), key)]) {
+          const value = JSON.parse(out) as { text: string };
+          expect(value.text.includes(key), out).toBe(false);
+        }
+      }),
+      {
+        numRuns: 800,
+        examples: [
+          // Found by review: the agent's `\u0061bcdefgh12345678` (a backslash and text) was masked from its
+          // second backslash on, leaving `"\[redacted]"`, which is not JSON.
+          [['abcdefgh12345678', JSON.stringify({ text: 'x \\u0061bcdefgh12345678 y' }), []]],
+          [['nbcdefgh12345678', JSON.stringify({ text: '\nbcdefgh12345678' }), [3]]],
+        ],
+      },
+    );
+  });
+
   it('passes text without the key through unchanged, however it is cut', () => {
     const input = keyArb.chain((key) =>
       fc
