@@ -1,11 +1,14 @@
 // --wire-log: every wire message of a run in the spike's {dir, ms, msg} rows, and a closing summary row.
 // Each row is one JSON line whatever the agent sent: a line is embedded only when it parsed as JSON,
-// otherwise it is logged as a JSON string, so a crafted line can neither break the file nor forge a row.
+// otherwise it is logged as a JSON string, so a crafted line can neither break the file nor forge a row. An
+// embedded line is made well-formed and inert as every JSON output is (sanitize/json.ts), and its CRs, which
+// JSON reads as whitespace there and Python's splitlines as line ends, become spaces.
 import { createWriteStream, openSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { RhoError } from './errors.js';
 import { endWithin, isPipe, openPipe, pipeStream } from './files/pipes.js';
 import { redact, secretForms } from './lifecycle/secrets.js';
+import { safeJson } from './sanitize/json.js';
 
 export class WireLog {
   private readonly stream: Writable;
@@ -39,7 +42,8 @@ export class WireLog {
   // Writes one row; `json` says the line parsed as JSON (only then is it embedded as it arrived).
   row(dir: 'c2a' | 'a2c', line: string, json: boolean): void {
     const ms = Math.round(this.now() - this.t0);
-    this.write(`{"dir":"${dir}","ms":${ms},"msg":${json ? line : JSON.stringify(line)}}\n`);
+    const msg = safeJson(json ? line.replace(/\r/g, ' ') : JSON.stringify(line));
+    this.write(`{"dir":"${dir}","ms":${ms},"msg":${msg}}\n`);
   }
 
   summary(fields: Record<string, unknown>): void {
