@@ -3,6 +3,8 @@ import type { ColorMode, Format } from '../options.js';
 import { JsonRenderer } from './json.js';
 import { StreamJsonRenderer } from './stream-json.js';
 import type { Renderer, Writer } from './writer.js';
+import { cutEnd } from '../sanitize/cut.js';
+import { oneLine } from '../sanitize/terminal.js';
 
 /** How text mode looks: colour on stderr, and whether only the answer, warnings and errors show. */
 export interface Style {
@@ -42,6 +44,10 @@ export interface Spinner {
 
 const NO_SPINNER: Spinner = { text: () => {}, stop: () => {} };
 
+// The spinner's text may name what the agent chose (`loading session <id>`): one visible line, short enough
+// for one row.
+const shown = (text: string): string => cutEnd(oneLine(text), 100);
+
 // An ora spinner on a terminal's stderr during the handshake; none under --quiet, uncoloured without colour.
 export async function startSpinner(
   stream: NodeJS.WritableStream,
@@ -54,10 +60,10 @@ export async function startSpinner(
   if (style.quiet || env.TERM === 'dumb') return NO_SPINNER;
   const { default: ora } = await import('ora');
   const color = colourEnabled(style.color, env, true) ? 'cyan' : false;
-  const s = ora({ text, stream, color, discardStdin: discardInput, hideCursor: false }).start();
+  const s = ora({ text: shown(text), stream, color, discardStdin: discardInput, hideCursor: false }).start();
   return {
     text: (t) => {
-      s.text = t;
+      s.text = shown(t);
     },
     stop: () => s.stop(),
   };

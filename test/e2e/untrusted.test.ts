@@ -126,6 +126,38 @@ describe('terminal: agent text is shown, never interpreted', () => {
     },
   );
 
+  it.skipIf(!hasPty)(
+    'at a terminal: the spinner names a session the agent listed, made visible (--continue)',
+    async () => {
+      const dir = ptyDir();
+      // No warning: one would stop the spinner before the session loads.
+      writeFileSync(join(dir, 'cli-config.json'), '{"approvalMode":"allowlist"}');
+      const id = 'sess\x1b]0;pwned\x07\x1b[2J\x1b[8m';
+      const script = {
+        initialize: {
+          result: {
+            protocolVersion: 1,
+            agentCapabilities: { loadSession: true, sessionCapabilities: { list: {} } },
+            authMethods: [],
+          },
+        },
+        sessions: [{ sessionId: id, cwd: null }],
+        // Long enough for the spinner to draw its text while the session loads.
+        delayMs: { 'session/load': 1500 },
+        before: [chunk('done')],
+      };
+      const r = await onPty(
+        [BIN, 'run', '--agent', await agentPath, '--continue', '--no-warning', 'reads-edits-never-ask', 'go'],
+        [{ wait: 'stopReason' }],
+        { env: { RHO_SCRIPT: JSON.stringify(script), CURSOR_CONFIG_DIR: dir, NO_COLOR: '1', TERM: 'xterm' } },
+      );
+      expect(r.failed, r.screen).toBeNull();
+      expect(r.screen).toContain('loading session sess␛]0;pwned␇␛[2J␛[8m');
+      for (const raw of ['\x1b]0;', '\x1b[2J', '\x1b[8m']) expect(r.screen).not.toContain(raw);
+      expect(r.code).toBe(0);
+    },
+  );
+
   it('to a pipe: the answer is byte-exact; stderr still shows every line made visible, the error one line', async () => {
     const r = await play(['--permissions', 'reject'], hostile);
     expect(r.exitCode).toBe(1);
