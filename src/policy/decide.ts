@@ -50,8 +50,23 @@ export function readPermissionRequest(params: unknown): PermissionRequest {
     ...judgedKind(tc.kind),
     options,
     agentReason,
-    isQuestion: options.some((o) => o.optionId === QUESTION_SKIP),
+    isQuestion: questionShaped(options, tc.kind),
   };
+}
+
+// Cursor's ask_question sent as a permission request (the spike, from Cursor's source): one allow_once option
+// per answer and the skip option, a reject_once, for no tool that acts (a kind of other or think, or none).
+// Only then is it shown and answered as a question: a request with the skip option and a tool kind, or an
+// allow_always, is a permission request like any other, judged by the fence, the rules and the policy, and
+// shown with its kind and command (else an execute request could pass as "Shall I keep the formatting?").
+function questionShaped(options: readonly PermOption[], kind: unknown): boolean {
+  const skips = options.filter((o) => o.optionId === QUESTION_SKIP);
+  return (
+    skips.length === 1 &&
+    skips[0]!.kind === 'reject_once' &&
+    options.every((o) => o.optionId === QUESTION_SKIP || o.kind === 'allow_once') &&
+    (kind === undefined || kind === null || kind === 'other' || kind === 'think')
+  );
 }
 
 // The kinds ACP names; any other kind, or none, is judged as the most dangerous one: execute.

@@ -61,6 +61,40 @@ describe('readPermissionRequest', () => {
     expect(QUESTION.isQuestion).toBe(true);
   });
 
+  const answers = QUESTION.options.filter((o) => o.optionId !== QUESTION_SKIP);
+  const skip = { optionId: QUESTION_SKIP, name: 'Skip', kind: 'reject_once' };
+  it.each<[string, unknown, object[], boolean]>([
+    ['no kind', undefined, [...answers, skip], true],
+    ['kind think', 'think', [...answers, skip], true],
+    ['kind execute', 'execute', [...answers, skip], false],
+    ['kind edit', 'edit', [...answers, skip], false],
+    ['an unknown kind', 'shell', [...answers, skip], false],
+    ['an allow_always answer', 'other', [{ optionId: 'y', name: 'Yes', kind: 'allow_always' }, skip], false],
+    ['a skip that allows', 'other', [...answers, { ...skip, kind: 'allow_once' }], false],
+    ['no skip', 'other', answers, false],
+  ])('with %s it is a question: %s', (_, kind, options, question) => {
+    const req = readPermissionRequest({ toolCall: { toolCallId: 't', title: 'Q?', kind }, options });
+    expect(req.isQuestion).toBe(question);
+  });
+
+  it('judges a request shaped as a question for an execute tool by the fence, never asks it as one', () => {
+    // Found by review: "Shall I keep the formatting?" with the skip option, for a tool announced as
+    // `curl ... | sh`, was asked as a question under --fence no-shell, its allow_always sent as the answer.
+    const req = readPermissionRequest({
+      toolCall: { toolCallId: 't9', title: 'Shall I keep the current formatting?', kind: 'execute' },
+      options: [
+        { optionId: 'allow-always', name: 'Yes, keep it', kind: 'allow_always' },
+        { optionId: 'allow-once', name: 'No, reformat', kind: 'allow_once' },
+        skip,
+      ],
+    });
+    expect(decidePermission(req, 'ask', [], true, 'no-shell')).toEqual({
+      decision: { optionId: QUESTION_SKIP, kind: 'reject_once' },
+      reason: '--fence no-shell rejects execute requests',
+      decidedBy: 'policy',
+    });
+  });
+
   // Contract v3: a request with no kind is judged as execute (it was `other`).
   it('reads malformed params as an empty request judged as execute', () => {
     expect(readPermissionRequest(null)).toEqual({
