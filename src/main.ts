@@ -30,6 +30,7 @@ import {
   type RawRunOptions,
   type RunOptions,
 } from './options.js';
+import { consoleText } from './ci/console.js';
 import { errorAnnotation } from './ci/github.js';
 import { oneLine } from './sanitize/terminal.js';
 import { readAttachments, readPromptFile } from './prompt/files.js';
@@ -391,7 +392,10 @@ export async function main(given: string[], version: string, boot: Boot): Promis
     const err = toRhoError(e);
     // One style for usage errors whichever command found them: they point at --help.
     const hint = err.hint ?? (err.code === 'usage' ? 'see --help' : undefined);
-    process.stderr.write(`rho-cursor: ${oneLine(err.message + (hint ? ` (${hint})` : ''))}\n`);
+    // The message may quote the agent (sessions, doctor): inert where GitHub Actions' runner reads it.
+    process.stderr.write(
+      consoleText(`rho-cursor: ${oneLine(err.message + (hint ? ` (${hint})` : ''))}\n`, 2),
+    );
     return exit(err.exitCode);
   }
   return exit(code);

@@ -17,6 +17,7 @@ import {
 import { allowedKinds, parseRules } from '../policy/rules.js';
 import { doctor } from './doctor.js';
 import { doctorText, type CodeCache } from './report.js';
+import { consoleJsonLine, consoleText } from '../ci/console.js';
 
 // Is this path a directory? (false when it does not exist)
 function isDirectory(path: string): boolean {
@@ -75,7 +76,9 @@ export async function doctorCommand(
       signal,
       teardown,
     });
-    process.stdout.write(o.outputFormat === 'json' ? JSON.stringify(report) + '\n' : doctorText(report));
+    process.stdout.write(
+      o.outputFormat === 'json' ? consoleJsonLine(report) : consoleText(doctorText(report), 1),
+    );
     return report.exitCode;
   });
 }

@@ -9,6 +9,7 @@ import { RhoError, toRhoError } from '../errors.js';
 import { durationOption } from '../options.js';
 import { sessionCaps, sessionsOf, workspaceSessions, type SessionInfo } from '../session.js';
 import { oneLine } from '../sanitize/terminal.js';
+import { consoleJsonLine, consoleText } from '../ci/console.js';
 
 export interface SessionsRawOptions {
   cwd?: string;
@@ -33,7 +34,7 @@ export function sessionsText(sessions: readonly SessionInfo[], cwd: string): str
 // Pure: the json output of a listing that failed: no sessions, and the error as a run's result carries it.
 export function sessionsErrorJson(cwd: string, e: RhoError): string {
   const message = e.hint ? `${e.message} (${e.hint})` : e.message;
-  return JSON.stringify({ cwd, sessions: [], exitCode: e.exitCode, error: { code: e.code, message } }) + '\n';
+  return consoleJsonLine({ cwd, sessions: [], exitCode: e.exitCode, error: { code: e.code, message } });
 }
 
 // Lists the sessions; in json a failure is still one object on stdout (the error line goes to stderr too).
@@ -83,7 +84,9 @@ async function listSessions(o: SessionsRawOptions, version: string): Promise<num
       },
     );
     process.stdout.write(
-      o.outputFormat === 'json' ? JSON.stringify({ cwd, sessions }) + '\n' : sessionsText(sessions, cwd),
+      o.outputFormat === 'json'
+        ? consoleJsonLine({ cwd, sessions })
+        : consoleText(sessionsText(sessions, cwd), 1),
     );
     return 0;
   }).catch((e: unknown) => {

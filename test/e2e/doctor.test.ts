@@ -60,6 +60,27 @@ describe('doctor', () => {
     expect(r.stdout.trim().split('\n').at(-1)).toBe('a run could start: exit 0');
   });
 
+  it('under GitHub Actions the agent’s --version starts no workflow command, in text or json', async () => {
+    // Found by review: the agent's own version line reached stdout with ##[add-mask] intact.
+    const dir = mkdtempSync(join(tmpdir(), 'rho-doctor-gh-'));
+    const agent = join(dir, 'cursor-agent');
+    writeFileSync(agent, "#!/bin/sh\nprintf '2026.1 ##[add-mask]hidden \\302\\233\\n'\n");
+    chmodSync(agent, 0o755);
+    const env = { GITHUB_ACTIONS: 'true' };
+    const text = await runCli(['doctor'], { agent, env });
+    const rows = text.stdout.trimEnd().split('\n');
+    const token = /^::stop-commands::(rho-[0-9a-f]{32})$/.exec(rows[0]!)?.[1];
+    expect(token, text.stdout).toBeDefined();
+    expect(rows.at(-1)).toBe(`::${token!}::`);
+    expect(text.stdout).toContain('(2026.1 ##[add-mask]hidden <U+009B>)');
+    const json = await runCli(['doctor', ...JSON_OUT], { agent, env });
+    expect(json.stdout).not.toContain('##[');
+    expect(json.stdout).not.toContain('\u009b');
+    expect((JSON.parse(json.stdout) as { agent: { version: string } }).agent.version).toBe(
+      '2026.1 ##[add-mask]hidden \u009b',
+    );
+  });
+
   it("json: unrestricted (Cursor's default) runs everything unfenced; the fences hold", async () => {
     const { exitCode, report } = await doctorJson();
     expect(exitCode).toBe(0);

@@ -1,5 +1,6 @@
 // --resume and --continue: session/load instead of session/new, the replayed history kept apart from the
 // answer, and the agents that cannot load or list sessions.
+import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -182,13 +183,18 @@ describe('rho-cursor sessions', () => {
     { sessionId: 's-c', title: 'elsewhere', updatedAt: '2026-12-02T00:00:00Z', cwd: '/somewhere/else' },
   ];
 
-  async function sessionsRun(args: string[], script: object, caps: object = CAPS) {
+  async function sessionsRun(
+    args: string[],
+    script: object,
+    caps: object = CAPS,
+    env: Record<string, string> = {},
+  ) {
     const dir = tempDir();
     const pidFile = join(dir, 'pid');
     const r = await finish(
       startCli(['sessions', ...args], {
         agent: await agentPath,
-        env: { RHO_SCRIPT: JSON.stringify({ initialize: initialize(caps), pidFile, ...script }) },
+        env: { RHO_SCRIPT: JSON.stringify({ initialize: initialize(caps), pidFile, ...script }), ...env },
       }),
       false,
     );
@@ -232,5 +238,54 @@ describe('rho-cursor sessions', () => {
       },
     });
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  describe('under GitHub Actions, what the agent named starts no workflow command', () => {
+    // Found by review: ids that are workflow commands, the legacy ##[...] form, a lone surrogate, U+2028.
+    const hostile = [
+      { sessionId: '::add-mask::hello', title: 't1', updatedAt: '2026-12-03T00:00:00Z' },
+      { sessionId: ' ::error file=app.js,line=1::forged', title: 't2', updatedAt: '2026-12-02T00:00:00Z' },
+      { sessionId: 'abc', title: 'x ##[stop-commands]pwnd \ud800 \u2028', updatedAt: '2026-12-01T00:00:00Z' },
+    ];
+    const GH = { GITHUB_ACTIONS: 'true' };
+    // Every line between a stop-commands line and the line with its token, which are the first and last.
+    const guarded = (out: string): string[] => {
+      const rows = out.trimEnd().split('\n');
+      const token = /^::stop-commands::(rho-[0-9a-f]{32})$/.exec(rows[0] ?? '')?.[1];
+      expect(token, out).toBeDefined();
+      expect(rows.at(-1)).toBe(`::${token!}::`);
+      return rows.slice(1, -1);
+    };
+
+    it('the listing is written behind the guard', async () => {
+      const { r } = await sessionsRun([], { sessions: hostile }, CAPS, GH);
+      expect(r.exitCode, r.stderr).toBe(0);
+      const rows = guarded(r.stdout);
+      expect(rows).toHaveLength(3);
+      expect(rows[0]).toMatch(/^::add-mask::hello/);
+    });
+
+    it('json: one line jq takes, with ##[ escaped and no lone surrogate', async () => {
+      const { r } = await sessionsRun(['--output-format', 'json'], { sessions: hostile }, CAPS, GH);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).not.toContain('##[');
+      expect(r.stdout).not.toMatch(/\\ud800|\u2028/);
+      const jq = await execa('jq', ['-c', '.sessions[].title'], { input: r.stdout, reject: false });
+      expect(jq.exitCode, jq.stderr).toBe(0);
+      expect(jq.stdout.split('\n')).toContain('"x ##[stop-commands]pwnd \ufffd \u2028"');
+    });
+
+    it('an error quoting the agent is written behind the guard on stderr', async () => {
+      const { r } = await sessionsRun(
+        [],
+        { initialize: { error: { code: -32603, message: 'failed ##[stop-commands]attacker', data: 'x' } } },
+        CAPS,
+        GH,
+      );
+      expect(r.exitCode).toBe(1);
+      expect(guarded(r.stderr)).toEqual([
+        'rho-cursor: initialize failed: failed ##[stop-commands]attacker: x (code -32603)',
+      ]);
+    });
   });
 });

@@ -1,0 +1,38 @@
+// What the small commands (sessions, doctor) and a failure's error line write where GitHub Actions' runner
+// reads, made inert as `run` makes its own: they carry agent text (session ids and titles, the agent's
+// version and model, an error's message). The process's stdout and stderr are the edge; the rest is pure.
+import { fstatSync } from 'node:fs';
+import { safeJson } from '../sanitize/json.js';
+import { guardToken, inertJson, resumeCommands, stopCommands } from '../sanitize/workflow.js';
+
+// Pure: text between its own `::stop-commands::<token>` line and the line that resumes, written in one go
+// so no other block can fall inside it. Empty text stays empty.
+export function guardedBlock(text: string, token = guardToken()): string {
+  if (text === '') return text;
+  return stopCommands(token) + (text.endsWith('\n') ? text : text + '\n') + resumeCommands(token);
+}
+
+// Pure: a JSON line well-formed, inert for a terminal and a line reader (safeJson), and under GitHub Actions
+// for the runner's legacy `##[command]` syntax as well.
+export const consoleJson = (json: string, github: boolean): string =>
+  github ? inertJson(safeJson(json)) : safeJson(json);
+
+const underActions = (env: NodeJS.ProcessEnv): boolean => env.GITHUB_ACTIONS === 'true';
+
+// Is the file descriptor a regular file (`> out.txt`), which the runner never reads?
+function regularFile(fd: number): boolean {
+  try {
+    return fstatSync(fd).isFile();
+  } catch {
+    return false;
+  }
+}
+
+// Text for stdout (1) or stderr (2): guarded under GitHub Actions unless it goes to a regular file.
+export function consoleText(text: string, fd: 1 | 2, env: NodeJS.ProcessEnv = process.env): string {
+  return underActions(env) && !regularFile(fd) ? guardedBlock(text) : text;
+}
+
+// One JSON value for stdout, as consoleJson writes it, with its newline.
+export const consoleJsonLine = (value: unknown, env: NodeJS.ProcessEnv = process.env): string =>
+  consoleJson(JSON.stringify(value), underActions(env)) + '\n';
