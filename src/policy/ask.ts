@@ -1,7 +1,15 @@
 // The only terminal I/O of the policy: ask the person at the terminal, in raw mode, one question at a time.
 import { StringDecoder } from 'node:string_decoder';
 import { EMPTY_EDITOR, feedKeys } from './line-editor.js';
-import { closingLine, hint, matchAnswer, menu, type Choice, type TerminalQuestion } from './prompts.js';
+import {
+  closingLine,
+  hint,
+  matchAnswer,
+  menu,
+  wrapRows,
+  type Choice,
+  type TerminalQuestion,
+} from './prompts.js';
 
 export type { Choice, TerminalQuestion } from './prompts.js';
 
@@ -20,6 +28,8 @@ export interface Terminal {
     pause(): unknown;
   };
   output: { write(text: string): unknown };
+  /** The terminal's width in columns, when it has one: the question's lines are cut into rows to fit. */
+  columns?(): number | undefined;
   /** Sends the signal the terminal would have sent for Ctrl-C or Ctrl-\ (raw mode turns that off). */
   signal(sig: 'SIGINT' | 'SIGQUIT'): void;
   /** Stops the process as Ctrl-Z would. */
@@ -37,6 +47,7 @@ export function processTerminal(input: NodeJS.ReadStream, output: NodeJS.Writabl
   return {
     input,
     output,
+    columns: () => (output as NodeJS.WriteStream).columns,
     signal: (sig) => process.kill(process.pid, sig),
     // The whole process group, as the terminal's own Ctrl-Z would (a wrapping npx stops too).
     suspend: () => process.kill(0, 'SIGTSTP'),
@@ -85,15 +96,17 @@ function askOnce(t: Terminal, q: TerminalQuestion, signal: AbortSignal): Promise
     };
     // Shows the question, then ignores what arrives until the input waiting now has been delivered, and
     // only then draws the menu: what was typed before the prompt appeared never answers it.
+    // Each line of the question in the rows the terminal shows (policy/prompts.ts: wrapRows).
+    const rows = (line: string): string => wrapRows(line, t.columns?.()).join('\n');
     const show = (): void => {
       accepting = false;
-      t.output.write(q.lines.join('\n') + '\n');
+      t.output.write(q.lines.map(rows).join('\n') + '\n');
       // Stryker disable next-line UpdateOperator: any change tells this show from a later one
       const mine = ++generation;
       void t.pendingDelivered().then(() => {
         if (closed || mine !== generation) return;
         accepting = true;
-        t.output.write(menu(q) + state.line);
+        t.output.write(rows(menu(q)) + state.line);
       });
     };
     const finish = (choice: Choice | undefined, note: string): void => {
@@ -121,7 +134,7 @@ function askOnce(t: Terminal, q: TerminalQuestion, signal: AbortSignal): Promise
         else if (a.type === 'submit') {
           const choice = matchAnswer(q, a.line);
           if (choice) return finish(choice, '\n');
-          t.output.write('\n' + hint(q, a.line) + '\n' + menu(q));
+          t.output.write('\n' + rows(hint(q, a.line)) + '\n' + rows(menu(q)));
         } else if (a.type === 'eof') return endOfInput();
         else if (a.type === 'signal') {
           t.output.write(a.signal === 'SIGINT' ? '^C' : '^\\');

@@ -1,5 +1,6 @@
 // Pure: what a terminal question shows (everything Cursor asked) and how a typed answer maps to a choice.
 import type { Todo } from '../events/types.js';
+import { cutEnd, cutStart } from '../sanitize/cut.js';
 import { oneLine, terminalSafe } from '../sanitize/terminal.js';
 import type { PermissionRequest } from './decide.js';
 
@@ -25,11 +26,56 @@ export const SKIP_KEY = 's';
 // escape sequence can redraw the question; newlines stay (text under a heading is indented line by line).
 export const visible = terminalSafe;
 
+/** The longest agent text one line of a question shows: its start and its end, the middle said as cut. */
+export const SHOWN_MAX = 480;
+const HEAD = 320;
+const TAIL = 120;
+
+// Agent text on one line of a question: newlines, CRs and tabs made visible (a tab would move the cursor as
+// far as eight spaces), a run of spaces said as such (padding cannot push text to the start of a row), and
+// a long text shown by its start and its end (`; curl ... | sh` at the end of a long command still shows).
+export function questionText(text: string): string {
+  const one = oneLine(text.replace(/\n+$/, ''))
+    .replace(/\t/g, '\u2409')
+    .replace(/ {4,}/g, (run) => ` <${run.length} spaces> `);
+  if (one.length <= SHOWN_MAX) return one;
+  return `${cutEnd(one, HEAD)} (${one.length - HEAD - TAIL} more characters) ${cutStart(one, TAIL)}`;
+}
+
 // One line of the question: a value under its label, its newlines made visible, so no agent text can stand
 // in for a line of the question (a fake menu, a fake `command:`).
 function field(label: string, value: string): string[] {
-  return [`  ${label}: ${oneLine(value.replace(/\n+$/, ''))}`];
+  return [`  ${label}: ${questionText(value)}`];
 }
+
+// Pure: a line of the question cut into the rows a terminal `width` columns wide shows, each row after the
+// first marked as the line's continuation: agent text never starts a row, so padding cannot make it look
+// like a line of its own. Every character outside printable ASCII is counted two columns wide (none is
+// wider), so the terminal never wraps a row before we do.
+export function wrapRows(line: string, width: number | undefined): string[] {
+  if (width === undefined || width < 20) return [line];
+  const rows: string[] = [];
+  let row = '';
+  let used = 0;
+  let room = width - 1;
+  for (const ch of line) {
+    // A tab moves the cursor at most eight columns.
+    const w = ch === '\t' ? 8 : ch.length === 1 && ch >= ' ' && ch <= '~' ? 1 : 2;
+    if (used + w > room) {
+      rows.push(row);
+      row = CONTINUED;
+      used = CONTINUED.length;
+      room = width - 1;
+    }
+    row += ch;
+    used += w;
+  }
+  rows.push(row);
+  return rows;
+}
+
+/** What starts each row of a question line after its first. */
+export const CONTINUED = '  \u21b3 ';
 
 const DETAIL_KEYS = ['command', 'cwd', 'path', 'url', 'query', 'pattern'] as const;
 
@@ -41,7 +87,7 @@ export function permissionQuestion(
   who = 'Cursor',
 ): TerminalQuestion {
   // The kind shown is the kind the answer is judged by (policy/decide.ts).
-  const lines = [`${oneLine(who)} asks permission to ${oneLine(req.kind)}: ${oneLine(req.title)}`];
+  const lines = [`${questionText(who)} asks permission to ${oneLine(req.kind)}: ${questionText(req.title)}`];
   for (const k of DETAIL_KEYS)
     if (typeof input[k] === 'string' && input[k] !== '') lines.push(...field(k, input[k]));
   if (req.agentReason) lines.push(...field('reason', req.agentReason));
@@ -57,13 +103,13 @@ export function permissionQuestion(
 
 // A question sent as a permission request: its title, its text (from toolCall.content) and its options.
 export function permissionAsQuestion(req: PermissionRequest, who = 'Cursor'): TerminalQuestion {
-  const lines = [`${oneLine(who)} asks: ${oneLine(req.title)}`];
+  const lines = [`${questionText(who)} asks: ${questionText(req.title)}`];
   if (req.agentReason && req.agentReason !== req.title) lines.push(...indented(req.agentReason));
   let n = 0;
   const choices = req.options.map((o) =>
     o.kind === 'reject_once'
-      ? { key: SKIP_KEY, label: oneLine(o.name), value: o.optionId }
-      : { key: String(++n), label: oneLine(o.name), value: o.optionId },
+      ? { key: SKIP_KEY, label: questionText(o.name), value: o.optionId }
+      : { key: String(++n), label: questionText(o.name), value: o.optionId },
   );
   return { lines, choices, eof: choices.find((c) => c.key === SKIP_KEY) };
 }
@@ -84,11 +130,11 @@ export function askQuestion(
   const of = count > 1 ? ` (${index + 1} of ${count})` : '';
   const lines =
     title && title !== q.prompt
-      ? [`Cursor asks${of}: ${oneLine(title)}`, ...indented(q.prompt)]
-      : [`Cursor asks${of}: ${oneLine(q.prompt)}`];
+      ? [`Cursor asks${of}: ${questionText(title)}`, ...indented(q.prompt)]
+      : [`Cursor asks${of}: ${questionText(q.prompt)}`];
   const skip = { key: SKIP_KEY, label: 'skip', value: '' };
   const choices = [
-    ...q.options.map((o, i) => ({ key: String(i + 1), label: oneLine(o.label), value: o.id })),
+    ...q.options.map((o, i) => ({ key: String(i + 1), label: questionText(o.label), value: o.id })),
     skip,
   ];
   return { lines, choices, eof: skip };
@@ -103,12 +149,12 @@ export interface ProposedPlan {
 
 // A cursor/create_plan: the name, the overview, the plan itself and its todos.
 export function planQuestion(p: ProposedPlan): TerminalQuestion {
-  const lines = [`Cursor proposes a plan${p.name ? `: ${oneLine(p.name)}` : ''}`];
+  const lines = [`Cursor proposes a plan${p.name ? `: ${questionText(p.name)}` : ''}`];
   if (p.overview) lines.push(...indented(p.overview), '');
   lines.push(...indented(p.plan.replace(/\n+$/, '')));
   if (p.todos.length > 0) {
     lines.push('  todos:');
-    for (const t of p.todos) lines.push(`    - ${oneLine(t.content)}`);
+    for (const t of p.todos) lines.push(`    - ${questionText(t.content)}`);
   }
   const reject = { key: 'r', label: 'reject', value: 'reject' };
   return { lines, choices: [{ key: 'a', label: 'accept', value: 'accept' }, reject], eof: reject };
