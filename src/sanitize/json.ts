@@ -2,7 +2,7 @@
 // writes a lone surrogate as a `\udXXX` escape, which such readers refuse: each becomes U+FFFD. An escaped
 // backslash before `u` is left alone. It also leaves raw what a terminal or a line reader may act on (safeJson).
 
-import { SHOWN } from './terminal.js';
+import { SHOWN, SHOWN_PAIRS } from './terminal.js';
 
 // Rewrites the lone-surrogate escapes of one serialised JSON text; the quick test first.
 export function wellFormedJson(json: string): string {
@@ -18,9 +18,14 @@ export function wellFormedJson(json: string): string {
 // splitlines), the bidi overrides, isolates and marks, and the invisible format characters (the terminal's
 // SHOWN set, so the two sinks cannot drift apart). Only ever inside
 // a string (JSON's own syntax is ASCII), where a \uXXXX escape is the same text to every reader.
-const RAW = new RegExp(`[\\u2028\\u2029${SHOWN}]`);
+const RAW = new RegExp(`[\\u2028\\u2029${SHOWN}]|${SHOWN_PAIRS}`);
 const RAW_ALL = new RegExp(RAW.source, 'g');
-const escaped = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+// Each UTF-16 unit as its escape (a pair as its two).
+const escaped = (c: string): string => {
+  let out = '';
+  for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return out;
+};
 
 // One serialised JSON text made well-formed (wellFormedJson) and inert: the characters above escaped.
 export function safeJson(json: string): string {

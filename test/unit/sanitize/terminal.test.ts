@@ -4,11 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { oneLine, terminalSafe } from '../../../src/sanitize/terminal.js';
 
 // Anything that could start an escape sequence or act on a terminal: every C0 but tab (and newline, which
-// oneLine also refuses), DEL, every C1, and the bidi overrides and isolates.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const ACTS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
-// eslint-disable-next-line no-control-regex -- as above
-const ACTS_OR_BREAKS = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+// oneLine also refuses), DEL, every C1, and the bidi overrides and isolates; and what draws nothing (the
+// line and paragraph separators, the invisible format characters and fillers, the tag characters).
+const INVISIBLE =
+  '\\u00ad\\u034f\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b\\u2028\\u2029\\u2060-\\u206f\\u3164\\ufeff\\uffa0\\ufff9-\\ufffb';
+const PAIRS = '|\\udb40[\\udc00-\\udc7f\\udd00-\\uddef]|\\ud834[\\udd73-\\udd7a]';
+// eslint-disable-next-line no-misleading-character-class -- a class of UTF-16 units: the combining ones (U+034F, U+17B4...) are meant alone
+const ACTS = new RegExp(`[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u202a-\\u202e${INVISIBLE}]${PAIRS}`);
+// eslint-disable-next-line no-misleading-character-class -- a class of UTF-16 units: the combining ones (U+034F, U+17B4...) are meant alone
+const ACTS_OR_BREAKS = new RegExp(`[\\x00-\\x08\\x0a-\\x1f\\x7f-\\x9f\\u202a-\\u202e${INVISIBLE}]${PAIRS}`);
 
 describe('terminalSafe', () => {
   it.each([
@@ -92,6 +96,19 @@ describe('the bidi marks and invisible format characters are made visible; the j
     ['\u2060', '<U+2060>'],
     ['\u2064', '<U+2064>'],
     ['\ufeff', '<U+FEFF>'],
+    // Found by review: more that draws nothing, and the tag characters that can spell a hidden text.
+    ['\u00ad', '<U+00AD>'],
+    ['\u034f', '<U+034F>'],
+    ['\u115f', '<U+115F>'],
+    ['\u3164', '<U+3164>'],
+    ['\u17b4', '<U+17B4>'],
+    ['\u180e', '<U+180E>'],
+    ['\u206a', '<U+206A>'],
+    ['\ufff9', '<U+FFF9>'],
+    ['\u2028', '<U+2028>'],
+    ['\u{E0041}', '<U+E0041>'],
+    ['\u{E0100}', '<U+E0100>'],
+    ['\u{1D173}', '<U+1D173>'],
   ])('%j', (c, shown) => {
     expect(terminalSafe(`a${c}b`)).toBe(`a${shown}b`);
     expect(oneLine(`a${c}b`)).toBe(`a${shown}b`);
