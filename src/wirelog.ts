@@ -8,11 +8,14 @@ import type { Writable } from 'node:stream';
 import { RhoError } from './errors.js';
 import { endWithin, isPipe, openPipe, pipeStream } from './files/pipes.js';
 import { redact, secretForms } from './lifecycle/secrets.js';
+import { consolePath } from './ci/console.js';
 import { safeJson } from './sanitize/json.js';
+import { inertJson } from './sanitize/workflow.js';
 
 export class WireLog {
   private readonly stream: Writable;
   private readonly forms: string[];
+  private readonly inert: boolean;
   private failed = false;
 
   constructor(
@@ -22,7 +25,10 @@ export class WireLog {
     secret: string | undefined,
     /** Called once if the log cannot be written (a full disk): the run goes on and reports it. */
     private readonly onFailure: (message: string) => void,
+    /** Under GitHub Actions: a log written to our own stdout or stderr gets `##[` escaped in its rows. */
+    github = false,
   ) {
+    this.inert = github && consolePath(path);
     try {
       // A FIFO (`--wire-log >(gzip >log)`) without ever blocking on it: see files/pipes.ts.
       this.stream = isPipe(path)
@@ -61,6 +67,8 @@ export class WireLog {
   // A key never reaches the log, in any form the agent could spell it.
   private write(text: string): void {
     if (this.failed) return;
-    this.stream.write(this.forms.length > 0 ? redact(text, this.forms) : text);
+    const masked = this.forms.length > 0 ? redact(text, this.forms) : text;
+    // Each row is one JSON line starting with `{`: only the legacy `##[command]` could act, in a string.
+    this.stream.write(this.inert ? inertJson(masked) : masked);
   }
 }

@@ -1,7 +1,7 @@
 // What the small commands (sessions, doctor) and a failure's error line write where GitHub Actions' runner
 // reads, made inert as `run` makes its own: they carry agent text (session ids and titles, the agent's
 // version and model, an error's message). The process's stdout and stderr are the edge; the rest is pure.
-import { fstatSync } from 'node:fs';
+import { fstatSync, statSync } from 'node:fs';
 import { safeJson } from '../sanitize/json.js';
 import { guardToken, inertJson, resumeCommands, stopCommands } from '../sanitize/workflow.js';
 
@@ -36,3 +36,22 @@ export function consoleText(text: string, fd: 1 | 2, env: NodeJS.ProcessEnv = pr
 // One JSON value for stdout, as consoleJson writes it, with its newline.
 export const consoleJsonLine = (value: unknown, env: NodeJS.ProcessEnv = process.env): string =>
   consoleJson(JSON.stringify(value), underActions(env)) + '\n';
+
+// Is the path this process's own stdout or stderr, where the runner reads (`-o /dev/stdout`, `--wire-log
+// /dev/stderr`, /proc/self/fd/2, a link to either): the same file, and not a regular one?
+export function consolePath(path: string): boolean {
+  try {
+    const st = statSync(path);
+    if (st.isFile()) return false;
+    return [1, 2].some((fd) => {
+      try {
+        const f = fstatSync(fd);
+        return f.dev === st.dev && f.ino === st.ino;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}

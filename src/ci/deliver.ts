@@ -11,6 +11,7 @@ import type { RunOptions } from '../options.js';
 import { safeJson } from '../sanitize/json.js';
 import { knownStopReason, outputLines, plainToken, shellInertJson } from './github.js';
 import { summaryMarkdown } from './summary.js';
+import { consolePath, guardedBlock } from './console.js';
 
 // node:fs/promises, loaded only when a report is written: ~2 ms of start-up that most runs never need.
 const fsp = (): Promise<typeof FsPromises> => import('node:fs/promises');
@@ -65,8 +66,11 @@ export async function deliverReports(
   giveUp?: AbortSignal,
 ): Promise<RhoError | undefined> {
   const secret = env.CURSOR_API_KEY;
-  const safe = (text: string): string =>
+  const masked = (text: string): string =>
     secret && secret.length >= 8 ? redact(text, secretForms(secret)) : text;
+  // A report written to our own stdout or stderr under GitHub Actions (`-o /dev/stdout`) is read by the
+  // runner as the console is: the agent's text in it goes behind its own guard (ci/console.ts).
+  const toConsole = (path: string): boolean => opts.github && consolePath(path);
   const tasks: Array<[string, () => Promise<void>]> = [];
   const matched = opts.outputSchema !== undefined && d.structured !== undefined;
   // -o: whenever a turn ended, also when the run failed after it (the structured value where one matched,
@@ -74,12 +78,18 @@ export async function deliverReports(
   if (opts.outputLastMessage && d.result.stopReason !== null) {
     const text = matched ? safeJson(JSON.stringify(d.structured, null, 2)) + '\n' : d.facts.answer;
     const path = opts.outputLastMessage;
-    tasks.push([`the last message to ${path}`, () => writeAtomically(path, safe(text), giveUp)]);
+    tasks.push([
+      `the last message to ${path}`,
+      () => writeAtomically(path, toConsole(path) ? guardedBlock(masked(text)) : masked(text), giveUp),
+    ]);
   }
   if (opts.summaryFile) {
     const path = opts.summaryFile;
     const md = summaryMarkdown({ result: d.result, facts: d.facts, fence: opts.fence });
-    tasks.push([`the summary to ${path}`, () => appendFile(path, safe(md), giveUp)]);
+    tasks.push([
+      `the summary to ${path}`,
+      () => appendFile(path, toConsole(path) ? guardedBlock(masked(md)) : masked(md), giveUp),
+    ]);
   }
   const ghOutput = opts.github ? env.GITHUB_OUTPUT : undefined;
   if (ghOutput) {
@@ -93,7 +103,7 @@ export async function deliverReports(
       values.structured = matched ? shellInertJson(safeJson(JSON.stringify(d.structured))) : '';
     tasks.push([
       `the step outputs to ${ghOutput}`,
-      () => appendFile(ghOutput, safe(outputLines(values)), giveUp),
+      () => appendFile(ghOutput, masked(outputLines(values)), giveUp),
     ]);
   }
   // Every report is tried, whichever failed before it; the error names each one that failed.

@@ -157,11 +157,18 @@ function planLaunch(
 // not the turn.
 function openWireLog(ctx: RunContext, path: string): WireLog {
   const { io } = ctx;
-  const wire = new WireLog(path, io.now, ctx.t0, io.env.CURSOR_API_KEY, (message) => {
-    // An event, so the stream says when the log stopped; the final error line says it on stderr.
-    ctx.sideFailure ??= new RhoError('write_failed', message);
-    emit(ctx, { type: 'warning', code: 'wire-log-failed', message });
-  });
+  const wire = new WireLog(
+    path,
+    io.now,
+    ctx.t0,
+    io.env.CURSOR_API_KEY,
+    (message) => {
+      // An event, so the stream says when the log stopped; the final error line says it on stderr.
+      ctx.sideFailure ??= new RhoError('write_failed', message);
+      emit(ctx, { type: 'warning', code: 'wire-log-failed', message });
+    },
+    ctx.opts.github,
+  );
   ctx.teardown.defer({ name: 'wire log', run: () => closeWireLog(ctx, wire) });
   return wire;
 }

@@ -4,7 +4,7 @@
 import { markdownInline } from '../../src/sanitize/markdown.js';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { execa } from 'execa';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
@@ -591,6 +591,42 @@ describe.concurrent('GitHub Actions', () => {
       'session-id': 'fixture-session-0001',
     });
     expect(githubOutputs(readFileSync(mismatch, 'utf8'))).toMatchObject({ 'exit-code': '6', structured: '' });
+  });
+
+  it('under GitHub Actions a report written to our own stderr is guarded as the console is', async () => {
+    // Found by review: -o /dev/stderr (and --summary-file, --wire-log there) wrote the answer's
+    // ::error and ::stop-commands lines raw, outside every guard.
+    const answer =
+      'Summary ##[add-mask]x\n::error file=src/app.js,line=1,title=Security::Forged\n::stop-commands::attacker\n';
+    // The runner reads a pipe (execa's stdio are sockets, which /dev/stderr cannot open): both streams into
+    // one, as the runner's log shows them.
+    const dir = tempDir('rho-reports-');
+    const bin = join(dir, 'rho-through-a-pipe');
+    writeFileSync(bin, `#!/bin/bash\nset -o pipefail\n'${BIN}' "$@" 2>&1 | cat\n`);
+    chmodSync(bin, 0o755);
+    const r = await run(
+      ['--output-format', 'json', '-o', '/dev/stderr', '--wire-log', '/dev/stderr', 'go'],
+      { answers: [answer] },
+      { bin, env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: '/dev/stderr' } },
+    );
+    expect(r.exitCode, r.stdout).toBe(0);
+    const rows = r.stdout.split('\n');
+    // Each line the agent wrote is behind a stop-commands line whose token has not been resumed yet.
+    let open: string | undefined;
+    const guardedAt: boolean[] = rows.map((l) => {
+      const stop = /^::stop-commands::(rho-[0-9a-f]{32})$/.exec(l);
+      if (stop && open === undefined) open = stop[1];
+      else if (open !== undefined && l === `::${open}::`) open = undefined;
+      return open !== undefined;
+    });
+    const forged = rows.flatMap((l, i) => (/^(::error file=|::stop-commands::attacker)/.test(l) ? [i] : []));
+    expect(forged.length).toBeGreaterThanOrEqual(4); // -o and the summary's answer, two lines each
+    for (const i of forged) expect(guardedAt[i], rows[i]).toBe(true);
+    // The wire log's rows, one JSON line each, carry the legacy ##[ form escaped.
+    const wire = rows.filter((l) => l.startsWith('{"dir"'));
+    expect(wire.length).toBeGreaterThan(3);
+    for (const l of wire) expect(l).not.toContain('##[');
+    expect(wire.some((l) => l.includes('##\\u005badd-mask]x'))).toBe(true);
   });
 
   it('structured pasted into a script as the README shows runs nothing the agent wrote', async () => {
