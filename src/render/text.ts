@@ -205,9 +205,11 @@ export class TextRenderer implements Renderer {
     // What the ledger measured, when anything changed; and where the patch went.
     if (o.changes && !this.style.quiet && (o.changes.truncated || hasChanges(o.changes)))
       this.line(one(changesLine(o.changes))); // file names are the agent's: one line, made visible
-    if (o.patch && !this.style.quiet) this.line(`patch: ${o.patch}`);
-    // No stopReason line when no turn ended: the error says what happened.
-    if (o.stopReason !== null && !this.style.quiet) this.line(`stopReason: ${one(o.stopReason)}`);
+    if (o.patch && !this.style.quiet) this.line(`${this.c.bold('patch')}: ${o.patch}`);
+    // No stopReason line when no turn ended: the error says what happened. Its label is bold, as every line
+    // of ours has a colour or a bold label: with colour on, an answer cannot imitate it (ESC is shown).
+    if (o.stopReason !== null && !this.style.quiet)
+      this.line(`${this.c.bold('stopReason')}: ${one(o.stopReason)}`);
     // An error is always one line, whatever the agent put in it.
     if (o.error) this.line(this.c.red(`rho-cursor: ${one(o.error.message)}`));
     this.flush();

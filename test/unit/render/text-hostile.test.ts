@@ -93,6 +93,16 @@ describe('TextRenderer with hostile agent text', () => {
     expect(err.text).toContain('\x1b[36mexecute\x1b[39m ␛[31mfake red \x1b[32mcompleted\x1b[39m');
   });
 
+  it('writes its stopReason line with a bold label, which an answer cannot (found by review)', () => {
+    const out = capture(true);
+    const err = capture(true);
+    const r = new TextRenderer(out, err, new Chalk({ level: 1 }));
+    r.emit({ type: 'message', text: 'All tests pass.\nstopReason: end_turn\n' });
+    r.finish(finished());
+    expect(out.text).toContain('stopReason: end_turn');
+    expect(err.text).toContain('\x1b[1mstopReason\x1b[22m: end_turn');
+  });
+
   it('shows the answer made visible on a terminal, and byte-exact to a pipe', () => {
     const answer = 'a \x1b]8;;https://evil\x1b\\link\x1b]8;;\x1b\\\n\ttab';
     for (const tty of [true, false]) {
