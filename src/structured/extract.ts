@@ -64,22 +64,40 @@ function balancedEnd(text: string, start: number, ends: Int32Array): number {
   return -1;
 }
 
-// The last balanced JSON object or array that parses: the candidate that ends latest wins.
-function lastBalanced(answer: string): { found: true; value: unknown } | { found: false; deep?: true } {
+/** How much candidate text the search may hand to JSON.parse: this many times the answer, plus a little. */
+export const PARSE_BUDGET_TIMES = 4;
+const PARSE_BUDGET_BASE = 64 * 1024;
+
+// The last balanced JSON object or array that parses: the candidate that ends latest wins, and among those
+// ending at one place the outermost (earliest start). Candidates are tried in that order, so the first that
+// parses is the value. Each failed parse reads its candidate up to the fault, and candidates nest
+// (`[[[...1x]]]` holds one per bracket, each failing at the x): the text parsed in all is capped at a few
+// times the answer's length, so the search stays linear whatever the answer, and a main thread held by it
+// can never outlast --timeout. Past the cap, no value is found.
+function lastBalanced(
+  answer: string,
+): { found: true; value: unknown } | { found: false; deep?: true; gaveUp?: number } {
   const ends = new Int32Array(answer.length).fill(-1);
-  let best: { end: number; value: unknown } | undefined;
+  const starts: number[] = [];
   for (let i = answer.length - 1; i >= 0; i--) {
     const c = answer[i];
     if (c !== '{' && c !== '[') continue;
     const end = balancedEnd(answer, i, ends);
     ends[i] = end;
-    if (end === -1 || (best && end < best.end)) continue;
+    if (end !== -1) starts.push(i);
+  }
+  starts.sort((a, b) => ends[b]! - ends[a]! || a - b);
+  const budget = PARSE_BUDGET_TIMES * answer.length + PARSE_BUDGET_BASE;
+  let read = 0;
+  for (const i of starts) {
+    const end = ends[i]!;
+    if (read + (end - i) > budget) return { found: false, gaveUp: read };
+    read += end - i;
     const parsed = tryParse(answer.slice(i, end));
     if (parsed === TOO_DEEP) return { found: false, deep: true };
-    // Among candidates ending at the same place, the outermost (earliest start) is the value.
-    if (parsed.ok) best = { end, value: parsed.value };
+    if (parsed.ok) return { found: true, value: parsed.value };
   }
-  return best ? { found: true, value: best.value } : { found: false };
+  return { found: false };
 }
 
 export function extractJson(answer: string): Extracted {
@@ -95,5 +113,10 @@ export function extractJson(answer: string): Extracted {
   const balanced = lastBalanced(answer);
   if (balanced.found) return { ok: true, value: balanced.value };
   if (balanced.deep) return TOO_DEEP;
+  if (balanced.gaveUp !== undefined)
+    return {
+      ok: false,
+      reason: `the answer holds no JSON value that parses (the search stopped after reading ${balanced.gaveUp} characters of candidates, ${PARSE_BUDGET_TIMES} times the answer)`,
+    };
   return { ok: false, reason: 'the answer holds no JSON value' };
 }

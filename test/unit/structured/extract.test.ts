@@ -205,3 +205,27 @@ function extractJsonWhole(t: string): boolean {
     return false;
   }
 }
+
+describe('extractJson: the search is linear, whatever the answer', () => {
+  // Found by review: one candidate per bracket, each failing at the x in the middle: quadratic, 14 s for a
+  // 40 KB answer, past --timeout (the check holds the main thread). 400 KB here: minutes before.
+  it.each([
+    ['nested arrays', `${'['.repeat(200_000)}1x${']'.repeat(200_000)}`],
+    ['nested objects', `${'{"a":'.repeat(80_000)}x${'}'.repeat(80_000)}`],
+    ['arrays of arrays', `[${'[0,'.repeat(100_000)}x${']'.repeat(100_001)}`],
+  ])('%s: gives up, saying so', (_, answer) => {
+    const r = extractJson(`Here: ${answer}`);
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.reason).toMatch(/the search stopped after reading \d+ characters of candidates/);
+  });
+
+  it('still finds a deeply nested value after prose, and the latest one', () => {
+    const deep = `${'{"a":'.repeat(300)}1${'}'.repeat(300)}`;
+    const r = extractJson(`first {"x": 1} then ${deep}`);
+    expect(r.ok && JSON.stringify(r.value)).toBe(deep);
+  });
+
+  it('tries the candidate that ends latest first: a failing one before it costs nothing more', () => {
+    expect(extractJson('a [1, 2] and then [oops] the end')).toEqual({ ok: true, value: [1, 2] });
+  });
+});
