@@ -76,6 +76,27 @@ export function normalizeTodos(value: unknown): Todo[] {
   }));
 }
 
+/** The most keys a tool's merged input holds: each update copies it, so the copies stay bounded. */
+export const MAX_INPUT_KEYS = 1000;
+
+// A tool's input with an update's rawInput merged in: a new object (events already written keep theirs).
+// Keys beyond MAX_INPUT_KEYS are not added (the wire log still has them); an empty update copies nothing.
+// An own `__proto__` key from JSON.parse stays a key, never a prototype (spread, and defineProperty).
+function mergeInput(held: Record<string, unknown>, next: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(next);
+  if (keys.length === 0) return held;
+  let room = MAX_INPUT_KEYS - Object.keys(held).length;
+  if (room >= keys.length) return { ...held, ...next };
+  const out = { ...held };
+  for (const k of keys) {
+    const known = Object.hasOwn(out, k);
+    if (!known && room <= 0) continue;
+    if (!known) room--;
+    Object.defineProperty(out, k, { value: next[k], enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
 // An ACP location, {path, line?}: an entry without a string path (or with a line that is no finite number:
 // 1e400 parses as Infinity, written back as null) is not one, and would break the event's published schema.
 const isLocation = (l: unknown): l is ToolEvent['locations'][number] =>
@@ -152,8 +173,7 @@ export class ToolStore {
     const { tool, extra } = held;
     if (typeof u.kind === 'string') tool.kind = u.kind;
     if (typeof u.title === 'string') tool.title = u.title;
-    // Spread, not Object.assign: an own `__proto__` key from JSON.parse stays a key, never a prototype.
-    if (isRecord(u.rawInput)) tool.input = { ...tool.input, ...u.rawInput };
+    if (isRecord(u.rawInput)) tool.input = mergeInput(tool.input, u.rawInput);
     if (Array.isArray(u.locations)) tool.locations = u.locations.filter(isLocation);
     if (typeof u.status === 'string') extra.reported = u.status;
     if (u.rawOutput !== undefined) extra.rawOutput = u.rawOutput;
@@ -162,6 +182,21 @@ export class ToolStore {
     this.settleStatus(tool, extra);
     this.retireIfFinished(held);
     return { ...tool };
+  }
+
+  // Does the update change nothing of a tool already held (`{toolCallId, status}` with the status it has)?
+  // Such an update makes no event: every event carries the whole state, so a stream of them after one large
+  // input would write that input again each time (a hostile agent's 1 MB input and 4k bare updates: 4 GB).
+  unchangedBy(u: Record<string, unknown>): boolean {
+    const held = this.entries.get(idText(u.toolCallId));
+    if (!held) return false;
+    for (const k of Object.keys(u)) {
+      if (k === 'toolCallId' || k === 'sessionUpdate') continue;
+      if (k === 'status' && u.status === held.extra.reported) continue;
+      if (k === 'rawInput' && isRecord(u.rawInput) && Object.keys(u.rawInput).length === 0) continue;
+      return false;
+    }
+    return true;
   }
 
   // Records that the tool's permission request was rejected or cancelled, so its "completed" is corrected.

@@ -117,6 +117,7 @@ function eventsOf(params: unknown, ctx: UpdateContext): Event[] {
     }
     case 'tool_call':
     case 'tool_call_update': {
+      if (update.sessionUpdate === 'tool_call_update' && ctx.tools.unchangedBy(update)) return [];
       const tool = ctx.tools.apply(update);
       const events: Event[] = [tool];
       const todos = ctx.tools.todosOf(tool);

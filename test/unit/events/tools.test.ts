@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  MAX_INPUT_KEYS,
   ToolStore,
   cleanDiff,
   contentText,
@@ -765,5 +766,41 @@ describe('ToolStore.close', () => {
     const [t] = store.close(true);
     t!.status = 'completed';
     expect(store.get('p')?.status).toBe('cancelled');
+  });
+});
+
+describe('what a tool holds stays bounded, whatever the updates (found by review)', () => {
+  it('adds no input key beyond MAX_INPUT_KEYS, and still updates the keys it holds', () => {
+    const store = new ToolStore();
+    const many = Object.fromEntries(Array.from({ length: MAX_INPUT_KEYS + 50 }, (_, i) => [`k${i}`, i]));
+    const first = store.apply({ toolCallId: 't', rawInput: many });
+    expect(Object.keys(first.input)).toHaveLength(MAX_INPUT_KEYS);
+    const next = store.apply({ toolCallId: 't', rawInput: { k0: 'changed', extra: 1 } });
+    expect(next.input.k0).toBe('changed');
+    expect(next.input).not.toHaveProperty('extra');
+    expect(Object.keys(next.input)).toHaveLength(MAX_INPUT_KEYS);
+    // The snapshot already written keeps its own input.
+    expect(first.input.k0).toBe(0);
+  });
+
+  it('keeps an own __proto__ key a key on the capped path too', () => {
+    const store = new ToolStore();
+    const many = Object.fromEntries(Array.from({ length: MAX_INPUT_KEYS - 1 }, (_, i) => [`k${i}`, i]));
+    store.apply({ toolCallId: 't', rawInput: many });
+    const t = store.apply({ toolCallId: 't', rawInput: JSON.parse('{"__proto__":{"x":1},"y":2}') as object });
+    expect(Object.getPrototypeOf(t.input)).toBe(Object.prototype);
+    expect(Object.hasOwn(t.input, '__proto__')).toBe(true);
+    expect(t.input).not.toHaveProperty('y');
+  });
+
+  it('says an update that changes nothing of a held tool is unchanged, and any other is not', () => {
+    const store = new ToolStore();
+    expect(store.unchangedBy({ toolCallId: 't' })).toBe(false);
+    store.apply({ toolCallId: 't', status: 'in_progress', rawInput: { a: 1 } });
+    expect(store.unchangedBy({ toolCallId: 't', sessionUpdate: 'tool_call_update' })).toBe(true);
+    expect(store.unchangedBy({ toolCallId: 't', status: 'in_progress', rawInput: {} })).toBe(true);
+    expect(store.unchangedBy({ toolCallId: 't', status: 'completed' })).toBe(false);
+    expect(store.unchangedBy({ toolCallId: 't', rawInput: { a: 1 } })).toBe(false);
+    expect(store.unchangedBy({ toolCallId: 't', _meta: {} })).toBe(false);
   });
 });

@@ -338,6 +338,20 @@ describe('fields a known update kind does not name', () => {
   });
 });
 
+describe('a tool_call_update that changes nothing', () => {
+  it('makes no event: a stream of them would write the whole tool again each time', () => {
+    const ctx = newContext();
+    const big = { blob: 'x'.repeat(100_000) };
+    expect(
+      eventsFromUpdate(params({ sessionUpdate: 'tool_call', toolCallId: 't', rawInput: big }), ctx),
+    ).toHaveLength(1);
+    const bare = params({ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'pending' });
+    for (let i = 0; i < 100; i++) expect(eventsFromUpdate(bare, ctx)).toEqual([]);
+    const done = params({ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'completed' });
+    expect(eventsFromUpdate(done, ctx)).toMatchObject([{ type: 'tool', status: 'completed', input: big }]);
+  });
+});
+
 describe('readUsage', () => {
   const cost = { amount: 0.07, currency: 'USD' };
   it.each([
