@@ -1,7 +1,9 @@
 // Pure newline framing: append chunks, get whole lines back; a size cap bounds a runaway line.
 import { StringDecoder } from 'node:string_decoder';
 
-export const DEFAULT_MAX_LINE_CHARS = 512 * 1024 * 1024;
+/** The longest line read: far under V8's longest string (2^29 - 24 characters in Node 20), which a line in
+ * between would hit when joined ("Invalid string length": found by review), and the memory it may take. */
+export const DEFAULT_MAX_LINE_CHARS = 256 * 1024 * 1024;
 
 export class LineOverflowError extends Error {}
 
@@ -23,6 +25,10 @@ export class LineBuffer {
       let line = text.slice(start, nl);
       // Stryker disable next-line ConditionalExpression,EqualityOperator: no parts joined to it is the line
       if (this.parts.length > 0) {
+        if (this.size + line.length > this.maxLineChars) {
+          this.clear();
+          throw new LineOverflowError(`a line longer than ${this.maxLineChars} characters`);
+        }
         this.parts.push(line);
         line = this.parts.join('');
         this.parts = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineBuffer, LineOverflowError } from '../../../src/acp/framing.js';
+import { DEFAULT_MAX_LINE_CHARS, LineBuffer, LineOverflowError } from '../../../src/acp/framing.js';
 
 // Feeds chunks through one buffer and returns every line it completed.
 function linesOf(chunks: (string | Buffer)[], buffer = new LineBuffer()): string[] {
@@ -104,6 +104,19 @@ describe('LineBuffer: the cap', () => {
 
   it('says how long a line may be', () => {
     expect(() => linesOf(['123456'], new LineBuffer(4))).toThrow('a line longer than 4 characters');
+  });
+
+  it('caps a line that a later chunk completes too, and holds nothing of it after', () => {
+    // Found by review: a line just under the cap of its unfinished part, completed by its last chunk, was
+    // joined past V8's longest string ("Invalid string length"), and its parts were kept for pending().
+    const buffer = new LineBuffer(4);
+    expect(() => linesOf(['123', '45\n'], buffer)).toThrow('a line longer than 4 characters');
+    expect(buffer.pending()).toBe('');
+    expect(linesOf(['ok\n'], buffer)).toEqual(['ok']);
+  });
+
+  it('keeps the default cap under the longest string V8 makes', () => {
+    expect(DEFAULT_MAX_LINE_CHARS).toBeLessThan(2 ** 29 - 24);
   });
 
   it('starts counting again after each line', () => {
