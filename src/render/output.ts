@@ -9,6 +9,7 @@ import { Redactor } from '../lifecycle/secrets.js';
 import { safeJson } from '../sanitize/json.js';
 import { oneLine } from '../sanitize/terminal.js';
 import { GuardState, inertJson } from '../sanitize/workflow.js';
+import { cutEnd } from '../sanitize/cut.js';
 import type { OutputPlan } from './plan.js';
 import { fmtMs } from '../stop.js';
 import { sleepSync } from '../lifecycle/timing.js';
@@ -79,6 +80,10 @@ const RESUME_GAP_MS = 200;
 /** A writer that takes everything and writes nothing (-q with --output-schema in text mode). */
 const NOWHERE: Writer = { isTTY: false, write: () => true };
 
+/** Warning annotations kept for the end of a run under GitHub Actions, and the longest message of one. */
+const MAX_ANNOTATIONS = 20;
+const ANNOTATION_MAX = 2000;
+
 export class Output {
   readonly plan: OutputPlan;
   private renderer: Renderer | undefined;
@@ -92,6 +97,9 @@ export class Output {
   /** Under GitHub Actions: the guard both streams share, and our own annotations, written after it ends. */
   private readonly guard: GuardState | undefined;
   private readonly annotations: string[] = [];
+  private annotationsLeft = 0;
+  /** A failure's annotations, after every warning's. */
+  private readonly errorAnnotations: string[] = [];
   /** What arrived while a person was answering a question: drawn after the answer, in wire order. */
   private held: Array<Event | string> = [];
   /** A question waits for the person (hold/resume): what is drawn meanwhile is held. */
@@ -242,7 +250,11 @@ export class Output {
     if (!this.plan.annotate) return 'drawn';
     if (e.code !== 'agent-non-json' || this.nonJsonShown) {
       // Annotations wait for the end: the guard around agent text is lifted once, after it (see endStderr).
-      this.annotations.push(warningAnnotation(e.code, e.message));
+      // Only the first few are kept (GitHub shows ten warnings a step), each cut: an agent that sends
+      // thousands of long notices cannot make the run hold them all (found by review: 533 MB for 8k).
+      if (this.annotations.length < MAX_ANNOTATIONS)
+        this.annotations.push(warningAnnotation(e.code, cutEnd(e.message, ANNOTATION_MAX)));
+      else this.annotationsLeft++;
     }
     return this.plan.stderrLines ? 'drawn' : 'seen';
   }
@@ -360,7 +372,7 @@ export class Output {
 
   // Under GitHub Actions, a failure is also an annotation: written after the guard ends, escaped.
   annotateError(message: string): void {
-    if (this.plan.annotate) this.annotations.push(errorAnnotation(message));
+    if (this.plan.annotate) this.errorAnnotations.push(errorAnnotation(message));
   }
 
   // The end of stderr: what the key's redactor held back, then (GitHub Actions) the guard lifted and our own
@@ -382,7 +394,12 @@ export class Output {
     }
     let tail = resume;
     if (tail && !this.err.atLineStart()) tail = '\n' + tail;
-    tail += this.annotations.map((a) => redactor.push(a)).join('') + redactor.end();
+    if (this.annotationsLeft > 0)
+      this.annotations.push(
+        warningAnnotation('warnings', `${this.annotationsLeft} more warnings: each is a line of the log`),
+      );
+    tail += [...this.annotations, ...this.errorAnnotations].map((a) => redactor.push(a)).join('');
+    tail += redactor.end();
     if (tail && !broken(this.o.stderr)) this.o.stderr.write(tail);
   }
 

@@ -561,6 +561,38 @@ describe.concurrent('GitHub Actions', () => {
     expect(plain.stderr).not.toContain('::');
   });
 
+  it('keeps twenty warning annotations, each cut, and says how many more there were', async () => {
+    // Found by review: every warning's annotation was held to the end (8k notices of 20 KB: 533 MB).
+    const notice = (i: number) => ({
+      jsonrpc: '2.0',
+      method: 'session/update',
+      params: {
+        sessionId: 'fixture-session-0001',
+        update: { sessionUpdate: 'notice', severity: 'warning', title: `n${i} ${'t'.repeat(3000)}` },
+      },
+    });
+    const r = await run(
+      [...SJ, '--permissions', 'allow', 'go'],
+      {},
+      {
+        agent: scripted,
+        env: {
+          GITHUB_ACTIONS: 'true',
+          RHO_SCRIPT: JSON.stringify({ before: Array.from({ length: 30 }, (_, i) => notice(i)) }),
+        },
+      },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const annotations = lines(r.stderr).filter((l) => l.startsWith('::warning '));
+    expect(annotations).toHaveLength(21);
+    for (const a of annotations) expect(a.length).toBeLessThan(2200);
+    expect(annotations.filter((a) => a.includes('n19 '))).toHaveLength(1);
+    expect(annotations.filter((a) => a.includes('n20 '))).toHaveLength(0);
+    expect(annotations.at(-1)).toMatch(/more warnings: each is a line of the log$/);
+    // Every warning is still an event.
+    expect(ofType(r, 'warning').length).toBeGreaterThanOrEqual(30);
+  });
+
   it('fills $GITHUB_OUTPUT with exit-code, stop-reason, session-id and structured, after what was there', async () => {
     const dir = tempDir('rho-reports-');
     const schema = file(dir, 'schema.json', SCHEMA);
