@@ -7,7 +7,7 @@ import { RhoError } from '../errors.js';
 import { osLimitError } from '../os-limits.js';
 import type { MessageEvent, ThoughtEvent } from '../events/types.js';
 import type { WireLog } from '../wirelog.js';
-import type { AgentProcess } from './process.js';
+import { MAX_UNREAD_BYTES, type AgentProcess } from './process.js';
 
 export interface LinkOptions extends Omit<ConnectionHandlers, 'send' | 'onWire'> {
   /** The agent as the user named it, for error messages. */
@@ -33,8 +33,16 @@ const AGENT_CLOSE_GRACE_MS = 200;
 // Wires the agent's stdio to a new Connection and returns it.
 export function linkAgent(agent: AgentProcess, o: LinkOptions): Connection {
   const { wire } = o;
-  const conn = new Connection({
-    send: (line) => agent.write(line),
+  const conn: Connection = new Connection({
+    send: (line) => {
+      if (!agent.write(line))
+        conn.close(
+          new RhoError(
+            'protocol',
+            `${o.label} stopped reading what rho-cursor sends: more than ${MAX_UNREAD_BYTES / 1024 / 1024} MiB of answers wait (during ${o.phase()})`,
+          ),
+        );
+    },
     accepting: o.accepting,
     onNotification: o.onNotification,
     onHandlerError: o.onHandlerError,

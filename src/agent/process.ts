@@ -23,6 +23,9 @@ export interface ExitInfo {
 }
 
 const STDERR_TAIL_BYTES = 8192;
+/** What we may have written that the agent has not read (a flood of requests it never reads the answers to
+ * would otherwise be held without limit: found by review, 167 MB for 80k requests). */
+export const MAX_UNREAD_BYTES = 16 * 1024 * 1024;
 /** The environment variable that marks every process of one run. */
 export const RUN_MARK_VAR = 'RHO_CURSOR_RUN';
 
@@ -103,8 +106,14 @@ export class AgentProcess {
     return stderrMessage(this.tail.length > STDERR_TAIL_BYTES ? cutToLine(this.tail) : this.tail, maxChars);
   }
 
-  write(line: string): void {
-    if (this.child.stdin.writable) this.child.stdin.write(line + '\n');
+  // Writes one line to the agent; false when it has stopped reading: more than MAX_UNREAD_BYTES of what we
+  // sent still waits in its pipe and our buffer (the line is then dropped, and the run fails: link.ts).
+  write(line: string): boolean {
+    const stdin = this.child.stdin;
+    if (!stdin.writable) return true;
+    if (stdin.writableLength > MAX_UNREAD_BYTES) return false;
+    stdin.write(line + '\n');
+    return true;
   }
 
   // The processes that may be the agent's: those started since it, when their pids tell (see newPidsFrom).

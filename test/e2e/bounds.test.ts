@@ -136,6 +136,15 @@ const CASES: Record<string, Hostile> = {
     code: 'usage',
     message: /'--output-schema': .*s\.json is a FIFO/,
   },
+  // Found by review: every answer was buffered, however much (167 MB for 80k requests).
+  'an agent that stops reading its input and floods requests': {
+    make: () => ({ args: ['--permissions', 'allow'] }),
+    script: { deafFlood: 12_000 },
+    exit: 1,
+    code: 'protocol',
+    message: /stopped reading what rho-cursor sends: more than 16 MiB of answers wait/,
+    orDeadline: true,
+  },
 };
 
 // One hostile run under --timeout 2s; the agent writes its pid (and the ghost's) into dir.

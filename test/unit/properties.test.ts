@@ -166,7 +166,7 @@ function throughLink(chunks: Buffer[], sessionId: string | null): Seen[] {
   const agent = {
     child,
     exited: Promise.resolve({ code: 0, signal: null }),
-    write: () => {},
+    write: () => true,
     stderrTail: () => '',
   } as unknown as AgentProcess;
   const conn = linkAgent(agent, {
