@@ -189,7 +189,17 @@ describe('terminal: agent text is shown, never interpreted', () => {
       const r = await onPty(
         [BIN, 'run', '--agent', await agentPath, '--continue', '--no-warning', 'reads-edits-never-ask', 'go'],
         [{ wait: 'stopReason' }],
-        { env: { RHO_SCRIPT: JSON.stringify(script), CURSOR_CONFIG_DIR: dir, NO_COLOR: '1', TERM: 'xterm' } },
+        {
+          // ora draws a changing spinner text only outside CI (is-interactive): a person's terminal.
+          env: {
+            RHO_SCRIPT: JSON.stringify(script),
+            CURSOR_CONFIG_DIR: dir,
+            NO_COLOR: '1',
+            TERM: 'xterm',
+            CI: null,
+            GITHUB_ACTIONS: null,
+          },
+        },
       );
       expect(r.failed, r.screen).toBeNull();
       expect(r.screen).toContain('loading session sess␛]0;pwned␇␛[2J␛[8m');
