@@ -8,7 +8,19 @@ export const CANCEL_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export const FATAL_SIGNALS = ['SIGQUIT', 'SIGUSR2', 'SIGALRM', 'SIGXCPU'] as const;
 export type StopSignal = (typeof CANCEL_SIGNALS)[number] | (typeof FATAL_SIGNALS)[number];
 
-export type StopCause = StopSignal | 'timeout' | 'idle' | 'epipe' | 'write_failed' | 'max_tool_calls';
+export type StopCause =
+  | StopSignal
+  | 'timeout'
+  | 'idle'
+  | 'epipe'
+  | 'write_failed'
+  | 'max_tool_calls'
+  | 'tools_held';
+
+/** The most tool calls a run holds unfinished (pending, in progress, or completed with no output yet): each
+ * is kept to the end of the turn to be settled, so an agent that leaves them open would fill memory (found
+ * by review: 200k pending, 324 MB). Past it the turn is cancelled as a protocol error. */
+export const MAX_HELD_TOOLS = 50_000;
 
 export interface StopFacts {
   timeoutMs?: number | undefined;
@@ -50,6 +62,11 @@ export function stopError(cause: StopCause, facts: StopFacts | number = {}): Rho
       );
     case 'write_failed':
       return new RhoError('write_failed', f.writeFailure ?? 'cannot write the output');
+    case 'tools_held':
+      return new RhoError(
+        'protocol',
+        `the agent left more than ${MAX_HELD_TOOLS} tool calls unfinished (pending, in progress, or completed with no output)`,
+      );
     default: {
       const exitCode = cause === 'SIGINT' ? EXIT.sigint : signalExit(cause);
       const how = isImmediate(cause) ? 'ended' : 'cancelled';

@@ -230,6 +230,12 @@ export class ToolStore {
     return this.verdicts.get(toolCallId);
   }
 
+  /** How many tool calls are held only until they are settled (pending, in progress, completed with no
+   * output yet); none counts when every tool is kept for the output (keepFinished: json). */
+  get unsettled(): number {
+    return this.keepFinished ? 0 : this.entries.size;
+  }
+
   /** How many tool calls the store has started (a new toolCallId each). */
   get calls(): number {
     return this.counts.calls;

@@ -6,7 +6,7 @@ import type { RunFacts } from '../events/facts.js';
 import type { ToolStore } from '../events/tools.js';
 import type { Event } from '../events/types.js';
 import type { RunOptions } from '../options.js';
-import type { StopCause } from '../stop.js';
+import { MAX_HELD_TOOLS, type StopCause } from '../stop.js';
 
 /** 400: a key that starts within the 200 characters a message shows is whole in it, so it is masked. */
 const REPLY_HEAD = 400;
@@ -47,6 +47,7 @@ export class RunObserver {
     const max = this.opts.maxToolCalls;
     if (newTool && max !== undefined && phase === 'prompt' && this.facts.turnToolCalls > max)
       return 'max_tool_calls';
+    if (newTool && this.tools.unsettled > MAX_HELD_TOOLS) return 'tools_held';
     return undefined;
   }
 }

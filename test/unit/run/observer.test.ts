@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RunFacts } from '../../../src/events/facts.js';
 import { ToolStore } from '../../../src/events/tools.js';
 import { RunObserver } from '../../../src/run/observer.js';
+import { MAX_HELD_TOOLS, stopError } from '../../../src/stop.js';
 
 function setup(maxToolCalls?: number) {
   const tools = new ToolStore(false);
@@ -25,6 +26,27 @@ describe('RunObserver', () => {
       observer.observe(tools.apply({ toolCallId: 'a', status: 'in_progress' }), 'prompt'),
     ).toBeUndefined();
     expect(facts.turnToolCalls).toBe(1);
+  });
+
+  it('asks for a stop once more tools than MAX_HELD_TOOLS are left unsettled; finished ones do not count', () => {
+    // Found by review: 200k tool calls left pending held 324 MB to the end of the turn.
+    const { tools, observer } = setup();
+    let stop: string | undefined;
+    for (let i = 0; i < MAX_HELD_TOOLS; i++) {
+      const done = tools.apply({ toolCallId: `done${i}`, status: 'completed', rawOutput: { ok: 1 } });
+      expect(observer.observe(done, 'prompt')).toBeUndefined();
+    }
+    for (let i = 0; i <= MAX_HELD_TOOLS && stop === undefined; i++)
+      stop = observer.observe(tools.apply({ toolCallId: `open${i}`, status: 'pending' }), 'prompt');
+    expect(stop).toBe('tools_held');
+    expect(tools.unsettled).toBe(MAX_HELD_TOOLS + 1);
+    expect(stopError('tools_held')).toMatchObject({ code: 'protocol', exitCode: 1 });
+  });
+
+  it('counts no tool as unsettled when every tool is kept for the output (json)', () => {
+    const tools = new ToolStore(true);
+    tools.apply({ toolCallId: 'a', status: 'pending' });
+    expect(tools.unsettled).toBe(0);
   });
 
   it('asks for no stop outside the prompt (a loaded session replays history)', () => {
