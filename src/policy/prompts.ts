@@ -32,20 +32,22 @@ const HEAD = 320;
 const TAIL = 120;
 
 // Agent text on one line of a question: newlines, CRs and tabs made visible (a tab would move the cursor as
-// far as eight spaces), a run of spaces said as such (padding cannot push text to the start of a row), and
-// a long text shown by its start and its end (`; curl ... | sh` at the end of a long command still shows).
-export function questionText(text: string): string {
+// far as eight spaces), a run of spaces said as such (padding cannot push text to the start of a row), and,
+// for what only describes the request (its title, the reason, an option's name), a long text shown by its
+// start and its end. What the answer allows (a command, a path, a URL) is shown whole (`whole`): a cut could
+// hide `; curl ... | sh` in its middle, and its rows are marked as continuations (wrapRows) however many.
+export function questionText(text: string, whole = false): string {
   const one = oneLine(text.replace(/\n+$/, ''))
     .replace(/\t/g, '\u2409')
     .replace(/ {4,}/g, (run) => ` <${run.length} spaces> `);
-  if (one.length <= SHOWN_MAX) return one;
+  if (whole || one.length <= SHOWN_MAX) return one;
   return `${cutEnd(one, HEAD)} (${one.length - HEAD - TAIL} more characters) ${cutStart(one, TAIL)}`;
 }
 
 // One line of the question: a value under its label, its newlines made visible, so no agent text can stand
 // in for a line of the question (a fake menu, a fake `command:`).
-function field(label: string, value: string): string[] {
-  return [`  ${label}: ${questionText(value)}`];
+function field(label: string, value: string, whole = false): string[] {
+  return [`  ${label}: ${questionText(value, whole)}`];
 }
 
 // Pure: a line of the question cut into the rows a terminal `width` columns wide shows, each row after the
@@ -89,7 +91,7 @@ export function permissionQuestion(
   // The kind shown is the kind the answer is judged by (policy/decide.ts).
   const lines = [`${questionText(who)} asks permission to ${oneLine(req.kind)}: ${questionText(req.title)}`];
   for (const k of DETAIL_KEYS)
-    if (typeof input[k] === 'string' && input[k] !== '') lines.push(...field(k, input[k]));
+    if (typeof input[k] === 'string' && input[k] !== '') lines.push(...field(k, input[k], true));
   if (req.agentReason) lines.push(...field('reason', req.agentReason));
   const allow = req.options.find((o) => o.kind === 'allow_once');
   const reject = req.options.find((o) => o.kind === 'reject_once');
