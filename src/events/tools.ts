@@ -76,6 +76,17 @@ export function normalizeTodos(value: unknown): Todo[] {
   }));
 }
 
+// Does merging `next` leave the input as it is: every key held already, with the same primitive value?
+function sameInput(held: Record<string, unknown>, next: Record<string, unknown>): boolean {
+  for (const k of Object.keys(next)) {
+    if (!Object.hasOwn(held, k)) return false;
+    const v = next[k];
+    if (v !== null && typeof v === 'object') return false;
+    if (held[k] !== v) return false;
+  }
+  return true;
+}
+
 /** The most keys a tool's merged input holds: each update copies it, so the copies stay bounded. */
 export const MAX_INPUT_KEYS = 1000;
 
@@ -184,16 +195,25 @@ export class ToolStore {
     return { ...tool };
   }
 
-  // Does the update change nothing of a tool already held (`{toolCallId, status}` with the status it has)?
-  // Such an update makes no event: every event carries the whole state, so a stream of them after one large
-  // input would write that input again each time (a hostile agent's 1 MB input and 4k bare updates: 4 GB).
+  // Would the update change nothing of a tool already held (a field apply ignores, or one with the value the
+  // tool has: its kind, title or status again, input keys it holds with those primitive values)? Such an
+  // update makes no event: every event carries the whole state, so a stream of them after one large input
+  // would write that input again each time (a hostile agent's 1 MB input and 4k bare updates: 4 GB). Any
+  // field it does not know, an output, content or locations count as a change.
   unchangedBy(u: Record<string, unknown>): boolean {
     const held = this.entries.get(idText(u.toolCallId));
     if (!held) return false;
+    const { tool, extra } = held;
     for (const k of Object.keys(u)) {
+      const v = u[k];
       if (k === 'toolCallId' || k === 'sessionUpdate') continue;
-      if (k === 'status' && u.status === held.extra.reported) continue;
-      if (k === 'rawInput' && isRecord(u.rawInput) && Object.keys(u.rawInput).length === 0) continue;
+      if (k === 'kind' && (typeof v !== 'string' || v === tool.kind)) continue;
+      if (k === 'title' && (typeof v !== 'string' || v === tool.title)) continue;
+      if (k === 'status' && (typeof v !== 'string' || v === extra.reported)) continue;
+      if (k === 'rawInput' && (!isRecord(v) || sameInput(tool.input, v))) continue;
+      if (k === 'locations' && !Array.isArray(v)) continue;
+      if ((k === 'rawOutput' || k === 'content') && (v === undefined || (k === 'content' && v === null)))
+        continue;
       return false;
     }
     return true;

@@ -117,7 +117,9 @@ function eventsOf(params: unknown, ctx: UpdateContext): Event[] {
     }
     case 'tool_call':
     case 'tool_call_update': {
-      if (update.sessionUpdate === 'tool_call_update' && ctx.tools.unchangedBy(update)) return [];
+      // An update that changes nothing makes no event (tools.ts), unless its params carry more than the update.
+      if (ctx.tools.unchangedBy(update) && Object.keys(params).every((k) => k === 'sessionId' || k === 'update'))
+        return [];
       const tool = ctx.tools.apply(update);
       const events: Event[] = [tool];
       const todos = ctx.tools.todosOf(tool);

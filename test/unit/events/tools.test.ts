@@ -800,7 +800,24 @@ describe('what a tool holds stays bounded, whatever the updates (found by review
     expect(store.unchangedBy({ toolCallId: 't', sessionUpdate: 'tool_call_update' })).toBe(true);
     expect(store.unchangedBy({ toolCallId: 't', status: 'in_progress', rawInput: {} })).toBe(true);
     expect(store.unchangedBy({ toolCallId: 't', status: 'completed' })).toBe(false);
-    expect(store.unchangedBy({ toolCallId: 't', rawInput: { a: 1 } })).toBe(false);
+    // Review of the first fix: the same kind, title, input or status again, or a null kind, changed nothing.
+    store.apply({ toolCallId: 't', kind: 'read', title: 'Read a' });
+    expect(
+      store.unchangedBy({
+        toolCallId: 't',
+        kind: 'read',
+        title: 'Read a',
+        rawInput: { a: 1 },
+        status: 'in_progress',
+      }),
+    ).toBe(true);
+    expect(store.unchangedBy({ toolCallId: 't', kind: null, title: 7, locations: 'x' })).toBe(true);
+    expect(store.unchangedBy({ toolCallId: 't', rawInput: { a: 2 } })).toBe(false);
+    expect(store.unchangedBy({ toolCallId: 't', rawInput: { b: 1 } })).toBe(false);
+    expect(store.unchangedBy({ toolCallId: 't', rawInput: { a: {} } })).toBe(false);
+    expect(store.unchangedBy({ toolCallId: 't', kind: 'edit' })).toBe(false);
+    expect(store.unchangedBy({ toolCallId: 't', locations: [] })).toBe(false);
+    expect(store.unchangedBy({ toolCallId: 't', content: [] })).toBe(false);
     expect(store.unchangedBy({ toolCallId: 't', _meta: {} })).toBe(false);
   });
 });

@@ -347,6 +347,14 @@ describe('a tool_call_update that changes nothing', () => {
     ).toHaveLength(1);
     const bare = params({ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'pending' });
     for (let i = 0; i < 100; i++) expect(eventsFromUpdate(bare, ctx)).toEqual([]);
+    // The same tool announced again, or its title again: nothing new either.
+    const again = params({ sessionUpdate: 'tool_call', toolCallId: 't', rawInput: big });
+    expect(eventsFromUpdate(again, ctx)).toEqual([]);
+    // Fields beside the update in its params are the agent's too: kept, so that update makes its event.
+    const meta = { ...bare, _meta: { trace: 1 } };
+    expect(eventsFromUpdate(meta, ctx)).toMatchObject([
+      { type: 'tool', extra: { 'params._meta': { trace: 1 } } },
+    ]);
     const done = params({ sessionUpdate: 'tool_call_update', toolCallId: 't', status: 'completed' });
     expect(eventsFromUpdate(done, ctx)).toMatchObject([{ type: 'tool', status: 'completed', input: big }]);
   });
