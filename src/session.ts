@@ -69,7 +69,8 @@ export function readSessionPage(result: unknown): { sessions: SessionInfo[]; nex
 export const MAX_LIST_PAGES = 50;
 
 /** Which sessions are the workspace's: `ask` is the cwd session/list is asked to filter by (none: every
- * session is listed), `belongs` judges each listed session's cwd (one that names none is taken). */
+ * session is listed), `belongs` judges each listed session's cwd. One that names none is taken only when
+ * the agent was asked for this workspace's: listed unfiltered, it could be any project's. */
 export interface SessionScope {
   ask: string | undefined;
   belongs(cwd: string): boolean;
@@ -88,7 +89,7 @@ export async function workspaceSessions(
   const base = scope.ask === undefined ? {} : { cwd: scope.ask };
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
     const r = readSessionPage(await list(cursor === null ? base : { ...base, cursor }));
-    all.push(...r.sessions.filter((x) => x.cwd === null || scope.belongs(x.cwd)));
+    all.push(...r.sessions.filter((x) => (x.cwd === null ? scope.ask !== undefined : scope.belongs(x.cwd))));
     cursor = r.nextCursor;
     if (cursor === null) break;
   }

@@ -164,6 +164,8 @@ describe('--worktree', () => {
         updatedAt: '2026-12-03T00:00:00Z',
       },
       { sessionId: 's-else', cwd: '/somewhere/else', updatedAt: '2026-12-04T00:00:00Z' },
+      // Listed unfiltered, a session that names no cwd could be any project's (found by review).
+      { sessionId: 's-nowhere', updatedAt: '2026-12-05T00:00:00Z' },
     ];
     const r = await finish(
       await start(['run', ...SJ, '--worktree', '--continue', 'go on'], repo, {
