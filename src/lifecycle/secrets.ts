@@ -30,52 +30,82 @@ export function secretForms(secret: string): string[] {
   );
 }
 
-// Replaces every form of the secret in one whole text.
+// Replaces every form of the secret in one whole text: the plain forms, and (a JSON line may spell any
+// character of the secret escaped, each its own way) the secret spelled with any mix of escapes.
 export function redact(text: string, forms: readonly string[]): string {
-  let out = text;
-  for (const f of forms) if (out.includes(f)) out = maskEach(out, f);
-  // A JSON line may spell any character of the secret escaped, each its own way: compare its decoded form too.
-  if (out.includes('\\') && forms.length > 0) out = redactMixedEscapes(out, forms[0]!);
-  return out;
+  if (forms.length === 0) return text;
+  const found: Array<[number, number]> = [];
+  for (const f of forms)
+    for (let at = text.indexOf(f); at !== -1; at = text.indexOf(f, at + f.length))
+      found.push([at, at + f.length]);
+  if (text.includes('\\')) {
+    for (const m of text.matchAll(mixedFor(forms[0]!))) found.push([m.index, m.index + m[0].length]);
+  }
+  return found.length === 0 ? text : maskRanges(text, found);
 }
 
-// The mask for the match text[at, end). In JSON text a character after an odd run of backslashes is escaped
-// by the last of them: a match that starts there (`\\u0061...` is the text `\u0061...`, `\nbc...` a newline
-// and `bc...`) would leave a lone backslash before `[`, and one that ends on such a backslash (a key ending in
-// `\` matched in `\\"`) would leave the next character escaped by none (here the closing quote): either way
-// the line would no longer be JSON. A backslash before or after the mask keeps each side as it was, so the
-// text stays JSON; plain text, where the secret may well sit next to a backslash, is masked all the same.
-function maskAt(text: string, at: number, end: number): string {
-  return (escapesNext(text, at) ? '\\' : '') + MASK + (escapesNext(text, end) ? '\\' : '');
-}
-
-// Is the character at `i` escaped: an odd run of backslashes right before it?
-function escapesNext(text: string, i: number): boolean {
-  let run = 0;
-  while (i - run > 0 && text.charCodeAt(i - run - 1) === 0x5c) run++;
-  return run % 2 === 1;
-}
-
-// Masks every occurrence of one form (as split/join would, left to right, without overlaps).
-function maskEach(text: string, form: string): string {
+// Masks each range, widened to whole escapes, ranges that overlap as one. In JSON text a match may start or
+// end inside an escape: `\\u0061...` is a backslash and the text `u0061...`, `\u000b` a control
+// character whose last digit may start a match, `\\"` after a key ending in a backslash. Masked alone it
+// would leave half an escape (`\[redacted]`, `\u000[redacted]`, a quote escaped by none), and the line would
+// no longer be JSON; the whole escape goes with the mask instead. Plain text is masked all the same.
+function maskRanges(text: string, ranges: Array<[number, number]>): string {
+  const wide = ranges
+    .map(([a, z]): [number, number] => [escapeStart(text, a), escapeEnd(text, z)])
+    .sort((p, q) => p[0] - q[0]);
   let out = '';
   let from = 0;
-  for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, from)) {
-    out += text.slice(from, at) + maskAt(text, at, at + form.length);
-    from = at + form.length;
+  let [a, z] = wide[0]!;
+  for (const [a2, z2] of wide.slice(1)) {
+    if (a2 < z) {
+      z = Math.max(z, z2);
+      continue;
+    }
+    out += text.slice(from, a) + MASK;
+    from = z;
+    [a, z] = [a2, z2];
   }
-  return out + text.slice(from);
+  return out + text.slice(from, a) + MASK + text.slice(z);
 }
 
-// Finds the secret written with each of its characters as itself, \u-escaped or short-escaped (\" \/ \n...),
-// and masks it.
-function redactMixedEscapes(text: string, secret: string): string {
-  if (mixed?.secret !== secret) mixed = { secret, re: mixedPattern(secret) };
-  return text.replace(mixed.re, (m: string, at: number) => maskAt(text, at, at + m.length));
+// Is the backslash at `b` one that starts an escape (an even run of backslashes before it)?
+function escaping(text: string, b: number): boolean {
+  let run = 0;
+  while (b - run > 0 && text.charCodeAt(b - run - 1) === 0x5c) run++;
+  return run % 2 === 0;
+}
+
+// Where the escape that covers position `i` starts (`i` is after its backslash: `\n`, or within `\uXXXX`);
+// `i` itself when no escape covers it.
+export function escapeStart(text: string, i: number): number {
+  for (let b = i - 1; b >= 0 && b >= i - 5; b--) {
+    const c = text.charCodeAt(b);
+    if (c !== 0x5c) {
+      // Only a `u` and hex digits can sit between an escape's backslash and a position it covers.
+      if (!/[0-9a-fA-Fu]/.test(text[b]!)) return i;
+      continue;
+    }
+    if (!escaping(text, b)) return i;
+    const length = text[b + 1] === 'u' ? 6 : 2;
+    return i < b + length ? b : i;
+  }
+  return i;
+}
+
+// Where a range that ends at `z` ends once the escape it ends inside of, if any, is whole.
+function escapeEnd(text: string, z: number): number {
+  const b = escapeStart(text, z);
+  if (b === z) return z;
+  return Math.min(text.length, b + (text[b + 1] === 'u' ? 6 : 2));
 }
 
 // Built once per secret: every write with a backslash in it is checked.
 let mixed: { secret: string; re: RegExp } | undefined;
+
+function mixedFor(secret: string): RegExp {
+  if (mixed === undefined || mixed.secret !== secret) mixed = { secret, re: mixedPattern(secret) };
+  return mixed.re;
+}
 
 function mixedPattern(secret: string): RegExp {
   const pattern = secret
@@ -111,9 +141,11 @@ export class Redactor {
     if (!this.active) return text;
     const whole = redact(this.held + text, this.forms);
     let keep = this.heldBackLength(whole);
-    // What is held starts after a whole run of backslashes, never inside one: how many come before a match
-    // decides its mask (maskAt), so the run is kept together with it.
-    while (keep < whole.length && whole.charCodeAt(whole.length - keep - 1) === 0x5c) keep++;
+    // What is written ends between escapes, never inside one (an escape cut at the end, `\u00`, waits for its
+    // rest): the held text then starts where no escape began before it, and a match in it is widened to
+    // whole escapes as in a whole text (maskRanges). At most a few characters more wait.
+    const cut = escapeStart(whole, whole.length - keep);
+    keep = whole.length - cut;
     this.held = whole.slice(whole.length - keep);
     return whole.slice(0, whole.length - keep);
   }

@@ -895,6 +895,9 @@ describe('redaction: the key never gets out, and nothing else is changed', () =>
           // second backslash on, leaving `"\[redacted]"`, which is not JSON.
           [['abcdefgh12345678', JSON.stringify({ text: 'x \\u0061bcdefgh12345678 y' }), []]],
           [['nbcdefgh12345678', JSON.stringify({ text: '\nbcdefgh12345678' }), [3]]],
+          // Found by review of that fix: a match that starts on the last digit of `\u000b` (the agent's \v).
+          [['bcdefgh12345678', JSON.stringify({ text: '\vcdefgh12345678' }), []]],
+          [['bcdefgh12345678', JSON.stringify({ text: 'a\vcdefgh12345678\\' }), [12, 13, 14]]],
         ],
       },
     );

@@ -119,3 +119,17 @@ describe('Redactor', () => {
     expect(r.push('x')).toBe('sk-1x');
   });
 });
+
+describe('Redactor: a long run of backslashes', () => {
+  it('holds back only what could still change, so a stream of backslashes goes out as it comes', () => {
+    // Found by review: the whole trailing run was held and re-read at every write (quadratic).
+    const r = new Redactor(KEY);
+    let out = '';
+    const chunk = '\\'.repeat(100);
+    for (let i = 0; i < 2000; i++) {
+      out += r.push(chunk);
+      expect(out.length).toBeGreaterThanOrEqual((i + 1) * 100 - 10);
+    }
+    expect(out + r.end()).toBe(chunk.repeat(2000));
+  });
+});
