@@ -30,8 +30,9 @@ function dataText(data: unknown): string {
 }
 
 export interface ConnectionHandlers {
-  /** Writes one serialised message line (without the newline) to the agent. */
-  send(line: string): void;
+  /** Writes one serialised message line (without the newline) to the agent; `answer`: it answers one of
+   * the agent's requests (not a request or notification of ours). */
+  send(line: string, answer: boolean): void;
   /** Whether the agent's requests are taken now: when false one is dropped unanswered, and its withdrawal
    * ($/cancel_request) passes on to onNotification. Always, when not given. */
   accepting?(): boolean;
@@ -62,7 +63,7 @@ export class Connection {
   constructor(private readonly h: ConnectionHandlers) {
     this.incoming = new Handlers({
       result: (id, result) => this.respond(id, result),
-      error: (id, error) => this.write({ jsonrpc: '2.0', id, error }),
+      error: (id, error) => this.write({ jsonrpc: '2.0', id, error }, true),
       failed: (method, error) => this.h.onHandlerError?.(method, error),
     });
   }
@@ -115,11 +116,11 @@ export class Connection {
   }
 
   respond(id: Id | null, result: unknown): void {
-    this.write({ jsonrpc: '2.0', id, result });
+    this.write({ jsonrpc: '2.0', id, result }, true);
   }
 
   respondError(id: Id | null, code: number, message: string): void {
-    this.write({ jsonrpc: '2.0', id, error: { code, message } });
+    this.write({ jsonrpc: '2.0', id, error: { code, message } }, true);
   }
 
   // Parses one line from the agent and routes it; responses settle their pending request.
@@ -216,10 +217,10 @@ export class Connection {
     return this.closedWith !== undefined;
   }
 
-  private write(msg: object): void {
+  private write(msg: object, answer = false): void {
     if (this.closedWith) return;
     const line = JSON.stringify(msg);
     this.h.onWire?.('c2a', line, true);
-    this.h.send(line);
+    this.h.send(line, answer);
   }
 }

@@ -34,8 +34,10 @@ const AGENT_CLOSE_GRACE_MS = 200;
 export function linkAgent(agent: AgentProcess, o: LinkOptions): Connection {
   const { wire } = o;
   const conn: Connection = new Connection({
-    send: (line) => {
-      if (!agent.write(line))
+    // Only answers to its requests are bounded (an agent that floods requests it never reads the answers
+    // to); our own requests (a prompt with large attachments, session/cancel) are always written.
+    send: (line, answer) => {
+      if (!agent.write(line, answer))
         conn.close(
           new RhoError(
             'protocol',

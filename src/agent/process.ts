@@ -106,12 +106,13 @@ export class AgentProcess {
     return stderrMessage(this.tail.length > STDERR_TAIL_BYTES ? cutToLine(this.tail) : this.tail, maxChars);
   }
 
-  // Writes one line to the agent; false when it has stopped reading: more than MAX_UNREAD_BYTES of what we
-  // sent still waits in its pipe and our buffer (the line is then dropped, and the run fails: link.ts).
-  write(line: string): boolean {
+  // Writes one line to the agent. `bounded` (an answer to one of its requests): false, and the line dropped,
+  // when it has stopped reading: more than MAX_UNREAD_BYTES of what we sent still waits in our buffer (the
+  // run then fails: link.ts). Our own requests are always written, however large (a prompt's attachments).
+  write(line: string, bounded = false): boolean {
     const stdin = this.child.stdin;
     if (!stdin.writable) return true;
-    if (stdin.writableLength > MAX_UNREAD_BYTES) return false;
+    if (bounded && stdin.writableLength > MAX_UNREAD_BYTES) return false;
     stdin.write(line + '\n');
     return true;
   }

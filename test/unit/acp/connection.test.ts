@@ -725,3 +725,26 @@ describe('Connection: withdrawals and handler failures', () => {
     ]);
   });
 });
+
+describe('Connection: which lines answer the agent', () => {
+  it('flags answers to its requests, never our own requests or notifications', async () => {
+    const sent: Array<[string, boolean]> = [];
+    const conn = new Connection({
+      send: (l, answer) => sent.push([JSON.parse(l).method ?? 'answer', answer]),
+      onNotification: () => {},
+      onInvalid: () => {},
+    });
+    conn.fallback(() => ({ ok: true }));
+    void conn.request('session/prompt', {}).catch(() => {});
+    conn.notify('session/cancel', {});
+    conn.handleLine('{"jsonrpc":"2.0","id":"a1","method":"x/y","params":{}}');
+    conn.respondError('b2', -32601, 'no');
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([
+      ['session/prompt', false],
+      ['session/cancel', false],
+      ['answer', true],
+      ['answer', true],
+    ]);
+  });
+});

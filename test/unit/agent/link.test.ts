@@ -2,7 +2,7 @@
 // with code N" the run reports must not depend on how busy our own event loop was.
 import { afterEach, describe, expect, it } from 'vitest';
 import { linkAgent } from '../../../src/agent/link.js';
-import { AgentProcess } from '../../../src/agent/process.js';
+import { AgentProcess, MAX_UNREAD_BYTES } from '../../../src/agent/process.js';
 import { RhoError } from '../../../src/errors.js';
 
 const started: AgentProcess[] = [];
@@ -60,5 +60,24 @@ describe('linkAgent: the agent closing its output', () => {
     const e = await failure(conn.request('initialize', {}));
     expect(e.code).toBe('agent_closed');
     expect(e.message).toMatch(/closed its output during initialize/);
+  });
+});
+
+describe('AgentProcess.write: what the agent has not read', () => {
+  it('bounds only answers to its requests: our own requests are written however large', () => {
+    // An agent that never reads its stdin.
+    const agent = new AgentProcess(
+      process.execPath,
+      ['-e', 'process.stdin.pause(); setInterval(() => {}, 1000)'],
+      process.cwd(),
+      process.env,
+    );
+    started.push(agent);
+    // Found by review: a prompt with large attachments counted against the bound, and failed the run.
+    const big = 'x'.repeat(MAX_UNREAD_BYTES + 1024);
+    expect(agent.write(big)).toBe(true);
+    expect(agent.write('{"jsonrpc":"2.0","method":"session/cancel"}')).toBe(true);
+    // An answer now would pile up behind what it has not read: refused.
+    expect(agent.write('{"jsonrpc":"2.0","id":1,"result":{}}', true)).toBe(false);
   });
 });
