@@ -9,13 +9,7 @@ export const FATAL_SIGNALS = ['SIGQUIT', 'SIGUSR2', 'SIGALRM', 'SIGXCPU'] as con
 export type StopSignal = (typeof CANCEL_SIGNALS)[number] | (typeof FATAL_SIGNALS)[number];
 
 export type StopCause =
-  | StopSignal
-  | 'timeout'
-  | 'idle'
-  | 'epipe'
-  | 'write_failed'
-  | 'max_tool_calls'
-  | 'tools_held';
+  StopSignal | 'timeout' | 'idle' | 'epipe' | 'write_failed' | 'max_tool_calls' | 'tools_held';
 
 /** The most tool calls a run holds unfinished (pending, in progress, or completed with no output yet): each
  * is kept to the end of the turn to be settled, so an agent that leaves them open would fill memory (found

@@ -118,7 +118,10 @@ function eventsOf(params: unknown, ctx: UpdateContext): Event[] {
     case 'tool_call':
     case 'tool_call_update': {
       // An update that changes nothing makes no event (tools.ts), unless its params carry more than the update.
-      if (ctx.tools.unchangedBy(update) && Object.keys(params).every((k) => k === 'sessionId' || k === 'update'))
+      if (
+        ctx.tools.unchangedBy(update) &&
+        Object.keys(params).every((k) => k === 'sessionId' || k === 'update')
+      )
         return [];
       const tool = ctx.tools.apply(update);
       const events: Event[] = [tool];
