@@ -75,8 +75,12 @@ describe('what changed, outside git (a capped walk)', () => {
 
   it('a file rewritten with the same bytes is not a change', async () => {
     const ws = plainWorkspace();
+    // The snapshot's hashes are taken in the background once the prompt is sent (snapshot.ts): the agent
+    // rewrites the file a moment later, as a real agent's first edit comes. A file not hashed yet when it
+    // changes can only be compared by its stat, and reads as modified (a fresh-clone CI run on a loaded
+    // machine did so with 10 ms).
     const r = await run(['run', ...SJ, 'go'], ws, {
-      before: [effect({ sh: 'sleep 0.01; cat keep.txt > t; mv t keep.txt' })],
+      before: [effect({ sh: 'sleep 0.3; cat keep.txt > t; mv t keep.txt' })],
     });
     expect(resultOf(r.events).changes).toEqual({
       added: [],
