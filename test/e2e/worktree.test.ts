@@ -36,6 +36,15 @@ const WORK = [
 
 const resultOf = (events: Array<Record<string, unknown>>) => events.at(-1)!;
 
+// An initialize answer that offers session/list and session/load (what --continue needs).
+const LISTS_AND_LOADS = {
+  result: {
+    protocolVersion: 1,
+    agentCapabilities: { loadSession: true, sessionCapabilities: { list: {} } },
+    authMethods: [],
+  },
+};
+
 describe('--worktree', () => {
   it('the agent sees the uncommitted work, the patch applies with git apply, the user tree is untouched', async () => {
     const repo = userRepo();
@@ -169,13 +178,7 @@ describe('--worktree', () => {
     ];
     const r = await finish(
       await start(['run', ...SJ, '--worktree', '--continue', 'go on'], repo, {
-        initialize: {
-          result: {
-            protocolVersion: 1,
-            agentCapabilities: { loadSession: true, sessionCapabilities: { list: {} } },
-            authMethods: [],
-          },
-        },
+        initialize: LISTS_AND_LOADS,
         sessions,
         recvLog,
         before: [chunk('went on')],
@@ -201,13 +204,7 @@ describe('--worktree', () => {
     const repo = userRepo();
     const r = await finish(
       await start(['run', ...SJ, '--worktree', '--continue', 'go on'], repo, {
-        initialize: {
-          result: {
-            protocolVersion: 1,
-            agentCapabilities: { loadSession: true, sessionCapabilities: { list: {} } },
-            authMethods: [],
-          },
-        },
+        initialize: LISTS_AND_LOADS,
         sessions: [{ sessionId: 's-else', cwd: '/somewhere/else' }],
       }),
       true,
