@@ -14,7 +14,7 @@ export function guardedBlock(text: string, token = guardToken()): string {
 
 // Pure: a JSON line well-formed, inert for a terminal and a line reader (safeJson), and under GitHub Actions
 // for the runner's legacy `##[command]` syntax as well.
-export const consoleJson = (json: string, github: boolean): string =>
+const consoleJson = (json: string, github: boolean): string =>
   github ? inertJson(safeJson(json)) : safeJson(json);
 
 const underActions = (env: NodeJS.ProcessEnv): boolean => env.GITHUB_ACTIONS === 'true';

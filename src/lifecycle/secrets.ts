@@ -77,7 +77,7 @@ function escaping(text: string, b: number): boolean {
 
 // Where the escape that covers position `i` starts (`i` is after its backslash: `\n`, or within `\uXXXX`);
 // `i` itself when no escape covers it.
-export function escapeStart(text: string, i: number): number {
+function escapeStart(text: string, i: number): number {
   for (let b = i - 1; b >= 0 && b >= i - 5; b--) {
     const c = text.charCodeAt(b);
     if (c !== 0x5c) {
