@@ -30,7 +30,7 @@ import {
   type RawRunOptions,
   type RunOptions,
 } from './options.js';
-import { consoleText } from './ci/console.js';
+import { consoleText, regularFile } from './ci/console.js';
 import { errorAnnotation } from './ci/github.js';
 import { oneLine } from './sanitize/terminal.js';
 import { readAttachments, readPromptFile } from './prompt/files.js';
@@ -53,15 +53,6 @@ function stdinHasData(): boolean {
   try {
     const s = fstatSync(0);
     return s.isFIFO() || s.isSocket() || s.isFile();
-  } catch {
-    return false;
-  }
-}
-
-// Is standard output a regular file (a redirect the GitHub runner never reads)?
-function stdoutIsFile(): boolean {
-  try {
-    return fstatSync(1).isFile();
   } catch {
     return false;
   }
@@ -245,7 +236,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
         asker,
         version,
         onAgentStarted: boot.tuneV8 ? tuneForTheTurn : () => {},
-        stdoutIsFile: opts.github && stdoutIsFile(),
+        stdoutIsFile: opts.github && regularFile(1),
       });
       setCode(code);
     });

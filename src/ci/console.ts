@@ -20,7 +20,7 @@ const consoleJson = (json: string, github: boolean): string =>
 const underActions = (env: NodeJS.ProcessEnv): boolean => env.GITHUB_ACTIONS === 'true';
 
 // Is the file descriptor a regular file (`> out.txt`), which the runner never reads?
-function regularFile(fd: number): boolean {
+export function regularFile(fd: number): boolean {
   try {
     return fstatSync(fd).isFile();
   } catch {

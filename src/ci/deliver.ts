@@ -70,7 +70,8 @@ export async function deliverReports(
     secret && secret.length >= 8 ? redact(text, secretForms(secret)) : text;
   // A report written to our own stdout or stderr under GitHub Actions (`-o /dev/stdout`) is read by the
   // runner as the console is: the agent's text in it goes behind its own guard (ci/console.ts).
-  const toConsole = (path: string): boolean => opts.github && consolePath(path);
+  const forPath = (path: string, text: string): string =>
+    opts.github && consolePath(path) ? guardedBlock(masked(text)) : masked(text);
   const tasks: Array<[string, () => Promise<void>]> = [];
   const matched = opts.outputSchema !== undefined && d.structured !== undefined;
   // -o: whenever a turn ended, also when the run failed after it (the structured value where one matched,
@@ -78,18 +79,12 @@ export async function deliverReports(
   if (opts.outputLastMessage && d.result.stopReason !== null) {
     const text = matched ? safeJson(JSON.stringify(d.structured, null, 2)) + '\n' : d.facts.answer;
     const path = opts.outputLastMessage;
-    tasks.push([
-      `the last message to ${path}`,
-      () => writeAtomically(path, toConsole(path) ? guardedBlock(masked(text)) : masked(text), giveUp),
-    ]);
+    tasks.push([`the last message to ${path}`, () => writeAtomically(path, forPath(path, text), giveUp)]);
   }
   if (opts.summaryFile) {
     const path = opts.summaryFile;
     const md = summaryMarkdown({ result: d.result, facts: d.facts, fence: opts.fence });
-    tasks.push([
-      `the summary to ${path}`,
-      () => appendFile(path, toConsole(path) ? guardedBlock(masked(md)) : masked(md), giveUp),
-    ]);
+    tasks.push([`the summary to ${path}`, () => appendFile(path, forPath(path, md), giveUp)]);
   }
   const ghOutput = opts.github ? env.GITHUB_OUTPUT : undefined;
   if (ghOutput) {

@@ -1,6 +1,7 @@
 // Pure: what a GitHub Actions job reads: workflow-command annotations on stderr and step outputs in
 // $GITHUB_OUTPUT (multi-line values with the heredoc delimiter syntax).
 import { STOP_REASONS } from '../acp/answers.js';
+import { unitEscapes } from '../sanitize/json.js';
 import { terminalSafe } from '../sanitize/terminal.js';
 import { escapeData, escapeProperty } from '../sanitize/workflow.js';
 
@@ -33,7 +34,7 @@ export function plainToken(id: string | null): string {
 // characters that end a single-quoted string (') or run a command in a heredoc (`, $) are written as \uXXXX
 // escapes, the same value to any JSON reader. They can only be inside strings: JSON's own syntax has none.
 export function shellInertJson(json: string): string {
-  return json.replace(/['`$]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json.replace(/['`$]/g, unitEscapes);
 }
 
 // name=value lines, or name<<DELIM ... DELIM for a value with a newline; the delimiter never occurs in it.

@@ -1,6 +1,7 @@
 // Pure: a permission request judged by the --allow and --deny rules alone, before its kind and --permissions:
 // a matching deny wins, then an allow that covers all of it; an edit outside the Write(...) allow rules is
 // rejected whatever the policy. Undefined: the rules say nothing, the kind and the policy decide.
+import { unitEscapes } from '../sanitize/json.js';
 import type { ToolKind } from '../options.js';
 import {
   domainCovered,
@@ -31,10 +32,7 @@ const list = (rs: readonly Rule[]): string => rs.map((r) => r.text).join(', ');
 const shown = (s: string): string =>
   // eslint-disable-next-line no-control-regex -- finding control characters is the point
   /[\0-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(s)
-    ? JSON.stringify(s).replace(
-        /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
-        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-      )
+    ? JSON.stringify(s).replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, unitEscapes)
     : `\`${s}\``;
 
 // Judges one request of the given kind (the kind it is decided by) by the rules.

@@ -20,8 +20,8 @@ export function wellFormedJson(json: string): string {
 // a string (JSON's own syntax is ASCII), where a \uXXXX escape is the same text to every reader.
 const RAW = new RegExp(`[\\u2028\\u2029${SHOWN}]|${SHOWN_PAIRS}`);
 const RAW_ALL = new RegExp(RAW.source, 'g');
-// Each UTF-16 unit as its escape (a pair as its two).
-const escaped = (c: string): string => {
+// Each UTF-16 unit as its JSON escape (a pair as its two): the same text to every JSON reader.
+export const unitEscapes = (c: string): string => {
   let out = '';
   for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
   return out;
@@ -38,5 +38,5 @@ const plainAscii = (s: string): boolean => Buffer.byteLength(s) === s.length && 
 
 // The same for JSON text known to be well-formed (text chunks are joined before they are serialised).
 export function inertJsonText(json: string): string {
-  return plainAscii(json) || !RAW.test(json) ? json : json.replace(RAW_ALL, escaped);
+  return plainAscii(json) || !RAW.test(json) ? json : json.replace(RAW_ALL, unitEscapes);
 }
