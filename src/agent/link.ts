@@ -18,8 +18,8 @@ export interface LinkOptions extends Omit<ConnectionHandlers, 'send' | 'onWire'>
   onText(e: MessageEvent | ThoughtEvent): void;
   /** This run's session once known: the fast path leaves another session's chunks to the general path. */
   sessionId?(): string | null;
-  /** After each read chunk: write what was batched; false means our output is full. */
-  flush(): boolean;
+  /** After each read chunk of `read` bytes: write what was batched; false means our output is full. */
+  flush(read: number): boolean;
   /** Calls back once the output that asked for a pause can take more (drained, or failed). */
   whenWritable(go: () => void): void;
   /** Every line the agent writes, before it is handled: the idle timer's heartbeat. */
@@ -83,8 +83,9 @@ export function linkAgent(agent: AgentProcess, o: LinkOptions): Connection {
             ),
       );
     }
-    if (!o.flush()) {
-      // Our reader is slower than the agent: stop reading until it catches up, so memory stays flat.
+    if (!o.flush(chunk.length)) {
+      // Our reader is slower than the agent (or a question holds what it draws): stop reading until it
+      // catches up, so memory stays flat.
       stdout.pause();
       o.whenWritable(() => void stdout.resume());
     }

@@ -84,6 +84,12 @@ const NOWHERE: Writer = { isTTY: false, write: () => true };
 const MAX_ANNOTATIONS = 20;
 const ANNOTATION_MAX = 2000;
 
+/**
+ * What may be read from the agent while a question waits for the person (its output is held to be drawn
+ * after the answer): past this, reading stops until the answer, and the pipe holds the agent.
+ */
+export const MAX_HELD_BYTES = 4 * 1024 * 1024;
+
 export class Output {
   readonly plan: OutputPlan;
   private renderer: Renderer | undefined;
@@ -104,6 +110,10 @@ export class Output {
   private held: Array<Event | string> = [];
   /** A question waits for the person (hold/resume): what is drawn meanwhile is held. */
   private holding = false;
+  /** Bytes read from the agent since the question opened; past MAX_HELD_BYTES reading waits for resume. */
+  private heldBytes = 0;
+  /** The agent's reader, paused for that: going on once no question waits (or the output closed). */
+  private readonly afterHold: Array<() => void> = [];
   private readonly joiner = new SurrogateJoiner();
   private readonly secret: string | undefined;
   private closed = false;
@@ -222,7 +232,19 @@ export class Output {
   // No question waits any more: what was held is drawn now, in the order it came.
   resume(): void {
     this.holding = false;
+    this.heldBytes = 0;
     if (this.held.length > 0) this.release();
+    this.goOn();
+  }
+
+  // The agent's reader, if paused while a question waited, reads again.
+  private goOn(): void {
+    for (const go of this.afterHold.splice(0)) go();
+  }
+
+  // Has more been read while a question waits than may be held?
+  private get overHeld(): boolean {
+    return this.holding && this.heldBytes > MAX_HELD_BYTES;
   }
 
   // Draws what was held while a question waited.
@@ -278,9 +300,13 @@ export class Output {
     if (!this.closed) this.renderer?.settle();
   }
 
-  // Writes what was batched; false asks the agent's reader to pause until stdout drains.
-  flush(): boolean {
+  // Writes what was batched; false asks the agent's reader to pause until stdout drains, or until the
+  // question that holds the output is answered once `read` bytes (what was just read from the agent) have
+  // brought what it holds past MAX_HELD_BYTES.
+  flush(read = 0): boolean {
+    if (this.holding) this.heldBytes += read;
     if (!this.renderer || this.closed) return true;
+    if (this.overHeld) return false;
     const ok = this.renderer.flush();
     // A failed stdout will never drain: keep reading the agent so its answer still ends the turn.
     return ok || this.failure !== undefined;
@@ -289,6 +315,10 @@ export class Output {
   // Calls `go` once the stream that asked for a pause can take more: it drained, or it failed (a stderr
   // nobody reads must never hold the run; a failed stdout is reported by its own 'error').
   whenWritable(go: () => void): void {
+    if (this.overHeld && !this.closed) {
+      this.afterHold.push(go);
+      return;
+    }
     const target = this.o.stdout.writableNeedDrain && !broken(this.o.stdout) ? this.o.stdout : this.o.stderr;
     if (broken(target) || !target.writableNeedDrain) return go();
     const once = (): void => {
@@ -320,6 +350,9 @@ export class Output {
     }
     this.out.end();
     this.closed = true;
+    // Nothing more is drawn: a reader paused behind a question reads on (to the agent's end).
+    this.holding = false;
+    this.goOn();
     // Wait until stdout has taken it all, so a write that fails now (a full disk under json, which writes
     // everything here) is known before the run decides its exit code and its error line.
     const stdout = this.o.stdout;

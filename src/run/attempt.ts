@@ -172,7 +172,7 @@ export class Attempt {
         } else if (this.accepting) emit(ctx, e);
       },
       sessionId: () => this.sessionId,
-      flush: () => out.flush(),
+      flush: (read) => out.flush(read),
       whenWritable: (go: () => void) => out.whenWritable(go),
     });
   }

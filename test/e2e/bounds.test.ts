@@ -14,10 +14,12 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeTreeHandle } from '../../src/agent/cgroup.js';
+import { MAX_HELD_BYTES } from '../../src/render/output.js';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, runCli, startCli, tempDir, type CliRun } from '../helpers/cli.js';
 import { chunk } from '../helpers/lines.js';
 import { isRunning, waitForGone } from '../helpers/processes.js';
+import { hasPty, onPty } from '../helpers/pty.js';
 import { SHORT_GRACE, testTiming } from '../helpers/timing.js';
 
 const SJ = ['--output-format', 'stream-json'];
@@ -30,6 +32,19 @@ const CGROUP_ROOTS = [
 ];
 /** Whether this machine gives a run's agent a cgroup (root with a writable cgroupfs). */
 const tree = probeTreeHandle(process.env);
+const PERMISSION = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'session/request_permission',
+  params: {
+    sessionId: 'fixture-session-0001',
+    toolCall: { toolCallId: 'tool_1', title: 'ls', kind: 'execute', status: 'pending' },
+    options: [
+      { optionId: 'allow-once', name: 'Allow', kind: 'allow_once' },
+      { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
+    ],
+  },
+};
 const mkfifo = (path: string): void => void expect(spawnSync('mkfifo', [path]).status).toBe(0);
 
 interface Hostile {
@@ -337,6 +352,72 @@ describe('output files that are FIFOs: written without blocking the run', () => 
     } finally {
       holder.kill('SIGKILL');
     }
+  });
+});
+
+describe.skipIf(!hasPty)('while a question waits at the terminal', () => {
+  it('reads at most MAX_HELD_BYTES of what the agent sends meanwhile, then the pipe holds the agent; all of it is drawn after the answer', async () => {
+    const dir = tempDir();
+    const floodLog = join(dir, 'flood.log');
+    // 60,000 chunks are ~9 MB on the wire: more than may be held, so reading must stop before their end.
+    const flood = 60_000;
+    const r = await onPty(
+      [BIN, 'run', '--agent', await agentPath, 'go'],
+      [
+        { wait: '[a] allow once  [r] reject once > ' },
+        // The agent's write waits (rho-cursor stopped reading) while the question is still open.
+        { file: floodLog, contains: 'blocked after', timeout: 8 },
+        { send: 'a\r' },
+        { wait: 'stopReason' },
+      ],
+      {
+        env: {
+          RHO_SCRIPT: JSON.stringify({ before: [PERMISSION], flood, floodLog }),
+          CURSOR_CONFIG_DIR: dir,
+          TERM: 'xterm',
+          NO_COLOR: '1',
+          CI: null,
+        },
+      },
+    );
+    expect(r.failed, r.screen.slice(-2000)).toBeNull();
+    expect(r.code).toBe(0);
+    const log = readFileSync(floodLog, 'utf8');
+    const blockedAt = Number(/blocked after (\d+) bytes/.exec(log)![1]);
+    // What was read: the held bytes, the batch that crossed them (~300 KB) and the pipe's buffer.
+    expect(blockedAt).toBeLessThan(MAX_HELD_BYTES + 1024 * 1024);
+    expect(log).toMatch(/done \d+ bytes\n$/);
+    // Nothing the agent sent is lost: every chunk is drawn after the answer, in order.
+    const text = r.screen.slice(r.screen.indexOf('reject once > '));
+    expect(text).toContain(`0 1 2 3 `);
+    expect(text).toContain(`${flood - 2} ${flood - 1} `);
+  });
+
+  it('--timeout still ends the question and the run while reading waits for it: exit 124', async () => {
+    const dir = tempDir();
+    const floodLog = join(dir, 'flood.log');
+    const r = await onPty(
+      [BIN, 'run', '--timeout', '3s', '--agent', await agentPath, 'go'],
+      [
+        { wait: '[a] allow once  [r] reject once > ' },
+        { file: floodLog, contains: 'blocked after', timeout: 8 },
+        { wait: 'timeout' },
+      ],
+      {
+        env: {
+          RHO_SCRIPT: JSON.stringify({ before: [PERMISSION], flood: 60_000, floodLog }),
+          CURSOR_CONFIG_DIR: dir,
+          TERM: 'xterm',
+          NO_COLOR: '1',
+          CI: null,
+        },
+      },
+    );
+    expect(r.failed, r.screen.slice(-2000)).toBeNull();
+    expect(r.code).toBe(124);
+    // The question is closed, and what was held (all of it) is drawn after it.
+    expect(r.screen).toMatch(/reject once > \r\n\(cancelled\)\r\n0 1 2 3 /);
+    expect(r.screen).toContain('59998 59999 ');
   });
 });
 

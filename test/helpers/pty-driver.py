@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # A small pty driver for the terminal tests: runs a command on a pseudo-terminal of a given size, and plays
 # a script of steps read as JSON from stdin: {"wait": "text"} waits until the screen (since the last wait
-# matched) contains text, {"send": "keys"} types keys, {"signal": "SIGCONT"} signals the child's group.
+# matched) contains text, {"file": path, "contains": text} until a file contains text, {"send": "keys"}
+# types keys, {"signal": "SIGCONT"} signals the child's group.
 # Prints one JSON object: the whole screen, the exit code (or signal), and the step that timed out, if any.
 import json, os, pty, select, signal, struct, sys, fcntl, termios, time
 
@@ -52,6 +53,22 @@ def main():
             if failed:
                 break
             mark = screen.index(want, mark) + len(want)
+        elif "file" in step:
+            # Waits until a file (a fixture's log) contains text, reading the terminal meanwhile.
+            deadline = time.monotonic() + step.get("timeout", step_timeout)
+            while True:
+                try:
+                    with open(step["file"]) as f:
+                        if step["contains"] in f.read():
+                            break
+                except FileNotFoundError:
+                    pass
+                if time.monotonic() >= deadline:
+                    failed = {"step": i, "wait": "%s in %s" % (step["contains"], step["file"])}
+                    break
+                read_some(0.05)
+            if failed:
+                break
         elif "send" in step:
             os.write(fd, step["send"].encode())
         elif "signal" in step:

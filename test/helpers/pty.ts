@@ -14,8 +14,15 @@ const PYTHON = ['/usr/bin/python3', '/usr/local/bin/python3', '/bin/python3'].fi
 /** Python 3 is there to drive a pty (its pty module); tests skip cleanly without it. */
 export const hasPty = PYTHON !== undefined;
 
-/** Wait until the screen (after the last match) shows text; type keys; signal the child's process group. */
-export type PtyStep = { wait: string; timeout?: number } | { send: string } | { signal: string };
+/**
+ * Wait until the screen (after the last match) shows text, or until a file contains text; type keys; signal
+ * the child's process group.
+ */
+export type PtyStep =
+  | { wait: string; timeout?: number }
+  | { file: string; contains: string; timeout?: number }
+  | { send: string }
+  | { signal: string };
 
 export interface PtyRun {
   /** Everything the terminal showed, ANSI sequences included, with \r\n line ends. */
