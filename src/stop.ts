@@ -1,6 +1,7 @@
 // Pure: why a run was stopped before its turn ended, and the error (and exit code) each cause maps to.
 import { constants } from 'node:os';
 import { EXIT, RhoError, type ExitCode } from './errors.js';
+import { MAX_HELD_TOOLS } from './events/tools.js';
 
 /** Signals that cancel the turn (session/cancel, a grace, then the kill ladder). */
 export const CANCEL_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -11,15 +12,14 @@ export type StopSignal = (typeof CANCEL_SIGNALS)[number] | (typeof FATAL_SIGNALS
 export type StopCause =
   StopSignal | 'timeout' | 'idle' | 'epipe' | 'write_failed' | 'max_tool_calls' | 'tools_held';
 
-/** The most tool calls a run holds unfinished (pending, in progress, or completed with no output yet): each
- * is kept to the end of the turn to be settled, so an agent that leaves them open would fill memory (found
- * by review: 200k pending, 324 MB). Past it the turn is cancelled as a protocol error. */
-export const MAX_HELD_TOOLS = 50_000;
+export { MAX_HELD_TOOLS };
 
 export interface StopFacts {
   timeoutMs?: number | undefined;
   idleTimeoutMs?: number | undefined;
   maxToolCalls?: number | undefined;
+  /** Every tool is kept for the output (json), not only the unfinished ones. */
+  keepsTools?: boolean | undefined;
   /** What could not be written, for write_failed. */
   writeFailure?: string | undefined;
 }
@@ -59,7 +59,9 @@ export function stopError(cause: StopCause, facts: StopFacts | number = {}): Rho
     case 'tools_held':
       return new RhoError(
         'protocol',
-        `the agent left more than ${MAX_HELD_TOOLS} tool calls unfinished (pending, in progress, or completed with no output)`,
+        f.keepsTools
+          ? `the agent made more than ${MAX_HELD_TOOLS} tool calls, each kept for the json output (stream-json keeps none once finished)`
+          : `the agent left more than ${MAX_HELD_TOOLS} tool calls unfinished (pending, in progress, or completed with no output)`,
       );
     default: {
       const exitCode = cause === 'SIGINT' ? EXIT.sigint : signalExit(cause);

@@ -10,6 +10,7 @@ import type {
   ToolEvent,
   WarningEvent,
 } from './types.js';
+import { MAX_HELD_TOOLS } from './tools.js';
 
 export class RunSummary {
   private readonly text: string[] = [];
@@ -27,7 +28,9 @@ export class RunSummary {
         this.text.push(e.text);
         return;
       case 'tool':
-        this.tools.set(e.toolCallId, e);
+        // Past the bound the turn is being stopped: tool calls made meanwhile are not kept.
+        if (this.tools.size <= MAX_HELD_TOOLS || this.tools.has(e.toolCallId))
+          this.tools.set(e.toolCallId, e);
         return;
       case 'permission':
         this.permissions.push(e);

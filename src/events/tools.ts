@@ -3,6 +3,12 @@ import { idText, isRecord } from '../acp/messages.js';
 import type { Todo, ToolEvent, ToolStatus } from './types.js';
 import { ChurnMap } from './churn.js';
 
+/** The most tool calls a run holds: those unfinished (pending, in progress, or completed with no output yet),
+ * each kept to the end of the turn to be settled, so an agent that leaves them open would fill memory (found
+ * by review: 200k pending, 324 MB); and with --output-format json, which prints every tool, all of them.
+ * Past it the turn is cancelled as a protocol error. */
+export const MAX_HELD_TOOLS = 50_000;
+
 type Diff = { path: string; oldText: string | null; newText: string };
 
 // Stryker disable next-line StringLiteral: a status not listed reads as pending anyway
@@ -178,7 +184,9 @@ export class ToolStore {
         verdict: this.verdicts.get(id),
       };
       held = { tool, extra };
-      this.entries.set(id, held);
+      // Past the bound the turn is being stopped (RunObserver): a call still made meanwhile is shown but
+      // not held, so memory stays bounded however long the agent goes on.
+      if (this.entries.size <= MAX_HELD_TOOLS) this.entries.set(id, held);
       this.counts.calls++;
     }
     const { tool, extra } = held;
@@ -250,12 +258,6 @@ export class ToolStore {
     return this.verdicts.get(toolCallId);
   }
 
-  /** How many tool calls are held only until they are settled (pending, in progress, completed with no
-   * output yet); none counts when every tool is kept for the output (keepFinished: json). */
-  get unsettled(): number {
-    return this.keepFinished ? 0 : this.entries.size;
-  }
-
   /** How many tool calls the store has started (a new toolCallId each). */
   get calls(): number {
     return this.counts.calls;
@@ -270,7 +272,8 @@ export class ToolStore {
     return [...this.entries.values()].map(({ tool }) => ({ ...tool }));
   }
 
-  /** How many tools are held (not let go). */
+  /** How many tools are held: without keepFinished, those not yet settled (pending, in progress, completed
+   * with no output yet); with it (json), every one. */
   get held(): number {
     return this.entries.size;
   }

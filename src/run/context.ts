@@ -139,6 +139,7 @@ export function newRunContext(opts: RunOptions, io: RunIO, timing: Readonly<Timi
       facts: () => ({
         idleTimeoutMs: opts.idleTimeoutMs,
         maxToolCalls: opts.maxToolCalls,
+        keepsTools: plan.collect,
         writeFailure: out.failure?.kind === 'write_failed' ? out.failure.message : undefined,
       }),
       killNow: () => ctx.attempt?.agent.killNow(),

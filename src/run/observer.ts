@@ -47,7 +47,7 @@ export class RunObserver {
     const max = this.opts.maxToolCalls;
     if (newTool && max !== undefined && phase === 'prompt' && this.facts.turnToolCalls > max)
       return 'max_tool_calls';
-    if (newTool && this.tools.unsettled > MAX_HELD_TOOLS) return 'tools_held';
+    if (newTool && this.tools.held > MAX_HELD_TOOLS) return 'tools_held';
     return undefined;
   }
 }

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeTreeHandle } from '../../src/agent/cgroup.js';
 import { MAX_HELD_BYTES } from '../../src/render/output.js';
+import { MAX_HELD_TOOLS } from '../../src/stop.js';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, runCli, startCli, tempDir, type CliRun } from '../helpers/cli.js';
 import { chunk } from '../helpers/lines.js';
@@ -352,6 +353,24 @@ describe('output files that are FIFOs: written without blocking the run', () => 
     } finally {
       holder.kill('SIGKILL');
     }
+  });
+});
+
+describe('json keeps every tool for its output, up to MAX_HELD_TOOLS', () => {
+  it('an agent that makes more tool calls than that: the turn is cancelled as protocol, exit 1, one json object', async () => {
+    const r = await runCli(['run', '--output-format', 'json', '--permissions', 'allow', 'go'], {
+      agent: await agentPath,
+      cliConfig: { approvalMode: 'allowlist' },
+      watchdogMs: 30_000,
+      env: { RHO_SCRIPT: JSON.stringify({ toolFlood: MAX_HELD_TOOLS + 2000 }) },
+    });
+    expect(r.exitCode, r.stderr.slice(-500)).toBe(1);
+    const out = JSON.parse(r.stdout) as { error: { code: string; message: string }; tools: unknown[] };
+    expect(out.error.code).toBe('protocol');
+    expect(out.error.message).toMatch(/more than 50000 tool calls, each kept for the json output/);
+    // What was held is printed; the calls read after the stop are not kept.
+    expect(out.tools.length).toBeGreaterThan(MAX_HELD_TOOLS);
+    expect(out.tools.length).toBeLessThan(MAX_HELD_TOOLS + 2000);
   });
 });
 

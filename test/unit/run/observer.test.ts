@@ -39,14 +39,33 @@ describe('RunObserver', () => {
     for (let i = 0; i <= MAX_HELD_TOOLS && stop === undefined; i++)
       stop = observer.observe(tools.apply({ toolCallId: `open${i}`, status: 'pending' }), 'prompt');
     expect(stop).toBe('tools_held');
-    expect(tools.unsettled).toBe(MAX_HELD_TOOLS + 1);
-    expect(stopError('tools_held')).toMatchObject({ code: 'protocol', exitCode: 1 });
+    expect(tools.held).toBe(MAX_HELD_TOOLS + 1);
+    expect(stopError('tools_held')).toMatchObject({
+      code: 'protocol',
+      exitCode: 1,
+      message: expect.stringContaining('unfinished') as unknown,
+    });
   });
 
-  it('counts no tool as unsettled when every tool is kept for the output (json)', () => {
+  it('with every tool kept for the output (json), asks for a stop once more than MAX_HELD_TOOLS are held, finished or not', () => {
     const tools = new ToolStore(true);
-    tools.apply({ toolCallId: 'a', status: 'pending' });
-    expect(tools.unsettled).toBe(0);
+    const observer = new RunObserver(tools, new RunFacts(true), { maxToolCalls: undefined });
+    let stop: string | undefined;
+    let n = 0;
+    for (; n <= MAX_HELD_TOOLS && stop === undefined; n++)
+      stop = observer.observe(
+        tools.apply({ toolCallId: `t${n}`, status: 'completed', rawOutput: { ok: 1 } }),
+        'prompt',
+      );
+    expect(stop).toBe('tools_held');
+    expect(n).toBe(MAX_HELD_TOOLS + 1);
+    // Calls made while the turn is being stopped are shown (an event each) but not held.
+    const late = tools.apply({ toolCallId: 'late', status: 'pending' });
+    expect(late).toMatchObject({ type: 'tool', toolCallId: 'late' });
+    expect(tools.held).toBe(MAX_HELD_TOOLS + 1);
+    expect(stopError('tools_held', { keepsTools: true }).message).toMatch(
+      /more than 50000 tool calls, each kept for the json output/,
+    );
   });
 
   it('asks for no stop outside the prompt (a loaded session replays history)', () => {
