@@ -29,8 +29,9 @@ export async function makeRenderer(
   err: Writer,
   env: NodeJS.ProcessEnv,
   style: Style = DEFAULT_STYLE,
+  readBytes?: () => number,
 ): Promise<Renderer> {
-  if (format === 'stream-json') return new StreamJsonRenderer(out);
+  if (format === 'stream-json') return new StreamJsonRenderer(out, readBytes);
   if (format === 'json') return new JsonRenderer(out);
   const [{ Chalk }, { TextRenderer }] = await Promise.all([import('chalk'), import('./text.js')]);
   const level = colourEnabled(style.color, env, err.isTTY) ? 1 : 0;

@@ -112,6 +112,8 @@ export class Output {
   private holding = false;
   /** Bytes read from the agent since the question opened; past MAX_HELD_BYTES reading waits for resume. */
   private heldBytes = 0;
+  /** Bytes read from the agent in all (what stream-json's tool events may write grows with it). */
+  private readBytes = 0;
   /** The agent's reader, paused for that: going on once no question waits (or the output closed). */
   private readonly afterHold: Array<() => void> = [];
   private readonly joiner = new SurrogateJoiner();
@@ -153,7 +155,14 @@ export class Output {
     // With --output-schema the answer's text goes to stderr, and under -q nowhere: stdout has the value.
     const to = this.plan.answerTo;
     const answerTo = to === 'stdout' ? this.out : to === 'stderr' ? this.err : NOWHERE;
-    const renderer = await makeRenderer(this.plan.format, answerTo, this.err, this.o.env, this.o.style);
+    const renderer = await makeRenderer(
+      this.plan.format,
+      answerTo,
+      this.err,
+      this.o.env,
+      this.o.style,
+      () => this.readBytes,
+    );
     this.renderer ??= renderer;
     for (const e of this.early.splice(0)) this.draw(e);
   }
@@ -304,6 +313,7 @@ export class Output {
   // question that holds the output is answered once `read` bytes (what was just read from the agent) have
   // brought what it holds past MAX_HELD_BYTES.
   flush(read = 0): boolean {
+    this.readBytes += read;
     if (this.holding) this.heldBytes += read;
     if (!this.renderer || this.closed) return true;
     if (this.overHeld) return false;

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeTreeHandle } from '../../src/agent/cgroup.js';
 import { MAX_HELD_BYTES } from '../../src/render/output.js';
+import { TOOL_FACTOR, TOOL_SLACK } from '../../src/render/stream-json.js';
 import { MAX_HELD_TOOLS } from '../../src/stop.js';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, runCli, startCli, tempDir, type CliRun } from '../helpers/cli.js';
@@ -353,6 +354,26 @@ describe('output files that are FIFOs: written without blocking the run', () => 
     } finally {
       holder.kill('SIGKILL');
     }
+  });
+});
+
+describe('stream-json: tool events write at most TOOL_FACTOR x what was read + TOOL_SLACK', () => {
+  it('a 1 MiB input and 60 bare updates: not 60 copies; the final state is written whole', async () => {
+    const r = await runCli(['run', ...SJ, '--permissions', 'allow', 'go'], {
+      agent: await agentPath,
+      cliConfig: { approvalMode: 'allowlist' },
+      watchdogMs: 30_000,
+      env: { RHO_SCRIPT: JSON.stringify({ bigTool: { inputMiB: 1, flips: 60 } }) },
+    });
+    expect(r.exitCode, r.stderr.slice(-500)).toBe(0);
+    // Read: ~1 MiB; each event of the tool is ~1 MiB. Before the bound every update wrote a copy (61 MiB).
+    expect(r.stdout.length).toBeLessThan(TOOL_SLACK + TOOL_FACTOR * 1.1 * 1024 * 1024);
+    const big = r.events.filter((e) => e.type === 'tool' && e.toolCallId === 'big');
+    expect(big.length).toBeGreaterThan(1);
+    expect(big.length).toBeLessThan(30);
+    expect(big.at(-1)).toMatchObject({ status: 'completed', output: { ok: true } });
+    expect((big.at(-1)!.input as { text: string }).text).toHaveLength(1024 * 1024);
+    expect(r.events.at(-1)).toMatchObject({ type: 'result', exitCode: 0 });
   });
 });
 

@@ -101,3 +101,62 @@ describe('StreamJsonRenderer', () => {
     expect(lines[1]).toEqual(result);
   });
 });
+
+describe('StreamJsonRenderer: what tool events may write', () => {
+  const tool = (id: string, status: ToolEvent['status'], input: Record<string, unknown> = {}): ToolEvent => ({
+    type: 'tool',
+    toolCallId: id,
+    kind: 'read',
+    title: 't',
+    status,
+    input,
+    output: null,
+    locations: [],
+  });
+  const lines = (text: string) =>
+    text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; toolCallId?: string; status?: string });
+
+  it('writes every tool event while they stay within factor x bytes read + slack', () => {
+    const out = capture();
+    const r = new StreamJsonRenderer(out, () => 1000, { factor: 8, slack: 0 });
+    for (let i = 0; i < 20; i++) r.emit(tool(`t${i}`, 'completed'));
+    r.flush();
+    expect(lines(out.text)).toHaveLength(20);
+  });
+
+  it('past the budget, keeps only each tool latest state waiting, and writes it before the result', () => {
+    const out = capture();
+    let read = 0;
+    const r = new StreamJsonRenderer(out, () => read, { factor: 8, slack: 1000 });
+    const big = { text: 'x'.repeat(400) };
+    // A large input, then many updates that flip its status: each event would copy it.
+    for (let i = 0; i < 50; i++) r.emit(tool('big', i % 2 ? 'in_progress' : 'pending', big));
+    r.emit({ type: 'message', text: 'hi' });
+    r.flush();
+    const early = lines(out.text);
+    // Two events of ~520 characters fit in 1000 + 8 x 0: the rest waits, the newest replacing the older.
+    expect(early.filter((e) => e.type === 'tool')).toHaveLength(1);
+    expect(early.some((e) => e.type === 'message')).toBe(true);
+    // More read from the agent: the waiting state is written as soon as it fits.
+    read = 60;
+    r.flush();
+    expect(lines(out.text).filter((e) => e.type === 'tool')).toHaveLength(2);
+    expect(lines(out.text).at(-1)).toMatchObject({ toolCallId: 'big', status: 'in_progress' });
+    // Over again: another tool waits behind; all are written, oldest first, before the result.
+    r.emit(tool('big', 'completed', big));
+    r.emit(tool('small', 'completed'));
+    r.flush();
+    expect(lines(out.text).filter((e) => e.type === 'tool')).toHaveLength(2);
+    r.emit(RESULT);
+    r.finish(finished(RESULT));
+    const all = lines(out.text);
+    expect(all.slice(-3).map((e) => [e.type, e.toolCallId, e.status])).toEqual([
+      ['tool', 'big', 'completed'],
+      ['tool', 'small', 'completed'],
+      ['result', undefined, undefined],
+    ]);
+  });
+});
