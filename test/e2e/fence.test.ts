@@ -152,7 +152,9 @@ describe('nothing of the user lost, however the run ends', () => {
 
   it('session/new never answers: --step-timeout, exit 124', async () => {
     const u = userSetup();
-    const s = start(['run', ...SJ, '--fence', 'no-shell', '--step-timeout', '300ms', 'go'], u, {
+    // The step timeout covers initialize too: long enough for the agent to start on a loaded machine (at
+    // 300 ms it was ended before it wrote its start row once, with a second test suite running).
+    const s = start(['run', ...SJ, '--fence', 'no-shell', '--step-timeout', '1s', 'go'], u, {
       FAKE_END: 'silent-new',
     });
     const r = await finish(s, true);
