@@ -139,8 +139,9 @@ export class AgentRequests {
     if (!tc || typeof tc.toolCallId !== 'string' || this.ctx.tools.get(tc.toolCallId)) return false;
     // Its content is the agent's reason for asking, not the tool's output.
     const { content: _reason, ...call } = tc;
-    this.ctx.emit(this.ctx.tools.apply({ ...call, kind: judgedKind(call.kind).kind }));
-    return true;
+    const tool = this.ctx.tools.take({ ...call, kind: judgedKind(call.kind).kind });
+    if (tool) this.ctx.emit(tool);
+    return tool !== undefined;
   }
 
   // A permission's toolCall is an update (ACP): its title may be the one tool_call announced, and its kind

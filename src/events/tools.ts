@@ -159,12 +159,21 @@ export class ToolStore {
    */
   constructor(private readonly keepFinished = true) {}
 
+  // apply, unless the store is past MAX_HELD_TOOLS (the turn is being stopped: RunObserver) and u updates a
+  // call it does not hold: that makes nothing, where apply would start a blank state and count one more call.
+  take(u: Record<string, unknown>): ToolEvent | undefined {
+    if (this.entries.size <= MAX_HELD_TOOLS || u.sessionUpdate === 'tool_call') return this.apply(u);
+    return this.entries.has(idText(u.toolCallId)) ? this.apply(u) : undefined;
+  }
+
   // Merges one tool_call or tool_call_update and returns the whole state so far, as a snapshot: an event
   // once emitted never changes (a later update is a new snapshot).
   apply(u: Record<string, unknown>): ToolEvent {
     const id = idText(u.toolCallId);
     let held = this.entries.get(id);
     if (!held) {
+      // Past the bound a new call is shown once but not held.
+      const full = this.entries.size > MAX_HELD_TOOLS;
       const tool: ToolEvent = {
         type: 'tool',
         toolCallId: id,
@@ -184,9 +193,7 @@ export class ToolStore {
         verdict: this.verdicts.get(id),
       };
       held = { tool, extra };
-      // Past the bound the turn is being stopped (RunObserver): a call still made meanwhile is shown but
-      // not held, so memory stays bounded however long the agent goes on.
-      if (this.entries.size <= MAX_HELD_TOOLS) this.entries.set(id, held);
+      if (!full) this.entries.set(id, held);
       this.counts.calls++;
     }
     const { tool, extra } = held;

@@ -123,7 +123,8 @@ function eventsOf(params: unknown, ctx: UpdateContext): Event[] {
         Object.keys(params).every((k) => k === 'sessionId' || k === 'update')
       )
         return [];
-      const tool = ctx.tools.apply(update);
+      const tool = ctx.tools.take(update);
+      if (tool === undefined) return [];
       const events: Event[] = [tool];
       const todos = ctx.tools.todosOf(tool);
       if (todos && todos.length > 0) {

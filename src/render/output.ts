@@ -238,6 +238,11 @@ export class Output {
     this.holding = true;
   }
 
+  /** A question waits for the person (whichever try asked it). */
+  get asking(): boolean {
+    return this.holding;
+  }
+
   // No question waits any more: what was held is drawn now, in the order it came.
   resume(): void {
     this.holding = false;

@@ -1,5 +1,5 @@
 // NDJSON renderer: one event per line, batched per chunk the agent wrote.
-import type { Event, JsonOutput } from '../events/types.js';
+import type { Event, JsonOutput, ToolEvent } from '../events/types.js';
 import { inertJsonText, safeJson } from '../sanitize/json.js';
 import type { Renderer, Writer } from './writer.js';
 
@@ -8,16 +8,22 @@ import type { Renderer, Writer } from './writer.js';
  * and then many small updates would make each a copy of it (1 MB and 4k bare updates: 4 GB). Past
  * TOOL_FACTOR times the bytes read from the agent plus TOOL_SLACK, a tool's latest state waits (one per
  * tool, the newest replacing the older) and is written once the budget allows, and always before the result.
+ * A waiting state is serialised only when it is looked at for writing, so updates that replace it cost no
+ * serialisation. Meanwhile other events go on: a tool's event may come after events sent after it.
  */
 export const TOOL_FACTOR = 8;
 export const TOOL_SLACK = 16 * 1024 * 1024;
+
+// Any field may hold a lone surrogate or a character a terminal acts on.
+const serialised = (event: Event): string => safeJson(JSON.stringify(event));
 
 export class StreamJsonRenderer implements Renderer {
   private batch: string[] = [];
   /** Characters of tool events written so far. */
   private toolChars = 0;
-  /** Each tool's latest event that did not fit the budget, in the order their tools last changed. */
-  private readonly waiting = new Map<string, string>();
+  /** Each tool's latest event that did not fit the budget, in the order their tools last changed; its line
+   * once serialised. */
+  private readonly waiting = new Map<string, { event: ToolEvent; line?: string }>();
 
   /** readBytes: how many bytes were read from the agent so far (the tool events' budget grows with it). */
   constructor(
@@ -37,20 +43,23 @@ export class StreamJsonRenderer implements Renderer {
       this.batch.push(`{"type":"${event.type}","text":${inertJsonText(JSON.stringify(event.text))}}`);
       return;
     }
-    // Any field may hold a lone surrogate or a character a terminal acts on.
-    const line = safeJson(JSON.stringify(event));
-    if (event.type === 'tool') return this.tool(event.toolCallId, line);
+    if (event.type === 'tool') return this.tool(event);
     if (event.type === 'result') this.release(true);
-    this.batch.push(line);
+    this.batch.push(serialised(event));
   }
 
   // A tool event is written if it fits the budget (its older waiting state is then stale), else it waits.
-  private tool(id: string, line: string): void {
-    this.waiting.delete(id);
-    if (this.waiting.size === 0 && this.fits(line)) {
+  private tool(event: ToolEvent): void {
+    if (this.waiting.size > 0) {
+      this.waiting.delete(event.toolCallId);
+      this.waiting.set(event.toolCallId, { event });
+      return;
+    }
+    const line = serialised(event);
+    if (this.fits(line)) {
       this.toolChars += line.length;
       this.batch.push(line);
-    } else this.waiting.set(id, line);
+    } else this.waiting.set(event.toolCallId, { event, line });
   }
 
   private fits(line: string): boolean {
@@ -59,7 +68,8 @@ export class StreamJsonRenderer implements Renderer {
 
   // Writes the waiting tool states, oldest first, as far as the budget allows (all of them at the end).
   private release(all: boolean): void {
-    for (const [id, line] of this.waiting) {
+    for (const [id, entry] of this.waiting) {
+      const line = (entry.line ??= serialised(entry.event));
       if (!all && !this.fits(line)) return;
       this.waiting.delete(id);
       this.toolChars += line.length;

@@ -66,7 +66,7 @@ export class Attempt {
     this.idle = opts.idleTimeoutMs
       ? new IdleTimer(opts.idleTimeoutMs, () => {
           // The agent owes nothing while a person is still deciding one of its questions.
-          if (this.requests.asking()) return false;
+          if (this.requests.asking() || ctx.out.asking) return false;
           ctx.stop.stop('idle');
           return true;
         })

@@ -204,6 +204,9 @@ async function tryUntilAnswered(ctx: RunContext, prepared: Prepared, ws: Workspa
     } catch (e) {
       const error = toRhoError(e);
       if (n > opts.retries || !retriable(ctx, error)) throw e;
+      // A question of this try still on the screen closes now: its agent is gone, and the output it holds
+      // would otherwise hold the next try (found by review: its reader stopped for good past the bound).
+      a.requests.endQuestions();
       const retryInMs = retryWaitMs(n, timing);
       emit(ctx, {
         type: 'attempt',

@@ -59,10 +59,23 @@ describe('RunObserver', () => {
       );
     expect(stop).toBe('tools_held');
     expect(n).toBe(MAX_HELD_TOOLS + 1);
-    // Calls made while the turn is being stopped are shown (an event each) but not held.
-    const late = tools.apply({ toolCallId: 'late', status: 'pending' });
-    expect(late).toMatchObject({ type: 'tool', toolCallId: 'late' });
+    // Calls made while the turn is being stopped are shown (an event each) but not held; an update of one
+    // makes nothing (found by review: it started a blank state, kind other, and counted one more call).
+    const calls = tools.calls;
+    const late = tools.take({ sessionUpdate: 'tool_call', toolCallId: 'late', kind: 'execute' });
+    expect(late).toMatchObject({ type: 'tool', toolCallId: 'late', kind: 'execute' });
     expect(tools.held).toBe(MAX_HELD_TOOLS + 1);
+    expect(tools.take({ sessionUpdate: 'tool_call_update', toolCallId: 'late', status: 'completed' })).toBe(
+      undefined,
+    );
+    expect(tools.take({ toolCallId: 'late', status: 'completed' })).toBe(undefined);
+    expect(tools.calls).toBe(calls + 1);
+    // A call it holds is still updated.
+    expect(tools.take({ sessionUpdate: 'tool_call_update', toolCallId: 't0', title: 'later' })).toMatchObject(
+      {
+        title: 'later',
+      },
+    );
     expect(stopError('tools_held', { keepsTools: true }).message).toMatch(
       /more than 50000 tool calls, each kept for the json output/,
     );
