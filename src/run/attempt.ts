@@ -65,8 +65,9 @@ export class Attempt {
     this.update = { tools: ctx.tools, lastTodos: '', title: null, mode: null };
     this.idle = opts.idleTimeoutMs
       ? new IdleTimer(opts.idleTimeoutMs, () => {
-          // The agent owes nothing while a person is still deciding one of its questions.
-          if (this.requests.asking() || ctx.out.asking) return false;
+          // The agent owes nothing while a person is still deciding one of its questions (this try's or, until
+          // the retry closed it, an earlier one's): the output holds what it sends, and may have paused it.
+          if (ctx.out.asking) return false;
           ctx.stop.stop('idle');
           return true;
         })

@@ -19,9 +19,9 @@ import { TOOL_FACTOR, TOOL_SLACK } from '../../src/render/stream-json.js';
 import { MAX_HELD_TOOLS } from '../../src/stop.js';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, runCli, startCli, tempDir, type CliRun } from '../helpers/cli.js';
-import { chunk } from '../helpers/lines.js';
+import { chunk, permissionRequest } from '../helpers/lines.js';
 import { isRunning, waitForGone } from '../helpers/processes.js';
-import { hasPty, onPty } from '../helpers/pty.js';
+import { hasPty, onPty, type PtyStep } from '../helpers/pty.js';
 import { SHORT_GRACE, testTiming } from '../helpers/timing.js';
 
 const SJ = ['--output-format', 'stream-json'];
@@ -34,19 +34,7 @@ const CGROUP_ROOTS = [
 ];
 /** Whether this machine gives a run's agent a cgroup (root with a writable cgroupfs). */
 const tree = probeTreeHandle(process.env);
-const PERMISSION = {
-  jsonrpc: '2.0',
-  id: 0,
-  method: 'session/request_permission',
-  params: {
-    sessionId: 'fixture-session-0001',
-    toolCall: { toolCallId: 'tool_1', title: 'ls', kind: 'execute', status: 'pending' },
-    options: [
-      { optionId: 'allow-once', name: 'Allow', kind: 'allow_once' },
-      { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
-    ],
-  },
-};
+const PERMISSION = permissionRequest(0, 'tool_1', 'execute', 'ls');
 const mkfifo = (path: string): void => void expect(spawnSync('mkfifo', [path]).status).toBe(0);
 
 interface Hostile {
@@ -397,99 +385,102 @@ describe('json keeps every tool for its output, up to MAX_HELD_TOOLS', () => {
 });
 
 describe.skipIf(!hasPty)('while a question waits at the terminal', () => {
-  it('reads at most MAX_HELD_BYTES of what the agent sends meanwhile, then the pipe holds the agent; all of it is drawn after the answer', async () => {
+  /** 60,000 chunks are ~9 MB on the wire: more than may be held, so reading must stop before their end. */
+  const FLOOD = 60_000;
+  const QUESTION = { wait: '[a] allow once  [r] reject once > ' };
+
+  // The fixture on a person's terminal (CI unset: a runner's CI=true is nobody's terminal); its flood is
+  // logged to flood.log in a directory of the test's own, which is also the Cursor config dir.
+  async function atTerminal(
+    args: string[],
+    steps: (floodLog: string) => PtyStep[],
+    script: (dir: string) => Record<string, unknown>,
+    env: Record<string, string> = {},
+  ) {
     const dir = tempDir();
     const floodLog = join(dir, 'flood.log');
-    // 60,000 chunks are ~9 MB on the wire: more than may be held, so reading must stop before their end.
-    const flood = 60_000;
-    const r = await onPty(
-      [BIN, 'run', '--agent', await agentPath, 'go'],
-      [
-        { wait: '[a] allow once  [r] reject once > ' },
+    const r = await onPty([BIN, 'run', ...args, '--agent', await agentPath, 'go'], steps(floodLog), {
+      env: {
+        RHO_SCRIPT: JSON.stringify({ flood: FLOOD, floodLog, ...script(dir) }),
+        CURSOR_CONFIG_DIR: dir,
+        TERM: 'xterm',
+        NO_COLOR: '1',
+        CI: null,
+        ...env,
+      },
+    });
+    expect(r.failed, r.screen.slice(-2000)).toBeNull();
+    return { ...r, log: readFileSync(floodLog, 'utf8') };
+  }
+
+  it('reads at most MAX_HELD_BYTES of what the agent sends meanwhile, then the pipe holds the agent; all of it is drawn after the answer', async () => {
+    const r = await atTerminal(
+      [],
+      (floodLog) => [
+        QUESTION,
         // The agent's write waits (rho-cursor stopped reading) while the question is still open.
         { file: floodLog, contains: 'blocked after', timeout: 8 },
         { send: 'a\r' },
         { wait: 'stopReason' },
       ],
-      {
-        env: {
-          RHO_SCRIPT: JSON.stringify({ before: [PERMISSION], flood, floodLog }),
-          CURSOR_CONFIG_DIR: dir,
-          TERM: 'xterm',
-          NO_COLOR: '1',
-          CI: null,
-        },
-      },
+      () => ({ before: [PERMISSION] }),
     );
-    expect(r.failed, r.screen.slice(-2000)).toBeNull();
     expect(r.code).toBe(0);
-    const log = readFileSync(floodLog, 'utf8');
-    const blockedAt = Number(/blocked after (\d+) bytes/.exec(log)![1]);
+    const blockedAt = Number(/blocked after (\d+) bytes/.exec(r.log)![1]);
     // What was read: the held bytes, the batch that crossed them (~300 KB) and the pipe's buffer.
     expect(blockedAt).toBeLessThan(MAX_HELD_BYTES + 1024 * 1024);
-    expect(log).toMatch(/done \d+ bytes\n$/);
+    expect(r.log).toMatch(/done \d+ bytes\n$/);
     // Nothing the agent sent is lost: every chunk is drawn after the answer, in order.
     const text = r.screen.slice(r.screen.indexOf('reject once > '));
     expect(text).toContain(`0 1 2 3 `);
-    expect(text).toContain(`${flood - 2} ${flood - 1} `);
+    expect(text).toContain(`${FLOOD - 2} ${FLOOD - 1} `);
   });
 
   it('a question left open by a try that failed is closed before the retry, which reads on past the bound', async () => {
     // Found by review: the next try's reader stopped for good after 4 MiB, the old question unanswerable.
-    const dir = tempDir();
-    const floodLog = join(dir, 'flood.log');
-    const r = await onPty(
-      [BIN, 'run', '--retries', '1', '--agent', await agentPath, 'go'],
-      [{ wait: '[a] allow once  [r] reject once > ' }, { wait: 'stopReason', timeout: 10 }],
-      {
-        env: {
-          RHO_SCRIPT: JSON.stringify({
-            counterFile: join(dir, 'tries'),
-            failTimes: 1,
-            failWith: 'askThenExit',
-            flood: 60_000,
-            floodLog,
-          }),
-          RHO_CURSOR_TEST_TIMING: JSON.stringify({ retryBaseMs: 50 }),
-          CURSOR_CONFIG_DIR: dir,
-          TERM: 'xterm',
-          NO_COLOR: '1',
-          CI: null,
-        },
-      },
+    const r = await atTerminal(
+      ['--retries', '1'],
+      () => [QUESTION, { wait: 'stopReason', timeout: 10 }],
+      (dir) => ({ counterFile: join(dir, 'tries'), failTimes: 1, failWith: 'askThenExit' }),
+      { RHO_CURSOR_TEST_TIMING: JSON.stringify({ retryBaseMs: 50 }) },
     );
-    expect(r.failed, r.screen.slice(-2000)).toBeNull();
     expect(r.code).toBe(0);
     expect(r.screen).toMatch(/reject once > \r\n\(the turn ended before an answer: not answered\)\r\n/);
-    expect(r.screen).toContain('59998 59999 ');
-    expect(readFileSync(floodLog, 'utf8')).toMatch(/done \d+ bytes\n$/);
+    expect(r.screen).toContain(`${FLOOD - 2} ${FLOOD - 1} `);
+    expect(r.log).toMatch(/done \d+ bytes\n$/);
+  });
+
+  it('--idle-timeout waits while the question does, reading paused or not: the answer after 2.5 s, exit 0', async () => {
+    const r = await atTerminal(
+      ['--idle-timeout', '1s'],
+      (floodLog) => [
+        QUESTION,
+        { file: floodLog, contains: 'blocked after', timeout: 8 },
+        { pause: 2500 },
+        { send: 'a\r' },
+        { wait: 'stopReason' },
+      ],
+      () => ({ before: [PERMISSION] }),
+    );
+    expect(r.code).toBe(0);
+    expect(r.screen).not.toContain('idle-timeout');
+    expect(r.screen).toContain(`${FLOOD - 2} ${FLOOD - 1} `);
   });
 
   it('--timeout still ends the question and the run while reading waits for it: exit 124', async () => {
-    const dir = tempDir();
-    const floodLog = join(dir, 'flood.log');
-    const r = await onPty(
-      [BIN, 'run', '--timeout', '3s', '--agent', await agentPath, 'go'],
-      [
-        { wait: '[a] allow once  [r] reject once > ' },
+    const r = await atTerminal(
+      ['--timeout', '3s'],
+      (floodLog) => [
+        QUESTION,
         { file: floodLog, contains: 'blocked after', timeout: 8 },
         { wait: 'timeout' },
       ],
-      {
-        env: {
-          RHO_SCRIPT: JSON.stringify({ before: [PERMISSION], flood: 60_000, floodLog }),
-          CURSOR_CONFIG_DIR: dir,
-          TERM: 'xterm',
-          NO_COLOR: '1',
-          CI: null,
-        },
-      },
+      () => ({ before: [PERMISSION] }),
     );
-    expect(r.failed, r.screen.slice(-2000)).toBeNull();
     expect(r.code).toBe(124);
     // The question is closed, and what was held (all of it) is drawn after it.
     expect(r.screen).toMatch(/reject once > \r\n\(cancelled\)\r\n0 1 2 3 /);
-    expect(r.screen).toContain('59998 59999 ');
+    expect(r.screen).toContain(`${FLOOD - 2} ${FLOOD - 1} `);
   });
 });
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # A small pty driver for the terminal tests: runs a command on a pseudo-terminal of a given size, and plays
 # a script of steps read as JSON from stdin: {"wait": "text"} waits until the screen (since the last wait
-# matched) contains text, {"file": path, "contains": text} until a file contains text, {"send": "keys"}
-# types keys, {"signal": "SIGCONT"} signals the child's group.
+# matched) contains text, {"file": path, "contains": text} until a file contains text, {"pause": ms} lets a
+# duration pass, {"send": "keys"} types keys, {"signal": "SIGCONT"} signals the child's group.
 # Prints one JSON object: the whole screen, the exit code (or signal), and the step that timed out, if any.
 import json, os, pty, select, signal, struct, sys, fcntl, termios, time
 
@@ -69,6 +69,11 @@ def main():
                 read_some(0.05)
             if failed:
                 break
+        elif "pause" in step:
+            # A duration the test asserts (nothing happens meanwhile), reading the terminal all along.
+            until = time.monotonic() + step["pause"] / 1000
+            while time.monotonic() < until:
+                read_some(min(0.05, max(0, until - time.monotonic())))
         elif "send" in step:
             os.write(fd, step["send"].encode())
         elif "signal" in step:

@@ -15,12 +15,13 @@ const PYTHON = ['/usr/bin/python3', '/usr/local/bin/python3', '/bin/python3'].fi
 export const hasPty = PYTHON !== undefined;
 
 /**
- * Wait until the screen (after the last match) shows text, or until a file contains text; type keys; signal
- * the child's process group.
+ * Wait until the screen (after the last match) shows text, or until a file contains text; let a duration
+ * the test asserts pass (milliseconds); type keys; signal the child's process group.
  */
 export type PtyStep =
   | { wait: string; timeout?: number }
   | { file: string; contains: string; timeout?: number }
+  | { pause: number }
   | { send: string }
   | { signal: string };
 
