@@ -1,6 +1,6 @@
 // Pure: what a terminal question shows (everything Cursor asked) and how a typed answer maps to a choice.
 import type { Todo } from '../events/types.js';
-import { cutEnd, cutStart } from '../sanitize/cut.js';
+import { cutMiddle } from '../sanitize/cut.js';
 import { oneLine, terminalSafe } from '../sanitize/terminal.js';
 import type { PermissionRequest } from './decide.js';
 
@@ -41,7 +41,7 @@ export function questionText(text: string, whole = false): string {
     .replace(/\t/g, '\u2409')
     .replace(/ {4,}/g, (run) => ` <${run.length} spaces> `);
   if (whole || one.length <= SHOWN_MAX) return one;
-  return `${cutEnd(one, HEAD)} (${one.length - HEAD - TAIL} more characters) ${cutStart(one, TAIL)}`;
+  return cutMiddle(one, HEAD, TAIL);
 }
 
 // One line of the question: a value under its label, its newlines made visible, so no agent text can stand

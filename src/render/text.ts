@@ -8,10 +8,22 @@ import { LineCap, NON_JSON_SHOWN, type Renderer, type Writer } from './writer.js
 import { RecentIds } from '../events/recent.js';
 import { ChurnMap } from '../events/churn.js';
 import { changesLine } from '../changes/compare.js';
+import { cutMiddle } from '../sanitize/cut.js';
 import { oneLine as one, terminalSafe } from '../sanitize/terminal.js';
 
 const PRINTED_KEPT = 16;
 const TERMINAL = new Set(['completed', 'failed', 'rejected', 'cancelled']);
+
+/** The longest agent-sent label (a title, a kind, a name, a todo) a status line shows whole; past it, its
+ * start and its end. stream-json and json carry every field whole; the answer and thoughts are never cut. */
+export const LABEL_MAX = 240;
+
+// An agent-sent label on a status line: one line, made visible, and at most about LABEL_MAX characters, so a
+// tool title of megabytes cannot fill the terminal or a CI log.
+export const label = (text: string): string => {
+  const line = one(text);
+  return line.length <= LABEL_MAX ? line : cutMiddle(line, 170, 60);
+};
 
 export interface TextStyle {
   /** Only the answer on stdout; on stderr only warnings and errors. */
@@ -45,7 +57,7 @@ export class TextRenderer implements Renderer {
     if (e.type === 'message') {
       // Non-text content is listed by kind and name, never dropped; an embedded resource's text is the answer's.
       if (e.content && !this.style.quiet)
-        this.line(this.c.dim(one(`${e.content.type}: ${e.content.name ?? e.content.mimeType ?? ''}`)));
+        this.line(this.c.dim(label(`${e.content.type}: ${e.content.name ?? e.content.mimeType ?? ''}`)));
       // At a terminal the answer is shown, never interpreted; to a pipe or a file it is data, byte-exact.
       this.push(false, this.out.isTTY ? terminalSafe(e.text) : e.text);
       if (e.text.length > 0) this.outMidLine = !e.text.endsWith('\n');
@@ -76,12 +88,12 @@ export class TextRenderer implements Renderer {
         } else if (!this.printed.has(e.toolCallId)) this.tools.set(e.toolCallId, e);
         return;
       case 'session':
-        this.who = one(e.agent.cursor ? 'Cursor' : (e.agent.title ?? e.agent.name ?? 'agent'));
+        this.who = label(e.agent.cursor ? 'Cursor' : (e.agent.title ?? e.agent.name ?? 'agent'));
         this.line(
           this.c.dim(
             // approvalMode is Cursor's; another agent is named instead.
             one(
-              `session ${e.sessionId} · model ${e.model ?? 'unknown'} · mode ${e.mode ?? 'unknown'} · ${e.agent.cursor ? `approvalMode ${e.approvalMode}` : `agent ${this.who}`} · permissions ${e.permissions}`,
+              `session ${label(e.sessionId)} · model ${label(e.model ?? 'unknown')} · mode ${label(e.mode ?? 'unknown')} · ${e.agent.cursor ? `approvalMode ${e.approvalMode}` : `agent ${this.who}`} · permissions ${e.permissions}`,
             ),
           ),
         );
@@ -95,22 +107,22 @@ export class TextRenderer implements Renderer {
           );
         return;
       case 'permission': {
-        const d = one('optionId' in e.decision ? e.decision.optionId : 'cancelled');
+        const d = label('optionId' in e.decision ? e.decision.optionId : 'cancelled');
         const colour =
           'optionId' in e.decision && e.decision.kind.startsWith('allow') ? this.c.green : this.c.red;
-        const why = e.agentReason ? ` · ${one(this.who)}: ${one(e.agentReason)}` : '';
+        const why = e.agentReason ? ` · ${this.who}: ${label(e.agentReason)}` : '';
         this.line(
-          `${this.c.bold('permission')} ${one(e.kind)} ${one(e.title)} → ${colour(d)} (${one(e.reason)})${this.c.dim(why)}`,
+          `${this.c.bold('permission')} ${label(e.kind)} ${label(e.title)} → ${colour(d)} (${one(e.reason)})${this.c.dim(why)}`,
         );
         return;
       }
       case 'question':
-        for (const l of questionLines(e)) this.line(`${this.c.bold('question')} ${one(l)}`);
+        for (const l of questionLines(e)) this.line(`${this.c.bold('question')} ${label(l)}`);
         return;
       case 'plan': {
         const why =
           e.answer.reason && e.decidedBy !== 'person' ? this.c.dim(` (${one(e.answer.reason)})`) : '';
-        this.line(`${this.c.bold('plan')}${e.name ? ' ' + one(e.name) : ''} → ${e.answer.outcome}${why}`);
+        this.line(`${this.c.bold('plan')}${e.name ? ' ' + label(e.name) : ''} → ${e.answer.outcome}${why}`);
         // A plan the person just read at the question is not printed again.
         if (e.decidedBy === 'person') return;
         if (e.overview) this.line(this.c.dim('  ' + one(e.overview)));
@@ -120,7 +132,7 @@ export class TextRenderer implements Renderer {
       case 'todos':
         return this.todoLines(e.todos);
       case 'mode':
-        this.line(this.c.dim(`mode: ${one(e.mode)}`));
+        this.line(this.c.dim(`mode: ${label(e.mode)}`));
         return;
       case 'extension':
         this.extension(e.method, e.params);
@@ -134,7 +146,7 @@ export class TextRenderer implements Renderer {
         return;
       case 'validation': {
         const verdict = e.valid ? this.c.green('matches') : this.c.red('does not match');
-        const why = e.errors.length > 0 ? this.c.dim(` · ${one(e.errors.slice(0, 3).join('; '))}`) : '';
+        const why = e.errors.length > 0 ? this.c.dim(` · ${label(e.errors.slice(0, 3).join('; '))}`) : '';
         this.line(`${this.c.bold('schema')} answer ${e.attempt} ${verdict} --output-schema${why}`);
         return;
       }
@@ -165,12 +177,12 @@ export class TextRenderer implements Renderer {
     this.todos = next;
     if (!before) {
       this.line(this.c.bold('todos'));
-      for (const t of todos) this.line(`  ${todoMark(t.status)} ${one(t.content)}`);
+      for (const t of todos) this.line(`  ${todoMark(t.status)} ${label(t.content)}`);
       return;
     }
     for (const t of todos) {
       if (before.get(t.id) !== next.get(t.id))
-        this.line(`${this.c.bold('todo')} ${todoMark(t.status)} ${one(t.content)}`);
+        this.line(`${this.c.bold('todo')} ${todoMark(t.status)} ${label(t.content)}`);
     }
   }
 
@@ -219,10 +231,10 @@ export class TextRenderer implements Renderer {
   private extension(method: string, params: unknown): void {
     const n = extensionNote(method, params);
     if (!n) return;
-    if (n.label === 'title') return this.line(this.c.dim(`title: ${one(n.text)}`));
+    if (n.label === 'title') return this.line(this.c.dim(`title: ${label(n.text)}`));
     const detail =
-      n.detail === undefined ? '' : n.label === 'task' ? ` (${one(n.detail)})` : ` → ${one(n.detail)}`;
-    this.line(`${this.c.bold(n.label)} ${one(n.text)}${detail ? this.c.dim(detail) : ''}`);
+      n.detail === undefined ? '' : n.label === 'task' ? ` (${label(n.detail)})` : ` → ${label(n.detail)}`;
+    this.line(`${this.c.bold(n.label)} ${label(n.text)}${detail ? this.c.dim(detail) : ''}`);
   }
 
   private toolLine(t: ToolEvent): string {
@@ -232,8 +244,8 @@ export class TextRenderer implements Renderer {
         : t.status === 'in_progress' || t.status === 'pending'
           ? this.c.yellow(t.status)
           : this.c.red(t.status);
-    const summary = one(toolSummary(t));
-    return `${this.c.cyan(one(t.kind))} ${one(t.title)} ${status}${summary ? this.c.dim(' · ' + summary) : ''}`;
+    const summary = label(toolSummary(t));
+    return `${this.c.cyan(label(t.kind))} ${label(t.title)} ${status}${summary ? this.c.dim(' · ' + summary) : ''}`;
   }
 
   // Remembers a printed tool so it is printed once; only the latest ones, as a finished tool comes back

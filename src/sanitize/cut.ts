@@ -30,3 +30,8 @@ export function cutStart(text: string, max: number): string {
   const start = /[\uDC00-\uDFFF]/.test(t[t.length - max + 1] ?? '') ? t.length - max + 2 : t.length - max + 1;
   return '…' + t.slice(start);
 }
+
+// The start and the end of a long text, the middle said as cut: at most head + tail characters of it.
+export function cutMiddle(text: string, head: number, tail: number): string {
+  return `${cutEnd(text, head)} (${text.length - head - tail} more characters) ${cutStart(text, tail)}`;
+}

@@ -220,6 +220,19 @@ describe('terminal: agent text is shown, never interpreted', () => {
     ]);
   });
 
+  it('a tool title of 100,000 characters: its status line shows the start and the end; stream-json carries it whole', async () => {
+    const title = 'START' + 'x'.repeat(100_000) + 'END'; // (the script goes in one environment variable: < 128 KiB)
+    const script: Script = { before: [toolCall('t1', title, 'execute'), toolDone('t1'), chunk('done')] };
+    const text = await play([], script);
+    expect(text.exitCode).toBe(0);
+    const shown = lines(text.stderr).filter((l) => l.startsWith('execute START'));
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toMatch(/^execute START(x*)… \(\d+ more characters\) …x*END completed$/);
+    expect(shown[0]!.length).toBeLessThan(300);
+    const sj = await play(SJ, script);
+    expect(events(sj, 'tool').at(-1)).toMatchObject({ title, status: 'completed' });
+  });
+
   it('in stream-json too, the error is one stderr line', async () => {
     const r = await play([...SJ, '--permissions', 'reject'], hostile);
     const errors = lines(r.stderr).filter((l) => l.startsWith('rho-cursor:') && !l.includes(': warning: '));

@@ -3,7 +3,7 @@
 import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import type { Event, ToolEvent } from '../../../src/events/types.js';
-import { TextRenderer } from '../../../src/render/text.js';
+import { LABEL_MAX, TextRenderer } from '../../../src/render/text.js';
 import { capture, finished } from './capture.js';
 
 const EVIL = '\x1b]52;c;ZXZpbA==\x07\x1b[2J\u202e\n::error::x\rrho-cursor: all good, exit 0';
@@ -113,5 +113,97 @@ describe('TextRenderer with hostile agent text', () => {
       // (On a shared terminal the answer's last line is ended on stderr.)
       expect(out.text).toBe(tty ? 'a ␛]8;;https://evil␛\\link␛]8;;␛\\\n\ttab' : answer + '\n');
     }
+  });
+});
+
+// A megabyte in each label a status line shows: the line stays short, its start and end are shown and the
+// middle is said as cut. The answer and thoughts are the agent's own words: never cut.
+const BIG = 'HEAD' + 'x'.repeat(1 << 20) + 'TAIL';
+const LABELS: Array<[string, Event]> = [
+  ['a tool title', tool({ title: BIG })],
+  ['a tool kind', tool({ kind: BIG })],
+  [
+    'a tool summary (its first output line)',
+    tool({ output: { diffs: Array(200_000).fill({ path: 'p', oldText: null, newText: 'x' }) } }),
+  ],
+  [
+    'a permission title, option and reason',
+    {
+      type: 'permission',
+      toolCallId: 't',
+      title: BIG,
+      kind: BIG,
+      options: [],
+      decision: { optionId: BIG, kind: 'reject_once' },
+      reason: 'r',
+      agentReason: BIG,
+      decidedBy: 'policy',
+    },
+  ],
+  [
+    'a plan name',
+    {
+      type: 'plan',
+      toolCallId: null,
+      name: BIG,
+      overview: null,
+      plan: 'step',
+      todos: [],
+      answer: { outcome: 'rejected', reason: 'r' },
+      decidedBy: 'policy',
+    },
+  ],
+  ['a todo', { type: 'todos', todos: [{ id: '1', content: BIG, status: 'pending' }], source: 'plan' }],
+  [
+    'a subagent task',
+    { type: 'extension', method: 'cursor/task', params: { description: BIG, subagentType: BIG } },
+  ],
+  [
+    'a session title',
+    {
+      type: 'extension',
+      method: 'session/update',
+      params: { update: { sessionUpdate: 'session_info_update', title: BIG } },
+    },
+  ],
+  ['a mode', { type: 'mode', mode: BIG }],
+];
+
+describe('TextRenderer with a megabyte in a label', () => {
+  it.each(LABELS)('%s: each stderr line stays short, its start and end shown', (_name, event) => {
+    const err = capture(true);
+    const r = new TextRenderer(capture(true), err, new Chalk({ level: 0 }));
+    r.emit(event);
+    r.finish(finished());
+    const lines = err.text.split('\n').filter((l) => l !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    // A line may hold a few labels (a permission: kind, title, option, reason), each cut to LABEL_MAX.
+    for (const l of lines) expect(l.length).toBeLessThan(5 * (LABEL_MAX + 40));
+    expect(err.text).toContain(' more characters) ');
+    if (!_name.includes('summary')) expect(err.text).toMatch(/HEAD.*TAIL/);
+  });
+
+  it('a label of LABEL_MAX characters is shown whole; one more is cut', () => {
+    for (const [n, cut] of [
+      [LABEL_MAX, false],
+      [LABEL_MAX + 1, true],
+    ] as const) {
+      const err = capture(true);
+      const r = new TextRenderer(capture(true), err, new Chalk({ level: 0 }));
+      r.emit(tool({ title: 'y'.repeat(n) }));
+      r.flush();
+      expect(err.text.includes(' more characters) ')).toBe(cut);
+    }
+  });
+
+  it('never cuts the answer or a thought', () => {
+    const out = capture(true);
+    const err = capture(true);
+    const r = new TextRenderer(out, err, new Chalk({ level: 0 }));
+    r.emit({ type: 'thought', text: BIG });
+    r.emit({ type: 'message', text: BIG });
+    r.finish(finished());
+    expect(out.text).toContain(BIG);
+    expect(err.text).toContain(BIG);
   });
 });

@@ -1,7 +1,7 @@
 // Redact first, then cut: a key straddling any cut leaves no part of itself.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cutEnd, cutStart, useSecret } from '../../../src/sanitize/cut.js';
+import { cutEnd, cutMiddle, cutStart, useSecret } from '../../../src/sanitize/cut.js';
 
 const KEY = 'key_0123456789abcdefghijklmnopqrstuvwxyzAB';
 
@@ -54,5 +54,18 @@ describe('cutEnd and cutStart', () => {
         expect(leaks(cutStart(text, max))).toBe(false);
       }),
     );
+  });
+});
+
+describe('cutMiddle', () => {
+  it('keeps the start and the end, says how much of the middle went, and leaves no part of the key', () => {
+    useSecret(KEY);
+    const text = 'START' + 'x'.repeat(500) + KEY + 'y'.repeat(500) + 'END';
+    const cut = cutMiddle(text, 100, 40);
+    expect(cut.startsWith('START')).toBe(true);
+    expect(cut.endsWith('END')).toBe(true);
+    expect(cut).toContain(` (${text.length - 140} more characters) `);
+    expect(cut.length).toBeLessThan(100 + 40 + 30);
+    expect(leaks(cutMiddle('x'.repeat(90) + KEY + 'y'.repeat(500), 100, 40))).toBe(false);
   });
 });
