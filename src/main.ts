@@ -270,6 +270,10 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
       ).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]),
     )
     .option('--step-timeout <duration>', 'bound on each request', DEFAULT_STEP_TIMEOUT)
+    .option(
+      '--worktree',
+      'also the sessions of earlier `run --worktree` runs here (those `run --worktree --continue` picks from)',
+    )
     .exitOverride()
     .action(async (o: SessionsRawOptions) =>
       setCode(await (await import('./sessions/command.js')).sessionsCommand(o, version)),

@@ -50,6 +50,19 @@ export function worktreeSessions(wt: Pick<Worktree, 'tmp' | 'cwd' | 'userCwd'>):
   };
 }
 
+// The same scope from the user's workspace, with no worktree of its own (`rho-cursor sessions --worktree`):
+// where a --worktree run from this directory would make its worktree, under the same temporary directory.
+export function earlierWorktreeSessions(
+  place: { root: string; prefix: string },
+  userCwd: string,
+): SessionScope {
+  const tmp = join(tmpdir(), `${WORKTREE_PREFIX}0-`);
+  return worktreeSessions({ tmp, cwd: join(tmp, worktreeName(place.root), place.prefix), userCwd });
+}
+
+// The worktree's directory under its temporary one: the repository's name, as the user knows it.
+const worktreeName = (root: string): string => basename(root) || 'worktree';
+
 // Makes the worktree; outside a git work tree (or in a repository with no commit) a usage error. `keep`:
 // --keep-worktree, whose worktree no later run sweeps away.
 export async function makeWorktree(userCwd: string, keep = false): Promise<Worktree> {
@@ -63,7 +76,7 @@ export async function makeWorktree(userCwd: string, keep = false): Promise<Workt
     );
   sweepStaleWorktrees();
   const tmp = mkdtempSync(join(tmpdir(), `${WORKTREE_PREFIX}${keep ? 'kept' : process.pid}-`));
-  const dir = join(tmp, basename(place.root) || 'worktree');
+  const dir = join(tmp, worktreeName(place.root));
   const wt: Worktree = {
     tmp,
     dir,

@@ -4,6 +4,8 @@ import { withLifecycle } from '../lifecycle/command.js';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { withAgent } from '../agent/brief.js';
+import { gitRoot } from '../changes/git.js';
+import { earlierWorktreeSessions } from '../changes/worktree.js';
 import { resolveAgent } from '../agent/resolve.js';
 import { RhoError, toRhoError } from '../errors.js';
 import { durationOption } from '../options.js';
@@ -18,15 +20,21 @@ export interface SessionsRawOptions {
   /** --agent-arg: the agent's own arguments, instead of Cursor's `--trust acp`. */
   agentArg?: string[];
   stepTimeout: string;
+  /** --worktree: also the sessions of earlier --worktree runs of the workspace (as `run --worktree --continue`). */
+  worktree?: boolean;
 }
 
-// Pure: the text listing, one session a line: id, when, title.
-export function sessionsText(sessions: readonly SessionInfo[], cwd: string): string {
-  if (sessions.length === 0) return `no sessions for ${cwd}\n`;
+// Pure: the text listing, one session a line: id, when, title (one an earlier worktree ran in says so).
+export function sessionsText(sessions: readonly SessionInfo[], cwd: string, worktrees = false): string {
+  if (sessions.length === 0) return `no sessions for ${cwd}${worktrees ? ' or its earlier worktrees' : ''}\n`;
+  const where = (s: SessionInfo): string => (s.cwd !== null && s.cwd !== cwd ? '(worktree) ' : '');
   return (
     sessions
       // The agent's ids and titles: one line each, shown, never interpreted.
-      .map((s) => oneLine([s.sessionId, s.updatedAt ?? '-', s.title ?? ''].join('  ').trimEnd()) + '\n')
+      .map(
+        (s) =>
+          oneLine([s.sessionId, s.updatedAt ?? '-', where(s) + (s.title ?? '')].join('  ').trimEnd()) + '\n',
+      )
       .join('')
   );
 }
@@ -59,6 +67,14 @@ async function listSessions(o: SessionsRawOptions, version: string): Promise<num
   }
   if (!isDir) throw new RhoError('usage', `option '--cwd' must name a directory (got '${o.cwd ?? cwd}')`);
   const stepTimeoutMs = durationOption('--step-timeout', o.stepTimeout);
+  // Each worktree was a directory of its own: the agent is asked for every session, and the workspace's kept.
+  let scope = sessionsOf(cwd);
+  if (o.worktree) {
+    const place = await gitRoot(cwd);
+    if (!place)
+      throw new RhoError('usage', `option '--worktree' needs a git work tree: ${cwd} is not in one`);
+    scope = earlierWorktreeSessions(place, cwd);
+  }
   const command = o.agent ?? process.env.RHO_CURSOR_AGENT ?? 'cursor-agent';
   const agentPath = resolveAgent(command, process.env, process.cwd());
   return withLifecycle(async ({ signal, teardown }) => {
@@ -80,13 +96,13 @@ async function listSessions(o: SessionsRawOptions, version: string): Promise<num
             'capability_missing',
             'the agent cannot list sessions (no agentCapabilities.sessionCapabilities.list)',
           );
-        return workspaceSessions((params) => step('session/list', params), sessionsOf(cwd));
+        return workspaceSessions((params) => step('session/list', params), scope);
       },
     );
     process.stdout.write(
       o.outputFormat === 'json'
         ? consoleJsonLine({ cwd, sessions })
-        : consoleText(sessionsText(sessions, cwd), 1),
+        : consoleText(sessionsText(sessions, cwd, o.worktree === true), 1),
     );
     return 0;
   }).catch((e: unknown) => {

@@ -45,6 +45,24 @@ const LISTS_AND_LOADS = {
   },
 };
 
+// What session/list answers in the --continue and `sessions --worktree` tests: this workspace's sessions, its
+// earlier worktrees' (made where the run makes its worktrees: a temporary directory named by the owner, then
+// the repo's name), and newer ones that are not this workspace's.
+function listedSessions(repo: string): Array<Record<string, string>> {
+  const earlier = (stamp: string, name: string) => join(tmpdir(), `rho-cursor-worktree-${stamp}`, name);
+  return [
+    { sessionId: 's-own', cwd: repo, updatedAt: '2026-11-01T00:00:00Z' },
+    { sessionId: 's-worktree', cwd: earlier('4242-Ab12Cd', 'repo'), updatedAt: '2026-12-01T00:00:00Z' },
+    { sessionId: 's-kept', cwd: earlier('kept-Zz9', 'repo'), updatedAt: '2026-11-15T00:00:00Z' },
+    // Newer, and not this workspace's: another repository's worktree, a folder under one, elsewhere.
+    { sessionId: 's-other', cwd: earlier('4242-Ef34', 'other'), updatedAt: '2026-12-02T00:00:00Z' },
+    { sessionId: 's-sub', cwd: join(earlier('4242-Gh56', 'repo'), 'src'), updatedAt: '2026-12-03T00:00:00Z' },
+    { sessionId: 's-else', cwd: '/somewhere/else', updatedAt: '2026-12-04T00:00:00Z' },
+    // Listed unfiltered, a session that names no cwd could be any project's (found by review).
+    { sessionId: 's-nowhere', updatedAt: '2026-12-05T00:00:00Z' },
+  ];
+}
+
 describe('--worktree', () => {
   it('the agent sees the uncommitted work, the patch applies with git apply, the user tree is untouched', async () => {
     const repo = userRepo();
@@ -159,23 +177,7 @@ describe('--worktree', () => {
   it('--continue takes up the newest session of this workspace, from its own tree or an earlier worktree', async () => {
     const repo = userRepo();
     const recvLog = join(tempDir(), 'recv');
-    // Made where the run makes its worktrees: a temporary directory named by the owner, then the repo's name.
-    const earlier = (stamp: string, name: string) => join(tmpdir(), `rho-cursor-worktree-${stamp}`, name);
-    const sessions = [
-      { sessionId: 's-own', cwd: repo, updatedAt: '2026-11-01T00:00:00Z' },
-      { sessionId: 's-worktree', cwd: earlier('4242-Ab12Cd', 'repo'), updatedAt: '2026-12-01T00:00:00Z' },
-      { sessionId: 's-kept', cwd: earlier('kept-Zz9', 'repo'), updatedAt: '2026-11-15T00:00:00Z' },
-      // Newer, and not this workspace's: another repository's worktree, a folder under one, elsewhere.
-      { sessionId: 's-other', cwd: earlier('4242-Ef34', 'other'), updatedAt: '2026-12-02T00:00:00Z' },
-      {
-        sessionId: 's-sub',
-        cwd: join(earlier('4242-Gh56', 'repo'), 'src'),
-        updatedAt: '2026-12-03T00:00:00Z',
-      },
-      { sessionId: 's-else', cwd: '/somewhere/else', updatedAt: '2026-12-04T00:00:00Z' },
-      // Listed unfiltered, a session that names no cwd could be any project's (found by review).
-      { sessionId: 's-nowhere', updatedAt: '2026-12-05T00:00:00Z' },
-    ];
+    const sessions = listedSessions(repo);
     const r = await finish(
       await start(['run', ...SJ, '--worktree', '--continue', 'go on'], repo, {
         initialize: LISTS_AND_LOADS,
@@ -198,6 +200,48 @@ describe('--worktree', () => {
     expect(load.params).toMatchObject({ sessionId: 's-worktree' });
     expect(String(load.params!.cwd)).toMatch(/rho-cursor-worktree-/);
     expect(resultOf(r.events)).toMatchObject({ sessionId: 's-worktree', exitCode: 0 });
+  });
+
+  it('`sessions --worktree` lists what `run --worktree --continue` picks from: this workspace and its worktrees', async () => {
+    const repo = userRepo();
+    const recvLog = join(tempDir(), 'recv');
+    const script = { initialize: LISTS_AND_LOADS, sessions: listedSessions(repo), recvLog };
+    const json = await finish(
+      await start(['sessions', '--worktree', '--output-format', 'json'], repo, script),
+      false,
+    );
+    expect(json.exitCode, json.stderr).toBe(0);
+    const listing = JSON.parse(json.stdout) as { cwd: string; sessions: Array<{ sessionId: string }> };
+    expect(listing.sessions.map((x) => x.sessionId)).toEqual(['s-worktree', 's-kept', 's-own']);
+    const list = readFileSync(recvLog, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { method?: string; params?: Record<string, unknown> })
+      .find((m) => m.method === 'session/list')!;
+    expect(list.params).not.toHaveProperty('cwd');
+    // As text, a session an earlier worktree ran in says so; without --worktree only this directory's.
+    const text = await finish(await start(['sessions', '--worktree'], repo, script), false);
+    expect(
+      text.stdout.split('\n').map((l) => l.split('  ')[0] + ' ' + (l.includes('(worktree)') ? 'w' : '-')),
+    ).toEqual(['s-worktree w', 's-kept w', 's-own -']);
+    const plain = await finish(await start(['sessions', '--output-format', 'json'], repo, script), false);
+    // (Asked for this directory's, the agent's answer with no cwd is taken as this directory's.)
+    expect((JSON.parse(plain.stdout) as typeof listing).sessions.map((x) => x.sessionId)).toEqual([
+      's-nowhere',
+      's-own',
+    ]);
+  });
+
+  it('`sessions --worktree` outside a git work tree is a usage error, and no agent is started', async () => {
+    const dir = tempDir();
+    const recvLog = join(dir, 'recv');
+    const r = await finish(
+      await start(['sessions', '--worktree'], dir, { initialize: LISTS_AND_LOADS, recvLog }),
+      false,
+    );
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`option '--worktree' needs a git work tree: ${dir} is not in one`);
+    expect(existsSync(recvLog)).toBe(false);
   });
 
   it("--continue without an earlier session of the workspace names the user's directory", async () => {

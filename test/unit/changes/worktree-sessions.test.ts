@@ -1,7 +1,9 @@
 // Which listed sessions --continue takes up under --worktree: the user's own directory's, and those of earlier
 // worktrees of the same workspace (they are gone: only the shape of their path says whose they were).
 import { describe, expect, it } from 'vitest';
-import { worktreeSessions } from '../../../src/changes/worktree.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { earlierWorktreeSessions, worktreeSessions } from '../../../src/changes/worktree.js';
 
 const wt = {
   tmp: '/tmp/rho-cursor-worktree-100-aaaa',
@@ -34,4 +36,29 @@ describe('worktreeSessions', () => {
     ['the same shape in another temporary folder', '/var/tmp/rho-cursor-worktree-7-b/repo/pkg/web'],
     ['the same shape one level deeper', '/tmp/x/rho-cursor-worktree-7-b/repo/pkg/web'],
   ])('leaves %s', (_, cwd) => expect(scope.belongs(cwd)).toBe(false));
+});
+
+// `rho-cursor sessions --worktree`: the same scope from the user's directory, which has no worktree of its own.
+describe('earlierWorktreeSessions', () => {
+  const mine = earlierWorktreeSessions({ root: '/home/u/repo', prefix: 'pkg/web/' }, '/home/u/repo/pkg/web');
+  const at = (stamp: string, ...rest: string[]) => join(tmpdir(), `rho-cursor-worktree-${stamp}`, ...rest);
+
+  it('asks for every session, and takes the user directory and its worktrees under the temporary directory', () => {
+    expect(mine.ask).toBeUndefined();
+    expect(mine.belongs('/home/u/repo/pkg/web')).toBe(true);
+    expect(mine.belongs(at('7-b', 'repo', 'pkg', 'web'))).toBe(true);
+    expect(mine.belongs(at('kept-q1', 'repo', 'pkg', 'web'))).toBe(true);
+  });
+
+  it('leaves another folder, another repository, and the same shape elsewhere', () => {
+    expect(mine.belongs(at('7-b', 'repo', 'pkg'))).toBe(false);
+    expect(mine.belongs(at('7-b', 'other', 'pkg', 'web'))).toBe(false);
+    expect(mine.belongs(join('/elsewhere', 'rho-cursor-worktree-7-b', 'repo', 'pkg', 'web'))).toBe(false);
+  });
+
+  it('at the repository root, the worktree root', () => {
+    const root = earlierWorktreeSessions({ root: '/home/u/repo', prefix: '' }, '/home/u/repo');
+    expect(root.belongs(at('7-b', 'repo'))).toBe(true);
+    expect(root.belongs(at('7-b', 'repo', 'pkg'))).toBe(false);
+  });
 });
