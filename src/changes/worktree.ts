@@ -4,13 +4,13 @@
 // every git command on the user's tree runs with GIT_OPTIONAL_LOCKS=0 (no index refresh written on the side).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, promises as fsp, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { RhoError } from '../errors.js';
 import type { SessionScope } from '../session.js';
 import { git, gitEnv, gitPlace, gitText } from './git.js';
 import { eachLimited } from './marks.js';
 import { leftovers } from '../agent/tree.js';
+import { tempRoot } from '../files/temp.js';
 
 export interface Worktree {
   /** The temporary directory holding the worktree. */
@@ -56,7 +56,7 @@ export function earlierWorktreeSessions(
   place: { root: string; prefix: string },
   userCwd: string,
 ): SessionScope {
-  const tmp = join(tmpdir(), `${WORKTREE_PREFIX}0-`);
+  const tmp = join(tempRoot(), `${WORKTREE_PREFIX}0-`);
   return worktreeSessions({ tmp, cwd: join(tmp, worktreeName(place.root), place.prefix), userCwd });
 }
 
@@ -75,7 +75,7 @@ export async function makeWorktree(userCwd: string, keep = false): Promise<Workt
       `option '--worktree' needs a commit to start from: ${place.root} has none yet`,
     );
   sweepStaleWorktrees();
-  const tmp = mkdtempSync(join(tmpdir(), `${WORKTREE_PREFIX}${keep ? 'kept' : process.pid}-`));
+  const tmp = mkdtempSync(join(tempRoot(), `${WORKTREE_PREFIX}${keep ? 'kept' : process.pid}-`));
   const dir = join(tmp, worktreeName(place.root));
   const wt: Worktree = {
     tmp,
@@ -171,7 +171,7 @@ export function removeWorktreeSync(wt: Worktree): void {
 // Removes the worktrees that runs ended by SIGKILL (or a crash) left behind: a temporary directory whose
 // owner pid is gone, the user's own, and git's record of it (pruned in the repository its `.git` file names).
 // Kept worktrees and live runs' are never touched. Returns what it removed.
-export function sweepStaleWorktrees(root = tmpdir()): string[] {
+export function sweepStaleWorktrees(root = tempRoot()): string[] {
   const done: string[] = [];
   for (const { path: tmp } of leftovers(root, WORKTREE_PREFIX)) {
     try {

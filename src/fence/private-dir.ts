@@ -17,10 +17,10 @@ import {
   writeFileSync,
   type Stats,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RhoError } from '../errors.js';
 import { leftovers } from '../agent/tree.js';
+import { tempRoot } from '../files/temp.js';
 
 export const CONFIG_FILE = 'cli-config.json';
 export const DIR_PREFIX = 'rho-cursor-fence-';
@@ -50,7 +50,7 @@ function entriesOf(userDir: string): string[] {
 // are the user's own and writes inside them land there, and the generated cli-config.json as a real file.
 // It sits in a 0700 run dir beside an owner.json naming the user's dir, which the agent never sees, so a
 // run that was SIGKILLed can still be carried back and removed by the next one (sweepStaleFenceDirs).
-export function prepareFenceDir(userDir: string, configText: string, root = tmpdir()): FenceDir {
+export function prepareFenceDir(userDir: string, configText: string, root = tempRoot()): FenceDir {
   let runDir: string | undefined;
   try {
     runDir = mkdtempSync(join(root, `${DIR_PREFIX}${process.pid}-`));
@@ -91,7 +91,7 @@ function releaser(runDir: string, userDir: string): () => string[] {
 }
 
 // Releases the run dirs that runs ended by SIGKILL left behind (their pid is gone); returns what it did.
-export function sweepStaleFenceDirs(root = tmpdir()): string[] {
+export function sweepStaleFenceDirs(root = tempRoot()): string[] {
   const done: string[] = [];
   for (const { path: runDir, pid } of leftovers(root, DIR_PREFIX)) {
     try {

@@ -2,9 +2,9 @@
 // the patch applies to their tree, and their working tree, index and stashes are byte-identical after the
 // run however it ends (end, failure, SIGINT, SIGTERM, timeout); the worktree is removed and pruned.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, startCli, tempDir, waitForStdout } from '../helpers/cli.js';
@@ -200,6 +200,26 @@ describe('--worktree', () => {
     expect(load.params).toMatchObject({ sessionId: 's-worktree' });
     expect(String(load.params!.cwd)).toMatch(/rho-cursor-worktree-/);
     expect(resultOf(r.events)).toMatchObject({ sessionId: 's-worktree', exitCode: 0 });
+  });
+
+  it('a relative TMPDIR, from a subdirectory: the worktree is made and removed where it points (found by review)', async () => {
+    const repo = userRepo();
+    const sub = join(repo, 'src');
+    const rel = join(tempDir(), 'rel-tmp');
+    mkdirSync(rel);
+    const before = repoState(repo);
+    // TMPDIR relative to the user's directory: git and the agent run elsewhere, so the path must not be.
+    const started = startCli(['run', ...SJ, '--worktree', 'go'], {
+      agent: await agentPath,
+      cwd: sub,
+      cliConfig: { approvalMode: 'allowlist' },
+      env: { RHO_SCRIPT: JSON.stringify({ before: [chunk('made')] }), TMPDIR: relative(sub, rel) },
+    });
+    const r = await finish(started, true);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(repoState(repo)).toEqual(before);
+    expect(readdirSync(rel)).toEqual([]);
+    expect(git(repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
   });
 
   it('`sessions --worktree` lists what `run --worktree --continue` picks from: this workspace and its worktrees', async () => {
