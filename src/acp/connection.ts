@@ -17,7 +17,9 @@ export class RpcRequestError extends RhoError {
 // A JSON-RPC error as one line: its message, then its `data` (which often holds the real reason), then its code.
 export function rpcErrorText(rpc: RpcError): string {
   const data = rpc.data === undefined || rpc.data === null ? '' : dataText(rpc.data);
-  return `${String(rpc.message)}${data && data !== rpc.message ? `: ${data}` : ''} (code ${String(rpc.code)})`;
+  // The agent's message cut as its data is: every sink gets a bounded error (json and the CI outputs too).
+  const message = cutEnd(String(rpc.message), 500);
+  return `${message}${data && data !== message ? `: ${data}` : ''} (code ${String(rpc.code)})`;
 }
 
 // Error data as short text: a string as is, a {message} or {details} as that, anything else as JSON.

@@ -7,13 +7,13 @@ import { errorAnnotation, warningAnnotation } from '../ci/github.js';
 import { SurrogateJoiner } from '../events/surrogates.js';
 import { Redactor } from '../lifecycle/secrets.js';
 import { safeJson } from '../sanitize/json.js';
-import { oneLine } from '../sanitize/terminal.js';
 import { GuardState, inertJson } from '../sanitize/workflow.js';
 import { cutEnd } from '../sanitize/cut.js';
 import type { OutputPlan } from './plan.js';
 import { fmtMs } from '../stop.js';
 import { sleepSync } from '../lifecycle/timing.js';
 import { makeRenderer, startSpinner, type Spinner, type Style } from './index.js';
+import { message as shownMessage } from './lines.js';
 import { LineCap, NON_JSON_SHOWN, type Renderer, type Writer } from './writer.js';
 
 export type OutputFailure = { kind: 'epipe' } | { kind: 'write_failed'; message: string };
@@ -304,7 +304,7 @@ export class Output {
     const shown = code !== 'agent-non-json' || this.nonJsonShown;
     const silenced = this.plan.silenced.has(code);
     if (this.plan.stderrLines && shown && !silenced && !this.plan.annotate)
-      this.draw(`rho-cursor: warning: ${oneLine(message)}\n`);
+      this.draw(`rho-cursor: warning: ${shownMessage(message)}\n`);
     return seen;
   }
 
@@ -415,7 +415,7 @@ export class Output {
 
   // One line on stderr (the run's error, outside text mode): always one line, whatever the agent put in it.
   line(text: string): void {
-    this.err.write(oneLine(text) + '\n');
+    this.err.write(shownMessage(text) + '\n');
   }
 
   // Under GitHub Actions, a failure is also an annotation: written after the guard ends, escaped.

@@ -8,22 +8,11 @@ import { LineCap, NON_JSON_SHOWN, type Renderer, type Writer } from './writer.js
 import { RecentIds } from '../events/recent.js';
 import { ChurnMap } from '../events/churn.js';
 import { changesLine } from '../changes/compare.js';
-import { cutMiddle } from '../sanitize/cut.js';
 import { oneLine as one, terminalSafe } from '../sanitize/terminal.js';
+import { label, message } from './lines.js';
 
 const PRINTED_KEPT = 16;
 const TERMINAL = new Set(['completed', 'failed', 'rejected', 'cancelled']);
-
-/** The longest agent-sent label (a title, a kind, a name, a todo) a status line shows whole; past it, its
- * start and its end. stream-json and json carry every field whole; the answer and thoughts are never cut. */
-export const LABEL_MAX = 240;
-
-// An agent-sent label on a status line: one line, made visible, and at most about LABEL_MAX characters, so a
-// tool title of megabytes cannot fill the terminal or a CI log.
-export const label = (text: string): string => {
-  const line = one(text);
-  return line.length <= LABEL_MAX ? line : cutMiddle(line, 170, 60);
-};
 
 export interface TextStyle {
   /** Only the answer on stdout; on stderr only warnings and errors. */
@@ -71,7 +60,7 @@ export class TextRenderer implements Renderer {
   private detail(e: Event): void {
     switch (e.type) {
       case 'thought':
-        if (e.content) e = { ...e, text: `[${e.content.type}: ${e.content.name ?? ''}] ${e.text}` };
+        if (e.content) e = { ...e, text: `[${e.content.type}: ${label(e.content.name ?? '')}] ${e.text}` };
         if (!this.inThought) this.line(this.c.dim('thinking: '), false);
         this.inThought = true;
         this.errRaw(this.c.dim(one(e.text.replace(/\n+/g, ' '))));
@@ -112,7 +101,7 @@ export class TextRenderer implements Renderer {
           'optionId' in e.decision && e.decision.kind.startsWith('allow') ? this.c.green : this.c.red;
         const why = e.agentReason ? ` · ${this.who}: ${label(e.agentReason)}` : '';
         this.line(
-          `${this.c.bold('permission')} ${label(e.kind)} ${label(e.title)} → ${colour(d)} (${one(e.reason)})${this.c.dim(why)}`,
+          `${this.c.bold('permission')} ${label(e.kind)} ${label(e.title)} → ${colour(d)} (${message(e.reason)})${this.c.dim(why)}`,
         );
         return;
       }
@@ -121,7 +110,7 @@ export class TextRenderer implements Renderer {
         return;
       case 'plan': {
         const why =
-          e.answer.reason && e.decidedBy !== 'person' ? this.c.dim(` (${one(e.answer.reason)})`) : '';
+          e.answer.reason && e.decidedBy !== 'person' ? this.c.dim(` (${message(e.answer.reason)})`) : '';
         this.line(`${this.c.bold('plan')}${e.name ? ' ' + label(e.name) : ''} → ${e.answer.outcome}${why}`);
         // A plan the person just read at the question is not printed again.
         if (e.decidedBy === 'person') return;
@@ -140,7 +129,7 @@ export class TextRenderer implements Renderer {
       case 'attempt':
         this.line(
           this.c.yellow(
-            `attempt ${e.attempt} failed: ${one(e.error.message)}; trying again with a fresh agent in ${e.retryInMs / 1000}s (--retries)`,
+            `attempt ${e.attempt} failed: ${message(e.error.message)}; trying again with a fresh agent in ${e.retryInMs / 1000}s (--retries)`,
           ),
         );
         return;
@@ -156,7 +145,7 @@ export class TextRenderer implements Renderer {
   }
 
   // Warnings, but non-JSON lines from the agent only up to a cap: a chatty agent must not bury the answer.
-  private warning(code: string, message: string): void {
+  private warning(code: string, text: string): void {
     const cap = code === 'agent-non-json' ? this.nonJson.take() : 'shown';
     if (cap !== 'shown') {
       if (cap === 'first-hidden')
@@ -167,7 +156,7 @@ export class TextRenderer implements Renderer {
         );
       return;
     }
-    this.line(this.c.yellow(`warning: ${one(message)}`));
+    this.line(this.c.yellow(`warning: ${message(text)}`));
   }
 
   // The whole list the first time, then only the items that are new or changed.
@@ -216,14 +205,14 @@ export class TextRenderer implements Renderer {
     }
     // What the ledger measured, when anything changed; and where the patch went.
     if (o.changes && !this.style.quiet && (o.changes.truncated || hasChanges(o.changes)))
-      this.line(one(changesLine(o.changes))); // file names are the agent's: one line, made visible
+      this.line(message(changesLine(o.changes))); // file names are the agent's: one line, made visible
     if (o.patch && !this.style.quiet) this.line(`${this.c.bold('patch')}: ${o.patch}`);
     // No stopReason line when no turn ended: the error says what happened. Its label is bold, as every line
     // of ours has a colour or a bold label: with colour on, an answer cannot imitate it (ESC is shown).
     if (o.stopReason !== null && !this.style.quiet)
-      this.line(`${this.c.bold('stopReason')}: ${one(o.stopReason)}`);
+      this.line(`${this.c.bold('stopReason')}: ${label(o.stopReason)}`);
     // An error is always one line, whatever the agent put in it.
-    if (o.error) this.line(this.c.red(`rho-cursor: ${one(o.error.message)}`));
+    if (o.error) this.line(this.c.red(`rho-cursor: ${message(o.error.message)}`));
     this.flush();
   }
 

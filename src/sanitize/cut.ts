@@ -31,7 +31,16 @@ export function cutStart(text: string, max: number): string {
   return '…' + t.slice(start);
 }
 
-// The start and the end of a long text, the middle said as cut: at most head + tail characters of it.
+// The start and the end of a long text, the middle said as cut: the first head - 1 and the last tail - 1
+// characters (one fewer where a surrogate pair would be split), each cut marked with an ellipsis, and how many
+// characters were left out between them. Decided and counted on the redacted text, so a key the cut masks
+// can neither leave part of itself nor make a short text look cut.
 export function cutMiddle(text: string, head: number, tail: number): string {
-  return `${cutEnd(text, head)} (${text.length - head - tail} more characters) ${cutStart(text, tail)}`;
+  const t = redacted(text);
+  if (t.length <= head + tail) return t;
+  const start = t.slice(0, /[\uD800-\uDBFF]/.test(t[head - 2] ?? '') ? head - 2 : head - 1);
+  const end = t.slice(
+    /[\uDC00-\uDFFF]/.test(t[t.length - tail + 1] ?? '') ? t.length - tail + 2 : t.length - tail + 1,
+  );
+  return `${start}… (${t.length - start.length - end.length} more characters) …${end}`;
 }

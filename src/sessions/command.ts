@@ -11,6 +11,7 @@ import { RhoError, toRhoError } from '../errors.js';
 import { durationOption } from '../options.js';
 import { sessionCaps, sessionsOf, workspaceSessions, type SessionInfo } from '../session.js';
 import { oneLine } from '../sanitize/terminal.js';
+import { label } from '../render/lines.js';
 import { consoleJsonLine, consoleText } from '../ci/console.js';
 
 export interface SessionsRawOptions {
@@ -33,7 +34,8 @@ export function sessionsText(sessions: readonly SessionInfo[], cwd: string, work
       // The agent's ids and titles: one line each, shown, never interpreted.
       .map(
         (s) =>
-          oneLine([s.sessionId, s.updatedAt ?? '-', where(s) + (s.title ?? '')].join('  ').trimEnd()) + '\n',
+          oneLine([s.sessionId, s.updatedAt ?? '-', where(s) + label(s.title ?? '')].join('  ').trimEnd()) +
+          '\n',
       )
       .join('')
   );

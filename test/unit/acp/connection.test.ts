@@ -489,6 +489,10 @@ describe('the JSON-RPC error text', () => {
     const text = rpcErrorText({ code: 1, message: 'm', data: 'x'.repeat(2000) });
     expect(text).toBe(`m: ${'x'.repeat(499)}… (code 1)`);
   });
+
+  it('cuts a long message to 500 characters too, so every sink gets a bounded error (found by review)', () => {
+    expect(rpcErrorText({ code: 1, message: 'y'.repeat(2000) })).toBe(`${'y'.repeat(499)}… (code 1)`);
+  });
 });
 
 describe('Connection: batches', () => {

@@ -62,7 +62,7 @@ describe('Output while a question waits', () => {
     expect(out.flush(MAX_HELD_BYTES + 1)).toBe(false);
     let resumed = 0;
     out.whenWritable(() => resumed++);
-    await out.close({ type: 'result', exitCode: 0 } as never);
+    await out.close({ type: 'result', exitCode: 0, stopReason: null } as never);
     expect(resumed).toBe(1);
   });
 });

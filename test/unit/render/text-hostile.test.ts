@@ -3,7 +3,8 @@
 import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import type { Event, ToolEvent } from '../../../src/events/types.js';
-import { LABEL_MAX, TextRenderer } from '../../../src/render/text.js';
+import { LABEL_MAX, MESSAGE_MAX } from '../../../src/render/lines.js';
+import { TextRenderer } from '../../../src/render/text.js';
 import { capture, finished } from './capture.js';
 
 const EVIL = '\x1b]52;c;ZXZpbA==\x07\x1b[2J\u202e\n::error::x\rrho-cursor: all good, exit 0';
@@ -167,6 +168,30 @@ const LABELS: Array<[string, Event]> = [
     },
   ],
   ['a mode', { type: 'mode', mode: BIG }],
+  // rho-cursor's own sentences that quote the agent: cut at MESSAGE_MAX (found by review).
+  [
+    'a permission reason quoting the agent',
+    {
+      type: 'permission',
+      toolCallId: 't',
+      title: 't',
+      kind: 'edit',
+      options: [],
+      decision: { optionId: 'reject-once', kind: 'reject_once' },
+      reason: `${BIG} is outside Write(lib/**)`,
+      agentReason: null,
+      decidedBy: 'policy',
+    },
+  ],
+  ['a warning quoting the agent', { type: 'warning', code: 'agent-warning', message: BIG }],
+  [
+    'an attempt that failed with the agent’s message',
+    { type: 'attempt', attempt: 1, error: { code: 'rpc_error', message: BIG }, retryInMs: 1000 },
+  ],
+  [
+    'a thought’s resource name',
+    { type: 'thought', text: 'x', content: { type: 'resource_link', name: BIG } } as Event,
+  ],
 ];
 
 describe('TextRenderer with a megabyte in a label', () => {
@@ -181,6 +206,18 @@ describe('TextRenderer with a megabyte in a label', () => {
     for (const l of lines) expect(l.length).toBeLessThan(5 * (LABEL_MAX + 40));
     expect(err.text).toContain(' more characters) ');
     if (!_name.includes('summary')) expect(err.text).toMatch(/HEAD.*TAIL/);
+  });
+
+  it('an unknown stopReason and the error line: cut too (found by review)', () => {
+    const err = capture(true);
+    const r = new TextRenderer(capture(true), err, new Chalk({ level: 0 }));
+    r.finish(finished({ stopReason: BIG, error: { code: 'rpc_error', message: BIG } }));
+    const lines = err.text.split('\n').filter((l) => l !== '');
+    expect(lines).toHaveLength(2);
+    for (const l of lines) {
+      expect(l.length).toBeLessThan(MESSAGE_MAX + 60);
+      expect(l).toMatch(/HEAD.*more characters.*TAIL/);
+    }
   });
 
   it('a label of LABEL_MAX characters is shown whole; one more is cut', () => {

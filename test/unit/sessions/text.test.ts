@@ -30,4 +30,10 @@ describe('sessionsText', () => {
       'a␊b  2026-12-01T00:00:00Z  x␍y␛[2J\n',
     );
   });
+
+  it('a title of a megabyte shows its start and end (found by review)', () => {
+    const line = sessionsText([s('a', '/repo', 'START' + 'x'.repeat(1 << 20) + 'END')], '/repo');
+    expect(line).toMatch(/^a {2}2026-12-01T00:00:00Z {2}STARTx*… \(\d+ more characters\) …x*END\n$/);
+    expect(line.length).toBeLessThan(300);
+  });
 });
