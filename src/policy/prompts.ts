@@ -28,8 +28,8 @@ export const visible = terminalSafe;
 
 /** The longest agent text one line of a question shows: its start and its end, the middle said as cut. */
 export const SHOWN_MAX = 480;
-const HEAD = 320;
-const TAIL = 120;
+const HEAD = 320; // characters shown before the cut (cutMiddle counts its ellipsis in)
+const TAIL = 120; // and after it
 
 // Agent text on one line of a question: newlines, CRs and tabs made visible (a tab would move the cursor as
 // far as eight spaces), a run of spaces said as such (padding cannot push text to the start of a row), and,
@@ -41,7 +41,7 @@ export function questionText(text: string, whole = false): string {
     .replace(/\t/g, '\u2409')
     .replace(/ {4,}/g, (run) => ` <${run.length} spaces> `);
   if (whole || one.length <= SHOWN_MAX) return one;
-  return cutMiddle(one, HEAD, TAIL);
+  return cutMiddle(one, HEAD + 1, TAIL + 1);
 }
 
 // One line of the question: a value under its label, its newlines made visible, so no agent text can stand
