@@ -21,6 +21,20 @@ const tool = (over: Partial<ToolEvent>): ToolEvent => ({
   ...over,
 });
 
+// A permission decision, the policy's, with the given fields.
+const permission = (over: Partial<Extract<Event, { type: 'permission' }>>): Event => ({
+  type: 'permission',
+  toolCallId: 't',
+  title: 't',
+  kind: 'execute',
+  options: [],
+  decision: { optionId: 'reject-once', kind: 'reject_once' },
+  reason: 'r',
+  agentReason: null,
+  decidedBy: 'policy',
+  ...over,
+});
+
 // Each hostile event, and where its text shows.
 const CASES: Array<[string, Event]> = [
   ['a tool title', tool({ title: EVIL })],
@@ -29,17 +43,7 @@ const CASES: Array<[string, Event]> = [
   ['a thought', { type: 'thought', text: EVIL }],
   [
     'a permission decision',
-    {
-      type: 'permission',
-      toolCallId: 't',
-      title: EVIL,
-      kind: 'execute',
-      options: [],
-      decision: { optionId: EVIL, kind: 'reject_once' },
-      reason: 'r',
-      agentReason: EVIL,
-      decidedBy: 'policy',
-    },
+    permission({ title: EVIL, decision: { optionId: EVIL, kind: 'reject_once' }, agentReason: EVIL }),
   ],
   [
     'a plan',
@@ -129,17 +133,7 @@ const LABELS: Array<[string, Event]> = [
   ],
   [
     'a permission title, option and reason',
-    {
-      type: 'permission',
-      toolCallId: 't',
-      title: BIG,
-      kind: BIG,
-      options: [],
-      decision: { optionId: BIG, kind: 'reject_once' },
-      reason: 'r',
-      agentReason: BIG,
-      decidedBy: 'policy',
-    },
+    permission({ title: BIG, kind: BIG, decision: { optionId: BIG, kind: 'reject_once' }, agentReason: BIG }),
   ],
   [
     'a plan name',
@@ -171,17 +165,7 @@ const LABELS: Array<[string, Event]> = [
   // rho-cursor's own sentences that quote the agent: cut at MESSAGE_MAX (found by review).
   [
     'a permission reason quoting the agent',
-    {
-      type: 'permission',
-      toolCallId: 't',
-      title: 't',
-      kind: 'edit',
-      options: [],
-      decision: { optionId: 'reject-once', kind: 'reject_once' },
-      reason: `${BIG} is outside Write(lib/**)`,
-      agentReason: null,
-      decidedBy: 'policy',
-    },
+    permission({ kind: 'edit', reason: `${BIG} is outside Write(lib/**)` }),
   ],
   ['a warning quoting the agent', { type: 'warning', code: 'agent-warning', message: BIG }],
   [
