@@ -40,6 +40,7 @@ import {
 } from './policy/prompts.js';
 import { OpenQuestions, type QuestionScreen } from './policy/questions.js';
 import { NO_RULES } from './policy/rules.js';
+import { withRealPaths } from './policy/real-paths.js';
 import { subjectOf } from './policy/subject.js';
 
 export interface RequestContext {
@@ -111,12 +112,23 @@ export class AgentRequests {
   // session/request_permission: the rules and the policy decide at once, or a person is asked.
   private permission(params: unknown, signal: AbortSignal): unknown {
     // A tool first seen in its own request has no announced kind: the request's is judged as it is.
-    const req = this.announceTool(params)
+    const read = this.announceTool(params)
       ? readPermissionRequest(params)
       : { ...readPermissionRequest(this.withKnownTool(params)), ...this.claimNote(params) };
+    const req = this.namesCommand(read, params);
     const verdict = this.foreignSession(params) ?? this.verdict(req, params);
     if (verdict) return this.answerPermission(req, verdict);
     return this.askPermission(req, signal);
+  }
+
+  // A request whose tool names a command in its rawInput (command, cmd) may run it, whatever kind it claims:
+  // it is judged as execute, so the fence, the Shell(...) rules and --allow execute decide it.
+  private namesCommand(req: PermissionRequest, params: unknown): PermissionRequest {
+    if (req.isQuestion || req.kind === 'execute') return req;
+    const toolCall = isRecord(params) ? params.toolCall : undefined;
+    if (!subjectOf(toolCall, this.ctx.tools.get(req.toolCallId)).commandInInput) return req;
+    const note = `the tool names a command in its rawInput, so the request is judged as execute, not ${req.kind}`;
+    return { ...req, kind: 'execute', kindNote: req.kindNote ? `${req.kindNote}; ${note}` : note };
   }
 
   // cursor/update_todos: accepted at once, and shown.
@@ -145,23 +157,33 @@ export class AgentRequests {
   }
 
   // A permission's toolCall is an update (ACP): its title may be the one tool_call announced, and its kind
-  // is: a request is judged by the kind its tool was announced with, never by a different one it claims.
+  // is: a request is judged by the kind its tool was announced with (its first tool_call; no kind or an
+  // unknown one is execute), never by a different one it claims or a tool_call_update set later. A tool no
+  // tool_call announced is judged by the request's own kind.
   private withKnownTool(params: unknown): unknown {
     if (!isRecord(params) || !isRecord(params.toolCall)) return params;
     const tc = params.toolCall;
     const known = typeof tc.toolCallId === 'string' ? this.ctx.tools.get(tc.toolCallId) : undefined;
     if (!known) return params;
-    return { ...params, toolCall: { title: known.title, ...tc, kind: known.kind } };
+    const announced = this.ctx.tools.announcedKind(known.toolCallId);
+    const kind = announced ? judgedKind(announced.kind).kind : tc.kind;
+    return { ...params, toolCall: { title: known.title, ...tc, kind } };
   }
 
-  // Says so when the request claims another kind than the one its tool was announced with.
+  // Says so when the request is judged by another kind than the one it claims: its tool was announced with
+  // another, or with none or an unknown one.
   private claimNote(params: unknown): { kindNote?: string } {
     const tc = isRecord(params) && isRecord(params.toolCall) ? params.toolCall : undefined;
-    const known = tc && typeof tc.toolCallId === 'string' ? this.ctx.tools.get(tc.toolCallId) : undefined;
-    if (!known || tc?.kind === undefined || tc.kind === known.kind) return {};
-    return {
-      kindNote: `the request claims kind ${JSON.stringify(tc.kind)}; its tool was announced as ${known.kind}`,
-    };
+    const announced =
+      tc && typeof tc.toolCallId === 'string' ? this.ctx.tools.announcedKind(tc.toolCallId) : undefined;
+    if (!announced) return {};
+    const judged = judgedKind(announced.kind);
+    const as = judged.kindNote
+      ? `with ${typeof announced.kind === 'string' ? `an unknown kind ${JSON.stringify(announced.kind)}` : 'no kind'}: judged as execute`
+      : `as ${judged.kind}`;
+    if (!judged.kindNote && (tc?.kind === undefined || tc.kind === judged.kind)) return {};
+    const claim = tc?.kind === undefined ? 'claims no kind' : `claims kind ${JSON.stringify(tc.kind)}`;
+    return { kindNote: `the request ${claim}; its tool was announced ${as}` };
   }
 
   // A request for a session that is not this run's is cancelled (undefined: it is this run's).
@@ -191,12 +213,12 @@ export class AgentRequests {
   private verdict(req: PermissionRequest, params: unknown): Verdict | undefined {
     const { opts } = this.ctx;
     const toolCall = isRecord(params) ? params.toolCall : undefined;
-    const ruled = judgeByRules(
-      requestKind(req),
-      subjectOf(toolCall, this.ctx.tools.get(req.toolCallId)),
-      opts.rules ?? NO_RULES,
-      opts.cwd,
-    );
+    const rules = opts.rules ?? NO_RULES;
+    const subject = subjectOf(toolCall, this.ctx.tools.get(req.toolCallId));
+    // Where a path through a symlink lands is judged too (only path rules read paths).
+    if ([...rules.allow, ...rules.deny].some((r) => r.type === 'Read' || r.type === 'Write'))
+      subject.paths = withRealPaths(subject.paths, opts.cwd);
+    const ruled = judgeByRules(requestKind(req), subject, rules, opts.cwd);
     const decided = this.cancelled
       ? {
           decision: { outcome: 'cancelled' as const },

@@ -124,6 +124,8 @@ interface Extra {
   content: unknown;
   reported: string;
   verdict: 'rejected' | 'cancelled' | undefined;
+  /** The kind the tool was announced with (its first tool_call, never a tool_call_update), as sent. */
+  announced?: { kind: unknown };
 }
 
 /** A tool held by the store: its state so far, and what is kept beside it to settle its status. */
@@ -197,6 +199,9 @@ export class ToolStore {
       this.counts.calls++;
     }
     const { tool, extra } = held;
+    // A request is judged by this kind: a later update or a second tool_call cannot change it.
+    if (extra.announced === undefined && u.sessionUpdate !== 'tool_call_update')
+      extra.announced = { kind: u.kind };
     if (typeof u.kind === 'string') tool.kind = u.kind;
     if (typeof u.title === 'string') tool.title = u.title;
     if (isRecord(u.rawInput)) tool.input = mergeInput(tool.input, u.rawInput);
@@ -268,6 +273,11 @@ export class ToolStore {
   /** How many tool calls the store has started (a new toolCallId each). */
   get calls(): number {
     return this.counts.calls;
+  }
+
+  // The kind the tool was announced with (its first tool_call), as sent; undefined when no tool_call announced it.
+  announcedKind(toolCallId: string): { kind: unknown } | undefined {
+    return this.entries.get(toolCallId)?.extra.announced;
   }
 
   get(toolCallId: string): Readonly<ToolEvent> | undefined {

@@ -5,6 +5,7 @@ import { unitEscapes } from '../sanitize/json.js';
 import type { ToolKind } from '../options.js';
 import {
   domainCovered,
+  hostOf,
   pathCovered,
   shellAllowed,
   shellDenied,
@@ -107,6 +108,9 @@ function judgeFetch(s: Subject, rules: RuleSet): RuleVerdict | undefined {
   const allows = of(rules.allow, 'WebFetch');
   if (denies.length > 0 && s.urls.length === 0)
     return deny(`the URL is not known, and ${list(denies)} may cover it`);
+  const hostless = denies.length > 0 ? s.urls.find((u) => hostOf(u) === undefined) : undefined;
+  if (hostless !== undefined)
+    return deny(`the host of ${shown(hostless)} is not known, and ${list(denies)} may cover it`);
   for (const u of s.urls) {
     const hit = denies.find((r) => domainCovered(r.domain, u));
     if (hit) return deny(`--deny ${hit.text} covers ${shown(u)}`);

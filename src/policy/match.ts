@@ -389,13 +389,23 @@ export function pathCovered(glob: string, path: string, cwd: string): boolean {
   return picomatch(glob.replace(/^\.\//, ''), { dot: true })(p);
 }
 
+// The host a URL or a bare host names, lower-case, without the trailing dot of a fully qualified name
+// (`evil.com.` is `evil.com` to DNS): a URL without a scheme (`evil.com/x`, `evil.com:8080/x`, `//evil.com/x`)
+// is read as https. Undefined when no host can be read.
+export function hostOf(urlOrHost: string): string | undefined {
+  for (const candidate of [urlOrHost, `https://${urlOrHost.replace(/^\/\//, '')}`]) {
+    try {
+      const host = new URL(candidate).hostname.toLowerCase().replace(/\.$/, '');
+      if (host !== '') return host;
+    } catch {
+      // not this reading
+    }
+  }
+  return undefined;
+}
+
 // Does a WebFetch(...) domain cover a URL or host? `*` matches any run, so `*.example.com` covers subdomains.
 export function domainCovered(domain: string, urlOrHost: string): boolean {
-  let host = urlOrHost;
-  try {
-    host = new URL(urlOrHost).hostname;
-  } catch {
-    // a bare host
-  }
-  return new RegExp(`^${globRe(domain.toLowerCase())}$`).test(host.toLowerCase());
+  const host = hostOf(urlOrHost);
+  return host !== undefined && new RegExp(`^${globRe(domain.toLowerCase())}$`).test(host);
 }

@@ -6,6 +6,8 @@ import type { ToolEvent } from '../events/types.js';
 export interface Subject {
   /** Every command the agent named for the call (rawInput.command; else the backquoted title). */
   commands: string[];
+  /** Whether the commands were named in rawInput (command, cmd), not only read from a backquoted title. */
+  commandInInput?: boolean;
   /** Every path the agent named (rawInput, locations, diffs), as sent. */
   paths: string[];
   /** Every URL or host the agent named (rawInput.url; else a URL in the title). */
@@ -38,6 +40,25 @@ function stringsAt(r: unknown, keys: readonly string[]): string[] {
   });
 }
 
+// A word quoted for the shell reader: `'...'`, a quote inside written `'\''`.
+const quoted = (w: string): string => `'${w.replace(/'/g, "'\\''")}'`;
+
+// The commands under command or cmd: a string is a command line; an array of strings is an argv (Codex's
+// adapter sends `command: ["bash", "-lc", "..."]`), read as one command line of those words, each quoted.
+// Deny rules read quoted words generously (`'x; git push'` is covered by Shell(git push)), so an agent that
+// runs the words joined by spaces, or one by one, is covered too; allow rules judge the argv as it is.
+function commandsAt(r: unknown): string[] {
+  if (!isRecord(r)) return [];
+  return ['command', 'cmd'].flatMap((k) => {
+    const v = r[k];
+    if (typeof v === 'string') return [v];
+    if (!Array.isArray(v)) return [];
+    const words = v.filter((x): x is string => typeof x === 'string');
+    if (words.length === 0) return [];
+    return [words.length === 1 ? words[0]! : words.map(quoted).join(' ')];
+  });
+}
+
 // The paths of ACP locations and diff content blocks.
 function pathsOf(list: unknown, type?: string): string[] {
   if (!Array.isArray(list)) return [];
@@ -62,7 +83,7 @@ export function subjectOf(toolCall: unknown, known: ToolEvent | undefined): Subj
       content: diffs.map((d) => ({ ...(isRecord(d) ? d : {}), type: 'diff' })),
     });
   }
-  const fromInput = unique(sources.flatMap((s) => stringsAt(s.rawInput, ['command', 'cmd'])));
+  const fromInput = unique(sources.flatMap((s) => commandsAt(s.rawInput)));
   // Cursor's execute title is the command in backquotes; it counts only when no rawInput names one.
   const fromTitle = unique(
     sources.flatMap((s) => (typeof s.title === 'string' ? [/^`([^]*)`$/.exec(s.title)?.[1] ?? ''] : [])),
@@ -73,6 +94,7 @@ export function subjectOf(toolCall: unknown, known: ToolEvent | undefined): Subj
   );
   return {
     commands: fromInput.length > 0 ? fromInput : fromTitle,
+    ...(fromInput.length > 0 ? { commandInInput: true } : {}),
     paths: unique(
       sources.flatMap((s) => [
         ...stringsAt(s.rawInput, PATH_KEYS),

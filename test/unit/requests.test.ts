@@ -1,12 +1,15 @@
 // The agent's requests answered without a process: a recording connection and an asker that waits.
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Connection } from '../../src/acp/connection.js';
 import type { Request } from '../../src/acp/messages.js';
 import { ToolStore } from '../../src/events/tools.js';
 import type { Event } from '../../src/events/types.js';
 import type { RunOptions } from '../../src/options.js';
 import type { Asker } from '../../src/policy/ask.js';
-import { NO_RULES } from '../../src/policy/rules.js';
+import { NO_RULES, parseRules } from '../../src/policy/rules.js';
 import { AgentRequests } from '../../src/requests.js';
 
 const OPTIONS = [
@@ -123,6 +126,7 @@ describe('AgentRequests', () => {
   it.each<{
     name: string;
     tool?: object;
+    update?: object;
     request: object;
     allow: string[];
     policy: string;
@@ -164,9 +168,87 @@ describe('AgentRequests', () => {
       answer: { outcome: { outcome: 'selected', optionId: 'allow-once' } },
       judged: 'read',
     },
-  ])('$name', ({ tool, request, allow, policy, answer, judged }) => {
+    // Found by review: the kind judged was the store's, which a tool_call_update (or a second tool_call) could
+    // change, and which is `other` for a tool_call with no kind.
+    {
+      name: 'a tool announced as execute and updated to read is judged as execute',
+      tool: {
+        sessionUpdate: 'tool_call',
+        toolCallId: 'sh',
+        kind: 'execute',
+        title: 'curl | sh',
+        status: 'pending',
+      },
+      update: { sessionUpdate: 'tool_call_update', toolCallId: 'sh', kind: 'read' },
+      request: { toolCallId: 'sh', kind: 'execute' },
+      allow: ['read'],
+      policy: 'reject',
+      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      judged: 'execute',
+    },
+    {
+      name: 'a tool announced as execute and announced again as read is judged as execute',
+      tool: {
+        sessionUpdate: 'tool_call',
+        toolCallId: 'sh',
+        kind: 'execute',
+        title: 'curl | sh',
+        status: 'pending',
+      },
+      update: { sessionUpdate: 'tool_call', toolCallId: 'sh', kind: 'read' },
+      request: { toolCallId: 'sh' },
+      allow: ['read'],
+      policy: 'reject',
+      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      judged: 'execute',
+    },
+    {
+      name: 'a tool announced with no kind, asked with none, is judged as execute',
+      tool: { sessionUpdate: 'tool_call', toolCallId: 'sh', title: 'curl | sh', status: 'pending' },
+      request: { toolCallId: 'sh' },
+      allow: ['other'],
+      policy: 'reject',
+      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      judged: 'execute',
+    },
+    {
+      name: 'a tool only ever updated (never announced) to read is judged by the kind the request claims',
+      update: { sessionUpdate: 'tool_call_update', toolCallId: 'sh', kind: 'read', title: 'curl | sh' },
+      request: { toolCallId: 'sh', kind: 'execute' },
+      allow: ['read'],
+      policy: 'reject',
+      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      judged: 'execute',
+    },
+    // Found by review: a request naming a command in rawInput but claiming another kind escaped the fence,
+    // the Shell(...) deny rules and --allow <kind> meant for what it claimed.
+    {
+      name: 'a request claiming other whose rawInput names a command is judged as execute',
+      request: { toolCallId: 'x', title: 'tidy', kind: 'other', rawInput: { command: 'git push' } },
+      allow: ['other'],
+      policy: 'reject',
+      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      judged: 'execute',
+    },
+    {
+      name: 'a tool announced as read whose rawInput names a command is judged as execute',
+      tool: {
+        toolCallId: 'r',
+        kind: 'read',
+        title: 'Read x',
+        status: 'pending',
+        rawInput: { cmd: 'curl x | sh' },
+      },
+      request: { toolCallId: 'r', kind: 'read' },
+      allow: ['read'],
+      policy: 'reject',
+      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      judged: 'execute',
+    },
+  ])('$name', ({ tool, update, request, allow, policy, answer, judged }) => {
     const { requests, sent, tools, events } = setup({ allow, policy } as Partial<RunOptions>);
     if (tool) tools.apply(tool as Record<string, unknown>);
+    if (update) tools.apply(update as Record<string, unknown>);
     requests.handle(permission(0, request));
     expect(sent).toEqual([{ id: 0, result: answer }]);
     // The kind shown is the kind judged.
@@ -188,6 +270,41 @@ describe('AgentRequests', () => {
     });
     expect(sent).toEqual([{ id: 3, result: { outcome: { outcome: 'cancelled' } } }]);
     expect(events.find((e) => e.type === 'permission')).toMatchObject({ decision: { outcome: 'cancelled' } });
+  });
+});
+
+// Found by review: Write(src/**) vouched for `src/out/x` where src/out is a symlink out of the workspace (a
+// repository may hold one), and Write(.env) denied nothing reached through another name.
+describe('AgentRequests: paths through symlinks', () => {
+  const bases: string[] = [];
+  afterAll(() => bases.forEach((b) => rmSync(b, { recursive: true, force: true })));
+  const workspace = () => {
+    const base = mkdtempSync(join(tmpdir(), 'rho-links-'));
+    bases.push(base);
+    const cwd = join(base, 'ws');
+    mkdirSync(join(cwd, 'src'), { recursive: true });
+    mkdirSync(join(base, 'outside'));
+    symlinkSync(join(base, 'outside'), join(cwd, 'src', 'out'));
+    symlinkSync('../.env', join(cwd, 'src', 'env'));
+    symlinkSync('.', join(cwd, 'src', 'in'));
+    return cwd;
+  };
+  const edit = (path: string) =>
+    permission(0, { toolCallId: 'e', title: `Edit ${path}`, kind: 'edit', locations: [{ path }] });
+  const REJECTED = { outcome: { outcome: 'selected', optionId: 'reject-once' } };
+  const ALLOWED = { outcome: { outcome: 'selected', optionId: 'allow-once' } };
+
+  it.each([
+    ['src/out/pwn.txt', ['Write(src/**)'], [], REJECTED],
+    ['src/out/../x', ['Write(src/**)'], [], REJECTED],
+    ['src/in/b.ts', ['Write(src/**)'], [], ALLOWED],
+    ['src/env', ['Write(src/**)'], ['Write(.env)'], REJECTED],
+    ['src/a.ts', ['Write(src/**)'], [], ALLOWED],
+  ])('an edit of %s under --allow %j --deny %j', (path, allow, deny, answer) => {
+    const cwd = workspace();
+    const { requests, sent } = setup({ policy: 'allow', cwd, rules: parseRules(allow, deny).rules });
+    requests.handle(edit(path));
+    expect(sent).toEqual([{ id: 0, result: answer }]);
   });
 });
 

@@ -40,6 +40,13 @@ describe('judgeByRules: a matching deny wins, then an allow that covers everythi
     ['fetch', { urls: ['https://evil.com'] }, ['WebFetch(example.com)'], [], undefined],
     ['fetch', { urls: ['https://evil.com'] }, [], ['WebFetch(evil.com)'], 'deny'],
     ['fetch', { urls: [] }, [], ['WebFetch(evil.com)'], 'deny'],
+    // Found by review: the same host spelt so that URL's hostname was not `evil.com`, or none was read.
+    ['fetch', { urls: ['https://evil.com./x'] }, [], ['WebFetch(evil.com)'], 'deny'],
+    ['fetch', { urls: ['https://evil.com%2e/x'] }, [], ['WebFetch(evil.com)'], 'deny'],
+    ['fetch', { urls: ['evil.com/x'] }, [], ['WebFetch(evil.com)'], 'deny'],
+    ['fetch', { urls: ['evil.com:8080/x'] }, [], ['WebFetch(evil.com)'], 'deny'],
+    ['fetch', { urls: ['//evil.com/x'] }, [], ['WebFetch(evil.com)'], 'deny'],
+    ['fetch', { urls: ['https://example.com./x'] }, ['WebFetch(example.com)'], [], 'allow'],
     ['search', { paths: ['/ws'] }, ['Write(src/**)'], ['Shell(rm)'], undefined],
   ] as const)('%s %j allow %j deny %j: %s', (kind, s, allow, deny, decision) => {
     expect(judge(kind, s as unknown as Partial<Subject>, [...allow], [...deny])).toBe(decision);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolEvent } from '../../../src/events/types.js';
+import { judgeByRules } from '../../../src/policy/judge.js';
+import { parseRules } from '../../../src/policy/rules.js';
 import { subjectOf } from '../../../src/policy/subject.js';
 
 const known = (over: Partial<ToolEvent>): ToolEvent => ({
@@ -86,7 +88,12 @@ describe('subjectOf: every place a command, a path or a URL may be named', () =>
 
   it('takes the command from rawInput.command or rawInput.cmd', () => {
     expect(subjectOf({ rawInput: { cmd: 'ls' } }, undefined).commands).toEqual(['ls']);
-    expect(subjectOf({ rawInput: { command: ['ls', 'pwd'] } }, undefined).commands).toEqual(['ls', 'pwd']);
+    expect(subjectOf({ rawInput: { command: ['ls', 'pwd'] } }, undefined).commands).toEqual(["'ls' 'pwd'"]);
+    expect(subjectOf({ rawInput: { command: ['git push'] } }, undefined).commands).toEqual(['git push']);
+    expect(subjectOf({ rawInput: { command: ["it's"] } }, undefined).commands).toEqual(["it's"]);
+    expect(subjectOf({ rawInput: { command: ['echo', "it's"] } }, undefined).commands).toEqual([
+      "'echo' 'it'\\''s'",
+    ]);
     expect(subjectOf({ rawInput: { script: 'ls' } }, undefined).commands).toEqual([]);
   });
 
@@ -155,5 +162,45 @@ describe('subjectOf: every place a command, a path or a URL may be named', () =>
   it('reads a toolCall that is not a record as one that names nothing', () => {
     expect(subjectOf('`ls`', undefined)).toEqual({ commands: [], paths: [], urls: [] });
     expect(subjectOf(null, known({ input: { command: 'ls' } })).commands).toEqual(['ls']);
+  });
+});
+
+// Found by review: an argv (Codex's adapter sends `command: ["git", "push"]`) was read as one command line per
+// word, so `--deny 'Shell(git push)'` saw `git` and `push` and covered neither.
+describe('subjectOf: a command given as an argv', () => {
+  const judge = (command: unknown, allow: string[], deny: string[]) =>
+    judgeByRules(
+      'execute',
+      subjectOf({ rawInput: { command } }, undefined),
+      parseRules(allow, deny).rules,
+      '/ws',
+    )?.decision;
+
+  it.each([
+    [['git', 'push', 'origin', 'main']],
+    [['/usr/bin/git', '-C', '.', 'push']],
+    [['sudo', 'git', 'push']],
+    [['git', 'push', "it's", 'a; b']],
+  ])('%j is covered by --deny Shell(git push)', (command) => {
+    expect(judge(command, [], ['Shell(git push)'])).toBe('deny');
+  });
+
+  it('an argv is no wider for an allow rule than its words', () => {
+    expect(judge(['npm', 'test', '; rm -rf x'], ['Shell(npm test)'], [])).toBeUndefined();
+    expect(judge(['npm test; rm -rf x'], ['Shell(npm test)'], [])).toBeUndefined();
+    expect(judge(['npm test; rm -rf x', 'y'], ['Shell(npm test:*)'], [])).toBeUndefined();
+  });
+
+  it('an argv is allowed as the command it is', () => {
+    expect(judge(['npm', 'test'], ['Shell(npm test)'], [])).toBe('allow');
+    expect(judge(['npx', 'vitest', 'run'], ['Shell(npx vitest:*)'], [])).toBe('allow');
+  });
+
+  it('deny rules cover an argv however its words are run: joined by spaces, or one by one', () => {
+    expect(judge(['ls', '&&', 'git', 'push'], [], ['Shell(git push)'])).toBe('deny');
+    expect(judge(['ls', '&&', 'git', 'push'], ['Shell(ls:*)'], ['Shell(git push)'])).toBe('deny');
+    expect(judge(['ls', 'x; git push'], [], ['Shell(git push)'])).toBe('deny');
+    // Allow rules judge the argv as it is: `&&` is a word ls is given.
+    expect(judge(['ls', '&&', 'git', 'push'], ['Shell(ls:*)'], [])).toBe('allow');
   });
 });

@@ -1,0 +1,76 @@
+// The paths a request names as the file system would reach them: a path through a symlink (`src/out/x` where
+// `src/out` links outside the workspace) is judged where it lands too, so a Write(src/**) allow never vouches
+// for a file outside src/, and a deny covers a file reached by another name.
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+
+/** How many path components one request may have looked up (each an lstat): a bound on what an agent's
+ * paths cost, whatever their number. */
+export const LOOKUPS_MAX = 4096;
+
+const UNREAD = Symbol('unread');
+
+/** Longer paths are not looked up: the kernel refuses them too (ENAMETOOLONG). */
+const PATH_MAX = 4096;
+
+// Where a path lands as the kernel reads it, its end possibly not there yet: component by component, each
+// symlink followed (a dangling one too: writing through it creates its target), `..` taken from where the
+// link led. Undefined past 40 links (a loop), as the kernel gives up too; UNREAD once the request's lookups
+// are spent.
+function realOf(path: string, cwd: string, budget: { left: number }): string | undefined | typeof UNREAD {
+  const todo = (isAbsolute(path) ? path : `${cwd}/${path}`).split('/');
+  let at = '/';
+  let links = 0;
+  while (todo.length > 0) {
+    if (--budget.left < 0) return UNREAD;
+    const part = todo.shift()!;
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      at = dirname(at);
+      continue;
+    }
+    const next = join(at, part);
+    let target: string | undefined;
+    try {
+      target = lstatSync(next).isSymbolicLink() ? readlinkSync(next) : undefined;
+    } catch {
+      // not there (yet): what follows is read as written
+    }
+    if (target === undefined) {
+      at = next;
+      continue;
+    }
+    if (++links > 40) return undefined;
+    todo.unshift(...target.split('/'));
+    if (isAbsolute(target)) at = '/';
+  }
+  return at;
+}
+
+// The paths and, beside each one a symlink leads elsewhere, where it lands (in the workspace's own spelling,
+// relative to it, or absolute outside it). A path left unread once LOOKUPS_MAX are spent is matched by no
+// workspace glob beside it (`/(not looked up) <path>`): no allow rule vouches for where it may land.
+export function withRealPaths(paths: readonly string[], cwd: string): string[] {
+  let realCwd: string;
+  try {
+    realCwd = realpathSync(cwd);
+  } catch {
+    return [...paths];
+  }
+  const out = new Set(paths);
+  const budget = { left: LOOKUPS_MAX };
+  for (const p of paths) {
+    if (p.length > PATH_MAX) continue;
+    const real = realOf(p, cwd, budget);
+    if (real === undefined) continue;
+    if (real === UNREAD) {
+      out.add(`/(not looked up) ${p}`);
+      continue;
+    }
+    const rel = relative(realCwd, real);
+    const inside = rel !== '..' && !rel.startsWith('../') && !isAbsolute(rel);
+    const landed = inside ? join(cwd, rel) : real;
+    if (landed !== resolve(cwd, p)) out.add(landed);
+  }
+  return [...out];
+}

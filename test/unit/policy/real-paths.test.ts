@@ -1,0 +1,47 @@
+// Where a path through a symlink lands, and the bound on what an agent's paths cost to look up.
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LOOKUPS_MAX, withRealPaths } from '../../../src/policy/real-paths.js';
+
+const base = mkdtempSync(join(tmpdir(), 'rho-real-paths-'));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+const cwd = join(base, 'ws');
+mkdirSync(join(cwd, 'src'), { recursive: true });
+mkdirSync(join(base, 'outside'));
+symlinkSync(join(base, 'outside'), join(cwd, 'src', 'out'));
+symlinkSync('../.env', join(cwd, 'src', 'env'));
+symlinkSync('loop', join(cwd, 'loop'));
+
+describe('withRealPaths', () => {
+  it('adds where a path through a symlink lands, in the workspace or outside it', () => {
+    expect(withRealPaths(['src/out/x'], cwd)).toEqual(['src/out/x', join(base, 'outside', 'x')]);
+    expect(withRealPaths(['src/out/../y'], cwd)).toEqual(['src/out/../y', join(base, 'y')]);
+    expect(withRealPaths(['src/env'], cwd)).toEqual(['src/env', join(cwd, '.env')]);
+  });
+
+  it('adds nothing for a path that lands where it says', () => {
+    expect(withRealPaths(['src/a.ts', `${cwd}/src/b.ts`, 'src/../c'], cwd)).toEqual([
+      'src/a.ts',
+      `${cwd}/src/b.ts`,
+      'src/../c',
+    ]);
+    // A name starting with two dots is in the workspace, not above it.
+    expect(withRealPaths(['..config'], cwd)).toEqual(['..config']);
+  });
+
+  it('gives up on a loop of links, as the kernel does', () => {
+    expect(withRealPaths(['loop/x'], cwd)).toEqual(['loop/x']);
+  });
+
+  it(`looks up at most ${LOOKUPS_MAX} components a request; a path left unread lands nowhere a glob covers`, () => {
+    const many = Array.from({ length: 2000 }, (_, i) => `src/f${i}.ts`);
+    const out = withRealPaths(many, cwd);
+    const unread = out.filter((p) => p.startsWith('/(not looked up) '));
+    expect(unread.length).toBeGreaterThan(0);
+    expect(unread[0]).toMatch(/^\/\(not looked up\) src\/f\d+\.ts$/);
+    // The first paths were looked up: nothing added for them.
+    expect(out.slice(0, 2000)).toEqual(many);
+  });
+});
