@@ -16,6 +16,10 @@ export interface BreachFacts {
   rejectedRan: readonly { title: string; paths: readonly string[] }[];
   /** Changed paths outside the run's `Write(...)` allow rules (empty without such rules). */
   outsideWriteRules: readonly string[];
+  /** The ledger was on and a prompt was sent, but the workspace's changes could not be measured. */
+  unmeasured?: boolean;
+  /** The run has `Write(...)` rules (allow or deny), which only the ledger holds for Cursor. */
+  writeRules?: boolean;
 }
 
 // The breach, as the run's error (exit 8, fence_breached), or undefined when every promise held.
@@ -39,6 +43,12 @@ export function breachOf(f: BreachFacts): RhoError | undefined {
     );
   if (f.outsideWriteRules.length > 0)
     reasons.push(`changes outside the Write(...) rules: ${nameSome(f.outsideWriteRules)}`);
+  // A promise only the ledger checks is not kept by a ledger that could not look (the agent broke the
+  // index, moved .git away, pointed core.worktree elsewhere): never a success.
+  if (f.unmeasured && (f.fence === 'read-only' || f.writeRules))
+    reasons.push(
+      `${f.fence === 'read-only' ? '--fence read-only' : 'the Write(...) rules'}: the workspace's changes could not be measured`,
+    );
   if (reasons.length === 0) return undefined;
   return new RhoError('fence_breached', `fence breached: ${reasons.join('; ')}`);
 }

@@ -14,9 +14,20 @@ export interface GitResult {
 }
 
 // An environment in which git never writes the user's index on the side (status refreshes it otherwise)
-// and never asks on the terminal.
+// and never asks on the terminal; nor runs a command the repository's config names for `core.fsmonitor`:
+// the agent can write .git/config, and rho-cursor's own `git status` after the turn must not run its
+// command (outside any fence, after the agent has ended). Added after any GIT_CONFIG_* the user gave.
 export function gitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return { ...env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+  const n = Math.max(0, Number.parseInt(env.GIT_CONFIG_COUNT ?? '0', 10) || 0);
+  return {
+    ...env,
+    GIT_OPTIONAL_LOCKS: '0',
+    GIT_TERMINAL_PROMPT: '0',
+    LC_ALL: 'C',
+    GIT_CONFIG_COUNT: String(n + 1),
+    [`GIT_CONFIG_KEY_${n}`]: 'core.fsmonitor',
+    [`GIT_CONFIG_VALUE_${n}`]: 'false',
+  };
 }
 
 // Runs git in a directory; a missing git is a result with code 127, never a throw.

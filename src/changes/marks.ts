@@ -1,14 +1,20 @@
 // What the ledger keeps of one file: its size, times, inode and mode (cheap, from lstat) and, while the
 // snapshot's byte budget lasts, a hash of its content (so a file rewritten with the same bytes is unchanged).
-import { lstat, lstatSync, readFile, readlink, type Stats } from 'node:fs';
+import { close, constants, fstat, lstat, lstatSync, open, read, readlink, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 // The callback forms, promisified: node:fs/promises costs ~3-7 ms to load on first use, and the first use
 // here falls just before the prompt is sent.
 const lstatAsync = promisify(lstat);
-const readFileAsync = promisify(readFile);
 const readlinkAsync = promisify(readlink);
+const openAsync = promisify(open);
+const fstatAsync = promisify(fstat);
+const closeAsync = promisify(close);
+const readAsync = (fd: number, buf: Buffer, at: number): Promise<number> =>
+  new Promise((resolve, reject) =>
+    read(fd, buf, at, buf.length - at, null, (err, n) => (err ? reject(err) : resolve(n))),
+  );
 
 /** One file as the ledger saw it. */
 export interface FileMark {
@@ -67,18 +73,50 @@ export async function addHash(path: string, mark: FileMark, budget: HashBudget):
   const size = Number(mark.stat.slice(0, mark.stat.indexOf(':')));
   if (!budget.take(size)) return;
   const link = (Number(mark.stat.split(':')[4]) & 0o170000) === 0o120000;
-  const hash = await hashOf(path, link);
+  // At most the recorded size is read: a file the agent grew meanwhile is no longer the one recorded.
+  const hash = await hashOf(path, link, size);
   if (hash !== undefined && (await markOf(path))?.stat === mark.stat) mark.hash = hash;
 }
 
-// The content hash of a file (a link's target for a link), or undefined when it cannot be read.
-export async function hashOf(path: string, link: boolean): Promise<string | undefined> {
+// The content hash of a file (a link's target for a link), or undefined when it cannot be read, is not a
+// regular file (a FIFO, a socket, a device: never opened for reading, which could block for ever), or holds
+// more than maxBytes (never read whole: the agent may have grown it since its size was looked at).
+export async function hashOf(
+  path: string,
+  link: boolean,
+  maxBytes = HASH_FILE_MAX_BYTES,
+): Promise<string | undefined> {
   try {
-    const data = link ? Buffer.from('link:' + (await readlinkAsync(path))) : await readFileAsync(path);
+    const data = link
+      ? Buffer.from('link:' + (await readlinkAsync(path)))
+      : await readRegular(path, maxBytes);
+    if (data === undefined) return undefined;
     const { createHash } = await import('node:crypto');
     return createHash('sha1').update(data).digest('hex');
   } catch {
     return undefined;
+  }
+}
+
+// A regular file's content, read without blocking on anything else (opened non-blocking, not following a
+// link, then fstat), at most maxBytes of it; undefined for anything else or anything larger.
+async function readRegular(path: string, maxBytes: number): Promise<Buffer | undefined> {
+  const fd = await openAsync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    const s = await fstatAsync(fd);
+    if (!s.isFile() || s.size > maxBytes) return undefined;
+    // One byte more than allowed tells a file that grew past it since the fstat.
+    const buf = Buffer.alloc(Math.min(s.size, maxBytes) + 1);
+    let at = 0;
+    for (;;) {
+      const n = await readAsync(fd, buf, at);
+      if (n === 0) break;
+      at += n;
+      if (at === buf.length) return undefined;
+    }
+    return buf.subarray(0, at);
+  } finally {
+    await closeAsync(fd).catch(() => {});
   }
 }
 

@@ -149,8 +149,14 @@ export class RunLedger {
       changes: o.changes,
       shellRan: [...this.account.shellRan.values()],
       rejectedRan: ran,
-      // The Write(...) rules' check (issue 21) joins the fence's here.
-      outsideWriteRules: o.changes ? outsideWriteRules(changedPaths(o.changes), opts.rules, this.cwd) : [],
+      // The Write(...) rules' check (issue 21) joins the fence's here. With --worktree a changed path is
+      // judged where the patch puts it, in the user's workspace: an absolute rule names the user's paths,
+      // never the temporary worktree's.
+      outsideWriteRules: o.changes
+        ? outsideWriteRules(changedPaths(o.changes), opts.rules, wt ? wt.userCwd : this.cwd)
+        : [],
+      unmeasured: since instanceof Error,
+      writeRules: [...opts.rules.allow, ...opts.rules.deny].some((r) => r.type === 'Write'),
     });
     if (wt && opts.patch) {
       try {

@@ -40,7 +40,9 @@ export interface Changed {
 // The workspace before the prompt: its stats now, its hashes while the turn runs (startHashing).
 export async function takeSnapshot(root: string): Promise<Snapshot> {
   const found = await gitRoot(root);
-  const listed = found ? readStatus(await git(root, STATUS_ARGS), found.prefix) : undefined;
+  const listed = found
+    ? await withNested(root, readStatus(await git(root, STATUS_ARGS), found.prefix))
+    : undefined;
   const place: GitPlace | undefined = found && listed ? { ...found, head: listed.head } : undefined;
   const walked = place ? undefined : await walkFiles(root, MAX_FILES);
   const paths = listed ? [...listed.entries.keys()] : walked!.files;
@@ -77,6 +79,8 @@ export async function takeSnapshot(root: string): Promise<Snapshot> {
 interface GitStatus {
   entries: Map<string, string>;
   head: string | null;
+  /** Untracked directories git lists whole and never looks into (a repository of their own), ending in `/`. */
+  nested: string[];
 }
 
 // `git status`: untracked files listed one by one, submodules not looked into, and HEAD from the same
@@ -99,12 +103,28 @@ function readStatus(r: GitResult, prefix: string): GitStatus {
   // A status that failed is no empty one: the ledger says it could not measure, never that nothing changed.
   if (r.code !== 0) throw new Error(`git status failed: ${r.stderr || `exit ${r.code}`}`);
   const entries = new Map<string, string>();
+  const nested: string[] = [];
   const status = parseStatusV2(r.stdout.toString('utf8'));
   for (const e of status.entries) {
-    if (!e.path.startsWith(prefix) || e.path.endsWith('/')) continue;
+    if (!e.path.startsWith(prefix)) continue;
+    if (e.path.endsWith('/')) {
+      if (e.xy === '??') nested.push(e.path.slice(prefix.length));
+      continue;
+    }
     entries.set(e.path.slice(prefix.length), e.xy);
   }
-  return { entries, head: status.head };
+  return { entries, head: status.head, nested };
+}
+
+// The files of the untracked directories git does not look into (a repository made in the workspace: the
+// agent's `git init` in a new folder would hide every file in it), walked as outside git, as untracked.
+async function withNested(root: string, status: GitStatus): Promise<GitStatus> {
+  for (const dir of status.nested) {
+    if (status.entries.size > MAX_FILES) break;
+    const walked = await walkFiles(join(root, dir), MAX_FILES);
+    for (const f of walked.files) status.entries.set(dir + f, '??');
+  }
+  return status;
 }
 
 // Paths changed between two commits under the workspace (the agent committed, or checked out another),
@@ -118,6 +138,9 @@ async function committed(
   const out = new Map<string, boolean>();
   if (from === to || !from || !to) return out;
   const r = await git(root, ['diff', '--name-status', '-z', '--no-renames', from, to, '--', '.']);
+  // A diff that failed (the commit the snapshot saw is gone: the agent made a new repository, or removed
+  // it) is no empty one: the ledger says it could not measure, never that nothing changed.
+  if (r.code !== 0) throw new Error(`git diff failed: ${r.stderr || `exit ${r.code}`}`);
   const f = r.stdout.toString('utf8').split('\0');
   for (let i = 0; i + 1 < f.length; i += 2) {
     const path = f[i + 1]!;
@@ -164,7 +187,10 @@ async function lookAgain(
   const seen = new Map<string, Was>();
   if (before.git) {
     const place = before.git;
-    const status = readStatus(await (before.nextLook?.run() ?? git(before.root, STATUS_ARGS)), place.prefix);
+    const status = await withNested(
+      before.root,
+      readStatus(await (before.nextLook?.run() ?? git(before.root, STATUS_ARGS)), place.prefix),
+    );
     // Not listed before: a tracked file that was clean then, or a file that did not exist.
     for (const [p, xy] of status.entries) seen.set(p, xy === '??' || xy[0] === 'A' ? null : 'clean');
     return {

@@ -1,6 +1,6 @@
 // The ledger as a user meets it: an agent of our own that really writes, deletes and runs shell commands,
 // with and without tool calls, and what rho-cursor then reports it changed, whatever the agent claimed.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
@@ -289,5 +289,59 @@ describe('breach: a promise about effects, checked by the ledger', () => {
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.events.filter((e) => e.type === 'tool').at(-1)).toMatchObject({ status: 'rejected' });
+  });
+});
+
+describe("the ledger's own git never runs a command the agent wrote into the repository's config", () => {
+  it('core.fsmonitor set by the agent during the turn is not run by the git status after it', async () => {
+    const repo = userRepo();
+    const marker = join(tempDir('rho-fsmonitor-'), 'ran');
+    const line = `\\n[core]\\n\\tfsmonitor = "touch ${marker}; false"\\n`;
+    const r = await run(['run', ...SJ, '--fence', 'no-shell', 'go'], repo, {
+      before: [effect({ sh: `printf '${line}' >> .git/config` }), chunk('ok')],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe('a ledger that could not measure never reads as a promise kept', () => {
+  it('--fence read-only: the agent breaks the index (git status fails): exit 8, changes null', async () => {
+    const repo = userRepo();
+    const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], repo, {
+      before: [effect({ sh: 'echo evil > src/a.ts && echo garbage > .git/index' }), chunk('nothing')],
+    });
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(resultOf(r.events)).toMatchObject({ changes: null, error: { code: 'fence_breached' } });
+  });
+
+  it("--fence read-only: the agent commits into a new repository (the snapshot's HEAD is gone): exit 8", async () => {
+    const repo = userRepo();
+    const sh =
+      'echo evil > src/a.ts && rm -rf .git && git init -q && git add -A && git -c user.email=a@b -c user.name=a commit -qm x';
+    const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], repo, {
+      before: [effect({ sh }), chunk('nothing')],
+    });
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(resultOf(r.events)).toMatchObject({ error: { code: 'fence_breached' } });
+  });
+
+  it('without a fence or Write rules a ledger that failed is a warning only (exit 0)', async () => {
+    const repo = userRepo();
+    const r = await run(['run', ...SJ, 'go'], repo, {
+      before: [effect({ sh: 'echo garbage > .git/index' }), chunk('nothing')],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+  });
+});
+
+describe('a repository the agent makes inside the workspace hides nothing', () => {
+  it('the files of a new folder with its own .git are listed (git lists the folder whole): --fence read-only is exit 8', async () => {
+    const repo = userRepo();
+    const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], repo, {
+      before: [effect({ sh: 'mkdir sub && cd sub && git init -q && echo evil > evil.sh' }), chunk('nothing')],
+    });
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(resultOf(r.events).changes).toMatchObject({ added: ['sub/evil.sh'] });
   });
 });

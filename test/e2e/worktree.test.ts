@@ -278,3 +278,32 @@ describe('--worktree', () => {
     expect(w).toMatchObject({ message: `the agent lists no session for ${repo}: starting a new one` });
   });
 });
+
+describe('--worktree and absolute Write(...) rules: judged where the patch puts the change, in your tree', () => {
+  it('a rule naming your own files allows their change in the worktree (no false breach)', async () => {
+    const repo = userRepo();
+    const script = { before: [effect({ write: 'src/a.ts', text: 'export const a = 2;\n' }), chunk('ok')] };
+    const args = ['run', ...SJ, '--worktree', '--allow', `Write(${repo}/src/**)`, 'go'];
+    const r = await finish(await start(args, repo, script), true);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(resultOf(r.events).changes).toMatchObject({ modified: ['src/a.ts'] });
+  });
+
+  it('a rule naming the temporary directory never opens your tree to the agent (a change there is a breach)', async () => {
+    const repo = userRepo();
+    const scratch = tempDir('rho-scratch-');
+    const script = { before: [effect({ write: 'src/a.ts', text: 'export const a = 2;\n' }), chunk('ok')] };
+    const args = ['run', ...SJ, '--worktree', '--allow', `Write(${scratch}/**)`, 'go'];
+    const r = await finish(
+      startCli(args, {
+        agent: await agentPath,
+        cwd: repo,
+        cliConfig: { approvalMode: 'allowlist' },
+        env: { RHO_SCRIPT: JSON.stringify(script), TMPDIR: scratch },
+      }),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(resultOf(r.events)).toMatchObject({ error: { code: 'fence_breached' } });
+  });
+});

@@ -1,0 +1,36 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { addHash, HashBudget, hashOf, markOf, sameContent } from '../../../src/changes/marks.js';
+
+const dir = (): string => mkdtempSync(join(tmpdir(), 'rho-marks-'));
+
+describe('hashing never blocks on, nor reads past, what it was given', () => {
+  it('a FIFO is never opened for reading: no hash, at once', async () => {
+    const p = join(dir(), 'pipe');
+    execFileSync('mkfifo', [p]);
+    expect(await hashOf(p, false)).toBeUndefined();
+  }, 2000);
+
+  it('a hashed file the agent replaced by a FIFO is not the same content, at once', async () => {
+    const p = join(dir(), 'a.txt');
+    writeFileSync(p, 'a\n');
+    const was = (await markOf(p))!;
+    await addHash(p, was, new HashBudget(1024));
+    expect(was.hash).toBeDefined();
+    rmSync(p);
+    execFileSync('mkfifo', [p]);
+    expect(await sameContent(p, was, (await markOf(p))!)).toBe(false);
+  }, 2000);
+
+  it('a file grown past the size recorded is never read whole', async () => {
+    const p = join(dir(), 'big');
+    writeFileSync(p, 'small');
+    truncateSync(p, 64 * 1024 * 1024);
+    expect(await hashOf(p, false, 5)).toBeUndefined();
+    writeFileSync(p, 'small');
+    expect(await hashOf(p, false, 5)).toBe(await hashOf(p, false));
+  });
+});
