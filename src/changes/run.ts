@@ -4,6 +4,8 @@
 import { promises as fsp, realpathSync } from 'node:fs';
 import { RhoError } from '../errors.js';
 import { isPipe, writePipe } from '../files/pipes.js';
+import { consolePath, guardedBlock } from '../ci/console.js';
+import { redacted } from '../sanitize/cut.js';
 import type { Event, ToolEvent } from '../events/types.js';
 import type { Teardown } from '../lifecycle/teardown.js';
 import type { RunOptions } from '../options.js';
@@ -160,7 +162,7 @@ export class RunLedger {
     });
     if (wt && opts.patch) {
       try {
-        const patch = await worktreePatch(wt);
+        const patch = forConsole(opts, await worktreePatch(wt));
         await (isPipe(opts.patch) ? writePipe(opts.patch, patch, giveUp) : fsp.writeFile(opts.patch, patch));
         o.patch = opts.patch;
       } catch (e) {
@@ -172,6 +174,16 @@ export class RunLedger {
     }
     return o;
   }
+}
+
+// A patch written to our own stdout or stderr (`--patch /dev/stderr`) is console output like any other: the
+// key masked, and under GitHub Actions behind its own guard, as ci/deliver.ts writes -o and the summary there
+// (its lines are the agent's file contents and names: `+##[set-output ...]` would run). A file keeps the
+// bytes `git apply` needs.
+function forConsole(opts: RunOptions, patch: Buffer): Buffer | string {
+  if (!consolePath(opts.patch!)) return patch;
+  const shown = redacted(patch.toString('utf8'));
+  return opts.github ? guardedBlock(shown) : shown;
 }
 
 const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));

@@ -33,8 +33,10 @@ export function plainToken(id: string | null): string {
 // JSON text a workflow may paste into a script (`echo '${{ steps.x.outputs.structured }}' | jq .`): the
 // characters that end a single-quoted string (') or run a command in a heredoc (`, $) are written as \uXXXX
 // escapes, the same value to any JSON reader. They can only be inside strings: JSON's own syntax has none.
+// An escaped backslash (`\\`) is written `\u005c` too: a heredoc reads `\\` as one backslash, so
+// `"C:\\new"` would reach jq as `"C:\new"`, a newline. Matched left to right, `\\` is always a whole escape.
 export function shellInertJson(json: string): string {
-  return json.replace(/['`$]/g, unitEscapes);
+  return json.replace(/\\\\|['`$]/g, (c) => (c === '\\\\' ? '\\u005c' : unitEscapes(c)));
 }
 
 // name=value lines, or name<<DELIM ... DELIM for a value with a newline; the delimiter never occurs in it.

@@ -46,7 +46,7 @@ export function summaryMarkdown({ result, facts, fence }: SummaryInput): string 
     '',
     '| stopReason | exit code | duration | model | fence |',
     '| --- | --- | --- | --- | --- |',
-    `| ${result.stopReason === null ? 'none' : knownStopReason(result.stopReason) || cell(result.stopReason)} | ${result.exitCode} | ${(result.durationMs / 1000).toFixed(1)} s | ${cell(result.model ?? 'unknown')} | ${fence} |`,
+    `| ${result.stopReason === null ? 'none' : knownStopReason(result.stopReason) || cell(result.stopReason)} | ${result.exitCode} | ${(result.durationMs / 1000).toFixed(1)} s | ${cell(result.model ?? 'unknown')} | ${cell(fence)} |`,
     '',
   ];
   if (result.error)

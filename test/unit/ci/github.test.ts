@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import {
   shellInertJson,
@@ -90,6 +91,18 @@ describe('the outputs a workflow may paste into a script hold only plain values'
     expect(json).not.toMatch(/['`$]/);
     expect(JSON.parse(json)).toEqual(value);
     expect(shellInertJson('{"a":1}')).toBe('{"a":1}');
+  });
+
+  it('structured: pasted into a heredoc, a backslash in a string is still the same JSON value', () => {
+    // Found by review: a heredoc reads `\\` as one backslash, so {"path":"C:\\new\\tmp"} reached jq as
+    // "C:<newline>ew<tab>mp". Escaped backslashes are \u005c, which no shell rewrites.
+    const value = { path: 'C:\\new\\tmp', odd: '\\"\\\\', mixed: "\\$(id)'" };
+    const json = shellInertJson(JSON.stringify(value));
+    expect(json).not.toContain('\\\\');
+    const heredoc = execFileSync('bash', ['-c', `cat <<EOF\n${json}\nEOF`], { encoding: 'utf8' });
+    const single = execFileSync('bash', ['-c', `echo '${json}'`], { encoding: 'utf8' });
+    expect(JSON.parse(heredoc)).toEqual(value);
+    expect(JSON.parse(single)).toEqual(value);
   });
 
   it.each([

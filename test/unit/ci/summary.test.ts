@@ -130,6 +130,17 @@ describe('summaryMarkdown', () => {
     expect(md).not.toMatch(/#### (Answer|Tools|Permission|Warnings)/);
   });
 
+  it('a fence read from argv before it was checked (a usage error) is an escaped cell too', () => {
+    // Found by review: the early path passes `--fence` as typed, and the cell wrote it raw.
+    const md = summaryMarkdown({
+      result: result({ stopReason: null, exitCode: 2 }),
+      fence: '<img src=https://evil.example/p.png>|x',
+      facts: facts([]),
+    });
+    expect(md).toContain('| &lt;img src=https&#58;//evil.example/p.png&gt;\\|x |');
+    expect(md).not.toContain('<img');
+  });
+
   it('an answer holding a fence gets a longer one', () => {
     const md = summaryMarkdown({
       result: result(),
