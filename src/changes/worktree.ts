@@ -1,9 +1,23 @@
-// --worktree: the agent works in a temporary git worktree made from HEAD plus the user's uncommitted changes
-// (tracked and untracked, not ignored), so it sees what the user sees while the user's working tree, index
-// and stashes are never written. Nothing here runs `git stash` (it would touch the user's stash list), and
-// every git command on the user's tree runs with GIT_OPTIONAL_LOCKS=0 (no index refresh written on the side).
+// --worktree: the agent works in a temporary git repository of its own made from HEAD plus the user's
+// uncommitted changes (tracked and untracked, not ignored), so it sees what the user sees while the user's
+// working tree, index, stashes, refs and config are never written. The repository borrows the user's objects
+// (an alternate, which git only ever reads) and has no remote: a `git stash`, `git branch`, `git config` or
+// `git gc` the agent runs there stays there, which a linked worktree (`git worktree add`, sharing refs, the
+// stash and the config with the user's repository) would not. Nothing here runs `git stash`, and every git
+// command on the user's tree runs with GIT_OPTIONAL_LOCKS=0 (no index refresh written on the side).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, promises as fsp, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  promises as fsp,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { RhoError } from '../errors.js';
 import type { SessionScope } from '../session.js';
@@ -86,17 +100,16 @@ export async function makeWorktree(userCwd: string, keep = false): Promise<Workt
     base: '',
   };
   try {
-    // No hooks: a post-checkout hook of the user's is not ours to run.
-    await gitText(place.root, [
-      '-c',
-      'core.hooksPath=/dev/null',
-      'worktree',
-      'add',
-      '--quiet',
-      '--detach',
-      dir,
-      place.head,
-    ]);
+    // A repository of its own that reads the user's objects (and, for a shallow clone such as CI's checkout,
+    // knows where history stops), checked out at HEAD. No template: no hooks, of ours or the user's.
+    const common = (
+      await gitText(place.root, ['rev-parse', '--path-format=absolute', '--git-common-dir'])
+    ).trim();
+    await gitText(tmp, ['init', '--quiet', '--template=', dir]);
+    writeFileSync(join(dir, '.git', 'objects', 'info', 'alternates'), `${join(common, 'objects')}\n`);
+    if (existsSync(join(common, 'shallow')))
+      copyFileSync(join(common, 'shallow'), join(dir, '.git', 'shallow'));
+    await gitText(dir, ['-c', 'core.hooksPath=/dev/null', 'checkout', '--quiet', '--detach', place.head]);
     const diff = (await git(place.root, ['diff', '--binary', '--no-color', '--no-ext-diff', 'HEAD'])).stdout;
     if (diff.length > 0) await gitText(dir, ['apply', '--binary', '--whitespace=nowarn', '-'], diff);
     await copyUntracked(place.root, dir);
@@ -147,25 +160,38 @@ export async function worktreePatch(wt: Worktree): Promise<Buffer> {
   return r.stdout;
 }
 
-// Removes the worktree and its temporary directory, and prunes git's record of it.
-export async function removeWorktree(wt: Worktree): Promise<void> {
-  await git(wt.repo, ['worktree', 'remove', '--force', '--force', wt.dir]);
-  rmSync(wt.tmp, { recursive: true, force: true });
-  await git(wt.repo, ['worktree', 'prune']);
+// Removes the worktree: its temporary directory, whatever the agent left in it.
+export function removeWorktree(wt: Worktree): Promise<void> {
+  removeTree(wt.tmp);
+  return Promise.resolve();
 }
 
 // The same, synchronously, for the exit hook.
 export function removeWorktreeSync(wt: Worktree): void {
-  const run = (args: string[]): void => {
-    try {
-      execFileSync('git', args, { cwd: wt.repo, env: gitEnv(), stdio: 'ignore' });
-    } catch {
-      // removed below either way; prune forgets it
-    }
-  };
-  run(['worktree', 'remove', '--force', '--force', wt.dir]);
-  rmSync(wt.tmp, { recursive: true, force: true });
-  run(['worktree', 'prune']);
+  removeTree(wt.tmp);
+}
+
+// Removes a directory tree, also one the agent made unreadable (`chmod 000` on a folder: rm then fails with
+// EACCES for anyone but root): the tree's folders are made the owner's to list and change, then it is
+// removed again. Links are never followed. Throws what the second try throws.
+export function removeTree(path: string): void {
+  try {
+    rmSync(path, { recursive: true, force: true });
+  } catch {
+    openFolders(path);
+    rmSync(path, { recursive: true, force: true });
+  }
+}
+
+// Gives the owner rwx on every folder under path (not through links), as far as it can.
+function openFolders(path: string): void {
+  try {
+    if (!lstatSync(path).isDirectory()) return;
+    chmodSync(path, 0o700);
+    for (const name of readdirSync(path)) openFolders(join(path, name));
+  } catch {
+    // not ours to open: the second rm says so
+  }
 }
 
 // Removes the worktrees that runs ended by SIGKILL (or a crash) left behind: a temporary directory whose
@@ -175,8 +201,9 @@ export function sweepStaleWorktrees(root = tempRoot()): string[] {
   const done: string[] = [];
   for (const { path: tmp } of leftovers(root, WORKTREE_PREFIX)) {
     try {
+      // A linked worktree of an earlier version of rho-cursor is pruned from its repository too.
       const repoGitDirs = readdirSync(tmp).map((d) => commonGitDir(join(tmp, d)));
-      rmSync(tmp, { recursive: true, force: true });
+      removeTree(tmp);
       for (const gitDir of repoGitDirs)
         if (gitDir)
           try {

@@ -87,7 +87,7 @@ async function closeLedger(ctx: RunContext): Promise<Measured> {
   ctx.sideFailure ??= o.failure;
   if (ws.worktree && opts.keepWorktree && !opts.quiet)
     out.line(
-      `rho-cursor: the worktree is kept at ${ws.worktree.dir} (git worktree remove --force ${ws.worktree.dir} removes it)`,
+      `rho-cursor: the worktree is kept at ${ws.worktree.dir} (a repository of its own: removing ${ws.worktree.tmp} removes it)`,
     );
   return { breach: o.breach, changes: o.changes ?? null, patch: o.patch ?? null };
 }

@@ -1,10 +1,9 @@
 // --worktree as a user meets it: the agent works in a temporary worktree that holds their uncommitted work,
 // the patch applies to their tree, and their working tree, index and stashes are byte-identical after the
 // run however it ends (end, failure, SIGINT, SIGTERM, timeout); the worktree is removed and pruned.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, startCli, tempDir, waitForStdout } from '../helpers/cli.js';
@@ -152,7 +151,34 @@ describe('--worktree', () => {
     expect(r.stderr).toContain(`the worktree is kept at ${worktree.path}`);
     expect(readFileSync(join(worktree.path, 'lib/new.ts'), 'utf8')).toBe('export {};\n');
     expect(repoState(repo).files).toEqual(before.files);
-    execFileSync('git', ['worktree', 'remove', '--force', worktree.path], { cwd: repo });
+    rmSync(dirname(worktree.path), { recursive: true, force: true });
+  });
+
+  it("the agent's own git (stash, branch, tag, config, gc) stays in the worktree: the user's refs, stash and config are untouched", async () => {
+    const repo = userRepo();
+    const before = repoState(repo);
+    const sh = [
+      'echo b > src/a.ts',
+      'git stash -q',
+      'git branch evil',
+      'git tag evil-tag',
+      'git config user.name HACKED',
+      "git config core.fsmonitor 'touch fsmonitor-ran'",
+      'git gc -q --prune=now',
+      'git stash pop -q',
+    ].join(' && ');
+    const patch = join(tempDir(), 'fix.diff');
+    const r = await finish(
+      await start(['run', ...SJ, '--worktree', '--patch', patch, 'go'], repo, {
+        before: [effect({ sh }), chunk('done')],
+      }),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(repoState(repo)).toEqual(before);
+    // The agent's work is still handed back, and git still works in the user's repository.
+    expect(readFileSync(patch, 'utf8')).toContain('src/a.ts');
+    expect(git(repo, 'log', '--oneline')).not.toBe('');
   });
 
   it('outside a git work tree it is a usage error: exit 2, with the result', async () => {

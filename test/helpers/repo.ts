@@ -78,6 +78,8 @@ export interface RepoState {
   stash: string;
   files: Record<string, string>;
   worktrees: string;
+  refs: string;
+  config: string;
 }
 
 export function repoState(repo: string): RepoState {
@@ -89,5 +91,9 @@ export function repoState(repo: string): RepoState {
     stash: git(repo, 'stash', 'list'),
     files: fileHashes(repo),
     worktrees: git(repo, 'worktree', 'list', '--porcelain'),
+    refs: git(repo, 'for-each-ref', '--format=%(refname) %(objectname)'),
+    config: createHash('sha1')
+      .update(readFileSync(join(repo, '.git', 'config')))
+      .digest('hex'),
   };
 }
