@@ -12,6 +12,8 @@ export const FILE_CAPS = {
   schema: MiB,
   promptFile: 10 * MiB,
   attach: 10 * MiB,
+  /** A GitHub runner's file command (GITHUB_ENV...), read before and after the agent: a step's starts empty. */
+  runnerFile: MiB,
 } as const;
 
 export type FileKind = keyof typeof FILE_CAPS;

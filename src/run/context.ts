@@ -18,6 +18,7 @@ import type { StopSignal } from '../stop.js';
 import type { OutputSchema } from '../structured/schema.js';
 import type { RunLedger } from '../changes/run.js';
 import type { Worktree } from '../changes/worktree.js';
+import type { RunnerFiles } from '../ci/runner-files.js';
 import type { WireLog } from '../wirelog.js';
 import type { Attempt } from './attempt.js';
 import { RunObserver } from './observer.js';
@@ -110,6 +111,8 @@ export interface RunContext {
   exitCode: number | undefined;
   /** A prompt was sent in this run (by any try): the agent may have changed something since. */
   prompted: boolean;
+  /** Under GitHub Actions, the runner's file commands as they were before the first agent started. */
+  runnerFiles: RunnerFiles | undefined;
 }
 
 export function newRunContext(opts: RunOptions, io: RunIO, timing: Readonly<Timing> = TIMING): RunContext {
@@ -162,6 +165,7 @@ export function newRunContext(opts: RunOptions, io: RunIO, timing: Readonly<Timi
     structured: undefined,
     exitCode: undefined,
     prompted: false,
+    runnerFiles: undefined,
   };
   // A stdout that fails (a reader gone, a full disk) stops the run; the output only reports it.
   void out.failed.then((f) => ctx.stop.stop(f.kind));

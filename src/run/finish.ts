@@ -31,6 +31,7 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
   // Measured once every tool has its final state, so a tool shown rejected that the ledger shows ran is
   // corrected.
   const measured = await closeLedger(ctx);
+  await restoreRunnerFiles(ctx);
   const facts: OutcomeFacts = {
     stopReason: a?.stopReason ?? null,
     breach: measured.breach,
@@ -65,6 +66,22 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
     out.line(`rho-cursor: ${result.error?.message ?? error.message}`);
   if (error) out.annotateError(result.error?.message ?? error.message);
   return exitCode;
+}
+
+// The runner's file commands (GITHUB_ENV, GITHUB_PATH, ...) as they were before the agent: read once the
+// agent and its processes are gone (its kill ladder waited for here, under GitHub Actions only), before
+// rho-cursor writes its own outputs. A later step would have run with what the agent put there.
+async function restoreRunnerFiles(ctx: RunContext): Promise<void> {
+  if (!ctx.runnerFiles) return;
+  await ctx.attempt?.release().catch(() => {});
+  for (const c of ctx.runnerFiles.check())
+    warn(
+      ctx,
+      'runner-file-written',
+      c.restored
+        ? `the agent wrote $${c.name}, the runner's file for later steps: put back as it was before the run`
+        : `the agent wrote $${c.name}, the runner's file for later steps, and it could not be put back: ${c.path}`,
+    );
 }
 
 // Every tool ends in a final state (the store says which): the same for an edit Codex reports in progress

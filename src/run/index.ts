@@ -2,6 +2,7 @@
 // prompt) -> the structured answer -> the end (outcome, result, reports) -> teardown. What lives as long as
 // the run is its RunContext; each try is an Attempt; every resource is released by the one teardown stack
 // that the normal end, every signal and the exit hook drain; the output closes itself at `result`.
+import { RunnerFiles, withoutRunnerFiles } from '../ci/runner-files.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { resolveAgent } from '../agent/resolve.js';
 import { openWorktree, RunLedger } from '../changes/run.js';
@@ -149,7 +150,11 @@ function planLaunch(
     opts.agentArgs.length > 0
       ? opts.agentArgs
       : ['--trust', ...(modelFlag ? ['--model', opts.model!] : []), 'acp'];
-  const env = cursor ? fenceEnv(opts.fence, config, io.env, ctx.teardown, rules) : io.env;
+  // The runner's file commands are rho-cursor's step's: the agent is not told where they are, and what it
+  // writes there anyway is put back once it is gone (finish).
+  ctx.runnerFiles = opts.github ? RunnerFiles.watch(io.env) : undefined;
+  const own = withoutRunnerFiles(io.env);
+  const env = cursor ? fenceEnv(opts.fence, config, own, ctx.teardown, rules) : own;
   return { launch: { path, args, env }, privateDir, modelFlag, wire };
 }
 

@@ -708,6 +708,63 @@ describe.concurrent('GitHub Actions', () => {
     expect(r.stdout).toContain('+k=[redacted]');
   });
 
+  it("the runner's file commands are rho-cursor's: the agent is not told where they are, and what it writes there is put back", async () => {
+    const dir = tempDir('rho-reports-');
+    const files = {
+      GITHUB_ENV: join(dir, 'set_env'),
+      GITHUB_PATH: join(dir, 'add_path'),
+      GITHUB_OUTPUT: join(dir, 'set_output'),
+      GITHUB_STATE: join(dir, 'save_state'),
+      GITHUB_STEP_SUMMARY: join(dir, 'step_summary'),
+    };
+    // As the runner makes them for a step: empty, and one holding an earlier line of this step's.
+    for (const f of Object.values(files)) writeFileSync(f, '');
+    writeFileSync(files.GITHUB_STATE, 'kept=1\n');
+    const seen = join(dir, 'seen');
+    const sh = [
+      `env | grep '^GITHUB_[A-Z_]*=' | sort > '${seen}'`,
+      `echo 'NODE_OPTIONS=--require /tmp/evil.js' >> '${files.GITHUB_ENV}'`,
+      `echo /tmp/evil-bin >> '${files.GITHUB_PATH}'`,
+      `echo 'verdict=approved' >> '${files.GITHUB_OUTPUT}'`,
+      `: > '${files.GITHUB_STATE}'`,
+      `echo '<img src=https://evil.example/x>' >> '${files.GITHUB_STEP_SUMMARY}'`,
+    ].join(' && ');
+    const r = await run(
+      [...SJ, 'go'],
+      {},
+      {
+        agent: scripted,
+        env: {
+          GITHUB_ACTIONS: 'true',
+          ...files,
+          RHO_SCRIPT: JSON.stringify({ before: [{ effect: { sh } }] }),
+        },
+      },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    // The agent ran without their names (the shell effect wrote what it saw).
+    expect(readFileSync(seen, 'utf8')).not.toMatch(/GITHUB_(ENV|PATH|OUTPUT|STATE|STEP_SUMMARY)=/);
+    expect(readFileSync(files.GITHUB_ENV, 'utf8')).toBe('');
+    expect(readFileSync(files.GITHUB_PATH, 'utf8')).toBe('');
+    expect(readFileSync(files.GITHUB_STATE, 'utf8')).toBe('kept=1\n');
+    // rho-cursor's own outputs and summary, and nothing of the agent's.
+    expect(githubOutputs(readFileSync(files.GITHUB_OUTPUT, 'utf8'))).not.toHaveProperty('verdict');
+    expect(githubOutputs(readFileSync(files.GITHUB_OUTPUT, 'utf8'))['exit-code']).toBe('0');
+    const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
+    expect(summary).toContain('rho-cursor');
+    expect(summary).not.toContain('evil.example');
+    const warned = r.events.filter((e) => e.type === 'warning' && e.code === 'runner-file-written');
+    expect(warned.map((e) => String(e.message).split(',')[0]).sort()).toEqual(
+      [
+        'the agent wrote $GITHUB_ENV',
+        'the agent wrote $GITHUB_OUTPUT',
+        'the agent wrote $GITHUB_PATH',
+        'the agent wrote $GITHUB_STATE',
+        'the agent wrote $GITHUB_STEP_SUMMARY',
+      ].sort(),
+    );
+  });
+
   it('structured pasted into a script as the README shows runs nothing the agent wrote', async () => {
     const dir = tempDir('rho-reports-');
     const schema = file(dir, 'schema.json', SCHEMA);

@@ -1,0 +1,115 @@
+// The GitHub runner's file commands: files a step appends to and the runner reads once the step is over.
+// GITHUB_ENV sets variables for every later step (NODE_OPTIONS, LD_PRELOAD...), GITHUB_PATH their PATH,
+// GITHUB_OUTPUT the step's outputs, GITHUB_STATE a post step's state, GITHUB_STEP_SUMMARY the job's page.
+// They are rho-cursor's step's, never the agent's: the agent is started without their names, and what a
+// run finds in them once the agent is gone, other than what was there before, is put back as it was.
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fstatSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { FileRefused, readUntrusted } from '../files/untrusted.js';
+
+/** The variables that name the runner's file commands. */
+export const RUNNER_FILE_VARS = [
+  'GITHUB_ENV',
+  'GITHUB_PATH',
+  'GITHUB_OUTPUT',
+  'GITHUB_STATE',
+  'GITHUB_STEP_SUMMARY',
+] as const;
+
+// Pure: the agent's environment, without the names of the runner's file commands.
+export function withoutRunnerFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (!RUNNER_FILE_VARS.some((v) => v in env)) return env;
+  const out = { ...env };
+  for (const v of RUNNER_FILE_VARS) delete out[v];
+  return out;
+}
+
+/** One file as it was before the agent started: its bytes, or undefined when there was none. */
+interface Kept {
+  name: (typeof RUNNER_FILE_VARS)[number];
+  path: string;
+  before: Buffer | undefined;
+}
+
+/** What check() found: a runner file the agent changed, by its variable's name, and whether it was put back. */
+export interface RunnerFileChange {
+  name: string;
+  path: string;
+  restored: boolean;
+}
+
+export class RunnerFiles {
+  private constructor(private readonly kept: Kept[]) {}
+
+  // Reads each runner file named in env as it is now (a regular file, at most 1 MiB: a step's file starts
+  // empty); undefined when env names none. A file that cannot be read is left out: nothing to compare.
+  static watch(env: NodeJS.ProcessEnv): RunnerFiles | undefined {
+    const kept: Kept[] = [];
+    for (const name of RUNNER_FILE_VARS) {
+      const path = env[name];
+      if (!path) continue;
+      try {
+        kept.push({ name, path, before: readUntrusted(path, 'runnerFile') });
+      } catch (e) {
+        if (e instanceof FileRefused && e.refusal.reason === 'missing')
+          kept.push({ name, path, before: undefined });
+      }
+    }
+    return kept.length > 0 ? new RunnerFiles(kept) : undefined;
+  }
+
+  // Once the agent and its processes are gone: every file that is not as it was is put back (written anew
+  // beside it and renamed over it, so a link the agent left there is replaced, never followed).
+  check(): RunnerFileChange[] {
+    const changed: RunnerFileChange[] = [];
+    for (const k of this.kept) {
+      if (same(k)) continue;
+      changed.push({ name: k.name, path: k.path, restored: restore(k) });
+    }
+    return changed;
+  }
+}
+
+// Is the file as it was (its bytes equal, or still absent)?
+function same(k: Kept): boolean {
+  let now: Buffer | undefined;
+  try {
+    now = readUntrusted(k.path, 'runnerFile');
+  } catch (e) {
+    if (e instanceof FileRefused && e.refusal.reason === 'missing') return k.before === undefined;
+    return false;
+  }
+  return k.before !== undefined && now.equals(k.before);
+}
+
+// Puts the file back as it was; false when it could not be.
+function restore(k: Kept): boolean {
+  try {
+    if (k.before === undefined) {
+      rmSync(k.path, { recursive: true, force: true });
+      return true;
+    }
+    const tmp = join(dirname(k.path), `.${basename(k.path)}.rho-${randomBytes(6).toString('hex')}`);
+    writeFileSync(tmp, k.before, { flag: 'wx', mode: 0o644 });
+    try {
+      renameSync(tmp, k.path);
+    } catch {
+      // A folder the agent made there: removed, then the file takes its place.
+      rmSync(k.path, { recursive: true, force: true });
+      renameSync(tmp, k.path);
+    }
+    return isRegular(k.path);
+  } catch {
+    return false;
+  }
+}
+
+function isRegular(path: string): boolean {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    return fstatSync(fd).isFile();
+  } finally {
+    closeSync(fd);
+  }
+}
