@@ -2,7 +2,7 @@
 // $GITHUB_OUTPUT (multi-line values with the heredoc delimiter syntax).
 import { STOP_REASONS } from '../acp/answers.js';
 import { unitEscapes } from '../sanitize/json.js';
-import { terminalSafe } from '../sanitize/terminal.js';
+import { oneLine } from '../sanitize/terminal.js';
 import { escapeData, escapeProperty } from '../sanitize/workflow.js';
 
 // An annotation's message may quote the agent: its controls, bidi and invisible characters are shown, not
@@ -15,8 +15,9 @@ export function errorAnnotation(message: string): string {
   return `::error title=rho-cursor::${escapeData(shown(message))}\n`;
 }
 
-// terminalSafe, CRs left for escapeData (%0D).
-const shown = (message: string): string => message.replace(/[^\r]+/g, terminalSafe);
+// One line, as on a terminal (newlines and CRs visible: ␊ ␍): GitHub shows an annotation's %0A as a line
+// break, where a message quoting the agent could stand in for lines of rho-cursor's own.
+const shown = oneLine;
 
 // The stop-reason output: one of the values ACP defines, else empty (an agent's own string is never a value a
 // workflow might paste into a script).

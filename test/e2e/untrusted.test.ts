@@ -347,7 +347,10 @@ describe('GitHub Actions: agent text never starts a workflow command', () => {
     expect(own.length).toBeGreaterThan(0);
     for (const c of own) expect(c).toMatch(/^::(error|warning) title=rho-cursor/);
     expect(own.filter((c) => c.startsWith('::error'))).toHaveLength(1);
-    expect(own.find((c) => c.startsWith('::error'))).toContain('fail%0A::error title=Deploy::forged%0A');
+    // Its newlines shown, not escaped: GitHub draws an annotation's %0A as a line break.
+    expect(own.find((c) => c.startsWith('::error'))).toContain(
+      'fail\u240a::error title=Deploy::forged\u240a',
+    );
     // The plain error line is one line, inside the guard, its newlines made visible.
     expect(lines(r.stderr).filter((l) => l.startsWith('rho-cursor:'))).toHaveLength(1);
     // Read both streams as one, stdout first or stderr first: still nothing forged.

@@ -39,12 +39,14 @@ describe('workflow annotations', () => {
     );
   });
 
-  it('escapes %, CR and LF in the message, so a message is one annotation and one line', () => {
+  it('escapes % and shows CR and LF in the message, so a message is one annotation and one line', () => {
     expect(errorAnnotation('50% done\r\nthen\nmore')).toBe(
-      '::error title=rho-cursor::50%25 done%0D%0Athen%0Amore\n',
+      '::error title=rho-cursor::50%25 done\u240d\u240athen\u240amore\n',
     );
     const w = warningAnnotation('x', 'a\n::error::forged');
-    expect(w.split('\n')).toEqual(['::warning title=rho-cursor x::a%0A::error::forged', '']);
+    expect(w.split('\n')).toEqual(['::warning title=rho-cursor x::a\u240a::error::forged', '']);
+    // GitHub shows %0A in a message as a line break: none is ever written, so agent text cannot draw a line.
+    expect(errorAnnotation('ok\nAll checks passed')).not.toMatch(/%0A|%0D/);
   });
 
   it('escapes : and , in the title property too', () => {
@@ -134,9 +136,9 @@ describe('the outputs a workflow may paste into a script hold only plain values'
 });
 
 describe('annotations show what the agent wrote, never pass it to the viewer', () => {
-  it('escape, C1, bidi and invisible characters are made visible; %, CR and LF escaped as before', () => {
+  it('escape, C1, bidi and invisible characters are made visible, CR and LF too', () => {
     expect(errorAnnotation('a\u001b]52;c;SGk=\u0007b\u009b2J\u202e\u200b\r\nc')).toBe(
-      '::error title=rho-cursor::a\u241b]52;c;SGk=\u2407b<U+009B>2J<U+202E><U+200B>%0D%0Ac\n',
+      '::error title=rho-cursor::a\u241b]52;c;SGk=\u2407b<U+009B>2J<U+202E><U+200B>\u240d\u240ac\n',
     );
     expect(warningAnnotation('x', '\u001b[2J')).toBe('::warning title=rho-cursor x::\u241b[2J\n');
   });

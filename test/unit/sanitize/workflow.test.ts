@@ -24,7 +24,7 @@ describe('escapeData and escapeProperty', () => {
   it('keeps an annotation on one line whatever the message', () => {
     const a = errorAnnotation('boom\n::error title=Deploy::forged\r\n::stop-commands::x');
     expect(a.split('\n')).toEqual([
-      '::error title=rho-cursor::boom%0A::error title=Deploy::forged%0D%0A::stop-commands::x',
+      '::error title=rho-cursor::boom\u240a::error title=Deploy::forged\u240d\u240a::stop-commands::x',
       '',
     ]);
     expect(warningAnnotation('a,b', 'x\ny').split('\n')).toHaveLength(2);
