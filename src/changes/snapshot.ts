@@ -56,7 +56,7 @@ export async function takeSnapshot(root: string): Promise<Snapshot> {
     git: place,
     nextLook: place ? armGit(root, STATUS_ARGS) : undefined,
     files,
-    truncated: (walked?.truncated ?? false) || paths.length > MAX_FILES,
+    truncated: (walked?.truncated ?? listed?.truncated ?? false) || paths.length > MAX_FILES,
     startHashing: () => {
       // Once: a retry's prompt (--retries) waits for the same snapshot.
       if (started) return;
@@ -81,6 +81,8 @@ interface GitStatus {
   head: string | null;
   /** Untracked directories git lists whole and never looks into (a repository of their own), ending in `/`. */
   nested: string[];
+  /** The walk of the nested ones stopped at a cap. */
+  truncated: boolean;
 }
 
 // `git status`: untracked files listed one by one, submodules not looked into, and HEAD from the same
@@ -113,15 +115,22 @@ function readStatus(r: GitResult, prefix: string): GitStatus {
     }
     entries.set(e.path.slice(prefix.length), e.xy);
   }
-  return { entries, head: status.head, nested };
+  return { entries, head: status.head, nested, truncated: false };
 }
 
 // The files of the untracked directories git does not look into (a repository made in the workspace: the
 // agent's `git init` in a new folder would hide every file in it), walked as outside git, as untracked.
+// They share one walk's caps: past them `truncated` says more may be there.
 async function withNested(root: string, status: GitStatus): Promise<GitStatus> {
+  let folders = MAX_FILES / 2;
   for (const dir of status.nested) {
-    if (status.entries.size > MAX_FILES) break;
-    const walked = await walkFiles(join(root, dir), MAX_FILES);
+    if (status.entries.size > MAX_FILES || folders <= 0) {
+      status.truncated = true;
+      break;
+    }
+    const walked = await walkFiles(join(root, dir), MAX_FILES, folders);
+    folders -= walked.folders;
+    status.truncated ||= walked.truncated;
     for (const f of walked.files) status.entries.set(dir + f, '??');
   }
   return status;
@@ -196,7 +205,7 @@ async function lookAgain(
     return {
       seen,
       committed: await committed(before.root, place.head, status.head, place.prefix),
-      truncated: false,
+      truncated: status.truncated,
     };
   }
   const now = await walkFiles(before.root, MAX_FILES);

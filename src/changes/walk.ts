@@ -16,13 +16,24 @@ const SKIPPED: ReadonlySet<string> = new Set(WALK_SKIPPED);
 export interface Walked {
   files: string[];
   truncated: boolean;
+  /** How many folders were read. */
+  folders: number;
 }
 
-// Lists the files (and links, and anything else that is not a directory) under root, at most maxFiles.
-export async function walkFiles(root: string, maxFiles: number): Promise<Walked> {
+// Lists the files (and links, and anything else that is not a directory) under root, at most maxFiles, from
+// at most maxFolders folders: a tree of folders with no file in them (300,000 empty ones took 26 s to walk)
+// is as capped as one of files.
+export async function walkFiles(
+  root: string,
+  maxFiles: number,
+  maxFolders = Math.max(64, Math.floor(maxFiles / 2)),
+): Promise<Walked> {
   const files: string[] = [];
   const dirs: string[] = [''];
+  let folders = 0;
   while (dirs.length > 0) {
+    if (folders === maxFolders) return { files, truncated: true, folders };
+    folders++;
     const rel = dirs.pop()!;
     let names: { name: string; dir: boolean }[];
     try {
@@ -38,12 +49,12 @@ export async function walkFiles(root: string, maxFiles: number): Promise<Walked>
       if (n.dir) {
         if (!SKIPPED.has(n.name)) sub.push(path);
       } else {
-        if (files.length >= maxFiles) return { files, truncated: true };
+        if (files.length >= maxFiles) return { files, truncated: true, folders };
         files.push(path);
       }
     }
     // Depth first, in name order: pushed in reverse so the first name is walked first.
     for (let i = sub.length - 1; i >= 0; i--) dirs.push(sub[i]!);
   }
-  return { files, truncated: false };
+  return { files, truncated: false, folders };
 }

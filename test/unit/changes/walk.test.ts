@@ -28,10 +28,30 @@ describe('walkFiles', () => {
     expect(await walkFiles(tree(), 100)).toEqual({
       files: ['b.txt', 'a/z.txt', 'a/y/x.txt'],
       truncated: false,
+      folders: 5,
     });
   });
 
   it('stops at the cap and says so', async () => {
-    expect(await walkFiles(tree(), 2)).toEqual({ files: ['b.txt', 'a/z.txt'], truncated: true });
+    expect(await walkFiles(tree(), 2)).toMatchObject({ files: ['b.txt', 'a/z.txt'], truncated: true });
+  });
+
+  it('stops at the folder cap too, however few files the folders hold', async () => {
+    // The root, then a/ (its file), then a/y/: the third folder is past a cap of two.
+    expect(await walkFiles(tree(), 100, 2)).toEqual({
+      files: ['b.txt', 'a/z.txt'],
+      truncated: true,
+      folders: 2,
+    });
+    expect(await walkFiles(tree(), 100, 3)).toEqual({
+      files: ['b.txt', 'a/z.txt', 'a/y/x.txt'],
+      truncated: true,
+      folders: 3,
+    });
+    // By default half as many folders as files, and never fewer than 64.
+    const root = mkdtempSync(join(tmpdir(), 'rho-walk-'));
+    for (let i = 0; i < 70; i++) mkdirSync(join(root, `d${String(i).padStart(2, '0')}`));
+    expect(await walkFiles(root, 10)).toEqual({ files: [], truncated: true, folders: 64 });
+    expect(await walkFiles(root, 200)).toEqual({ files: [], truncated: false, folders: 71 });
   });
 });
