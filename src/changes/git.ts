@@ -174,6 +174,9 @@ export interface GitPlace {
   root: string;
   /** The directory's path from the root, ending with `/`, or '' at the root. */
   prefix: string;
+  /** The repository's git dir and common dir (a linked worktree's differ), absolute. */
+  gitDir?: string;
+  commonDir?: string;
   /** HEAD's commit, or null in a repository with no commit yet. */
   head: string | null;
 }
@@ -196,11 +199,24 @@ export function mayBeInGit(cwd: string, env: NodeJS.ProcessEnv = process.env): b
 // the caller: the ledger reads it from its own `git status`, --worktree from gitHead.
 export async function gitRoot(cwd: string): Promise<Omit<GitPlace, 'head'> | undefined> {
   if (!mayBeInGit(cwd)) return undefined;
-  const r = await git(cwd, ['rev-parse', '--is-inside-work-tree', '--show-toplevel', '--show-prefix']);
+  const r = await git(cwd, [
+    'rev-parse',
+    '--is-inside-work-tree',
+    '--show-toplevel',
+    '--show-prefix',
+    '--absolute-git-dir',
+    '--path-format=absolute',
+    '--git-common-dir',
+  ]);
   if (r.code !== 0) return undefined;
-  const [inside, root, prefix] = r.stdout.toString('utf8').split('\n');
+  const [inside, root, prefix, gitDir, commonDir] = r.stdout.toString('utf8').split('\n');
   if (inside !== 'true' || !root) return undefined;
-  return { root, prefix: prefix ?? '' };
+  return {
+    root,
+    prefix: prefix ?? '',
+    ...(gitDir ? { gitDir } : {}),
+    ...(commonDir ? { commonDir } : {}),
+  };
 }
 
 // The same with HEAD.
@@ -213,4 +229,24 @@ export async function gitPlace(cwd: string): Promise<GitPlace | undefined> {
 export async function gitHead(cwd: string): Promise<string | null> {
   const r = await git(cwd, ['rev-parse', '-q', '--verify', 'HEAD^{commit}']);
   return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
+}
+
+/** The filter drivers' commands in every config git reads here (the repository's, the user's, the system's,
+ * and the files they include), by key: git runs a clean filter during `git status` for a file whose stat
+ * changed, so one the agent added or changed would run from rho-cursor's own git. */
+export async function filterCommands(cwd: string): Promise<Map<string, string>> {
+  const r = await git(cwd, ['config', '-z', '--get-regexp', '^filter\\..*\\.(clean|smudge|process)$']);
+  const out = new Map<string, string>();
+  // Exit 1: no such key. Any other failure reads as none known: every filter then differs from the snapshot's.
+  for (const entry of r.stdout.toString('utf8').split('\0')) {
+    const nl = entry.indexOf('\n');
+    if (nl > 0) out.set(entry.slice(0, nl), entry.slice(nl + 1));
+  }
+  return out;
+}
+
+// Pure: `-c key=` (an empty command: no filter) for each filter command that is not as it was, so git runs
+// only the filters that were there before the turn.
+export function filterOverrides(before: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>): string[] {
+  return [...now].filter(([k, v]) => before.get(k) !== v).flatMap(([k]) => ['-c', `${k}=`]);
 }

@@ -2,9 +2,20 @@
 // In a git work tree, what `git status` lists (untracked files included); outside git, a capped walk. The
 // snapshot the prompt waits for is stats only; the hashes are taken while the turn runs. The comparison
 // reads only what may have changed: stats first, a hash only where they differ.
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { classify, type Change, type Was } from './compare.js';
-import { armGit, git, gitRoot, parseStatusV2, type ArmedGit, type GitPlace, type GitResult } from './git.js';
+import {
+  armGit,
+  filterCommands,
+  filterOverrides,
+  git,
+  gitRoot,
+  parseStatusV2,
+  type ArmedGit,
+  type GitPlace,
+  type GitResult,
+} from './git.js';
 import { addHash, eachLimited, HashBudget, marksOf, sameContent, type FileMark } from './marks.js';
 import { walkFiles } from './walk.js';
 
@@ -29,6 +40,8 @@ export interface Snapshot {
   stopHashing(): Promise<void>;
   /** In git: the second look's `git status`, forked ahead of need (armGit); undefined outside git. */
   nextLook: ArmedGit | undefined;
+  /** In git: the filter drivers' commands before the turn (filterCommands). */
+  filters?: ReadonlyMap<string, string>;
 }
 
 /** One changed path and how it changed. */
@@ -40,12 +53,17 @@ export interface Changed {
 // The workspace before the prompt: its stats now, its hashes while the turn runs (startHashing).
 export async function takeSnapshot(root: string): Promise<Snapshot> {
   const found = await gitRoot(root);
-  const listed = found
-    ? await withNested(root, readStatus(await git(root, STATUS_ARGS), found.prefix))
-    : undefined;
+  const [status, filters] = found
+    ? await Promise.all([git(root, statusArgs(found)), filterCommands(root)])
+    : [undefined, undefined];
+  const listed = found && status ? await withNested(root, readStatus(status, found.prefix)) : undefined;
   const place: GitPlace | undefined = found && listed ? { ...found, head: listed.head } : undefined;
   const walked = place ? undefined : await walkFiles(root, MAX_FILES);
-  const paths = listed ? [...listed.entries.keys()] : walked!.files;
+  // In git, also the files in the git dir that decide what git runs and lists: an agent's hook, a config
+  // that names a command or moves the work tree, an exclude or attributes file that hides a change.
+  const paths = listed
+    ? [...new Set([...listed.entries.keys(), ...gitControls(root, place!)])]
+    : walked!.files;
   const files = await marksOf(root, paths.slice(0, MAX_FILES));
   const budget = new HashBudget(MAX_HASH_BYTES);
   let stopped = false;
@@ -54,7 +72,8 @@ export async function takeSnapshot(root: string): Promise<Snapshot> {
   const snapshot: Snapshot = {
     root,
     git: place,
-    nextLook: place ? armGit(root, STATUS_ARGS) : undefined,
+    nextLook: place ? armGit(root, statusArgs(place)) : undefined,
+    ...(filters ? { filters } : {}),
     files,
     truncated: (walked?.truncated ?? listed?.truncated ?? false) || paths.length > MAX_FILES,
     startHashing: () => {
@@ -99,6 +118,36 @@ const STATUS_ARGS = [
   '--',
   '.',
 ];
+
+// The status of the work tree found at the snapshot, wherever the config the agent may have written points
+// git (`core.worktree`).
+const statusArgs = (place: { root: string }): string[] => [`--work-tree=${place.root}`, ...STATUS_ARGS];
+
+/** At most this many hooks are looked at. */
+const MAX_HOOKS = 256;
+
+// The git dir's files that decide what git runs and what it lists, relative to the workspace: the configs,
+// the exclude and attributes files, and every hook (present or not: one the agent adds is a change too).
+function gitControls(root: string, place: Pick<GitPlace, 'gitDir' | 'commonDir'>): string[] {
+  const common = place.commonDir ?? place.gitDir;
+  if (!common) return [];
+  const own = place.gitDir ?? common;
+  const hooks = join(common, 'hooks');
+  let hookNames: string[] = [];
+  try {
+    hookNames = readdirSync(hooks).sort().slice(0, MAX_HOOKS);
+  } catch {
+    // no hooks folder
+  }
+  const abs = [
+    join(common, 'config'),
+    join(own, 'config.worktree'),
+    join(common, 'info', 'exclude'),
+    join(common, 'info', 'attributes'),
+    ...hookNames.map((n) => join(hooks, n)),
+  ];
+  return [...new Set(abs.map((a) => relative(root, a)))];
+}
 
 // Its entries under the workspace (paths relative to it), and HEAD.
 function readStatus(r: GitResult, prefix: string): GitStatus {
@@ -196,12 +245,18 @@ async function lookAgain(
   const seen = new Map<string, Was>();
   if (before.git) {
     const place = before.git;
-    const status = await withNested(
-      before.root,
-      readStatus(await (before.nextLook?.run() ?? git(before.root, STATUS_ARGS)), place.prefix),
-    );
+    // A filter command the agent added or changed is not run by this git: its status runs without it.
+    const overrides = filterOverrides(before.filters ?? new Map(), await filterCommands(before.root));
+    if (overrides.length > 0) before.nextLook?.disarm();
+    const look =
+      overrides.length > 0 || !before.nextLook
+        ? git(before.root, [...overrides, ...statusArgs(place)])
+        : before.nextLook.run();
+    const status = await withNested(before.root, readStatus(await look, place.prefix));
     // Not listed before: a tracked file that was clean then, or a file that did not exist.
     for (const [p, xy] of status.entries) seen.set(p, xy === '??' || xy[0] === 'A' ? null : 'clean');
+    // A hook or another of git's control files the agent added.
+    for (const p of gitControls(before.root, place)) if (!before.files.has(p)) seen.set(p, null);
     return {
       seen,
       committed: await committed(before.root, place.head, status.head, place.prefix),

@@ -292,6 +292,75 @@ describe('breach: a promise about effects, checked by the ledger', () => {
   });
 });
 
+describe("git's own control files are part of what the agent can change", () => {
+  it.each([
+    [
+      'a hook',
+      'printf "#!/bin/sh\\n" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit',
+      '.git/hooks/pre-commit',
+    ],
+    [
+      'an exclude that hides a new file',
+      'echo evil.sh > evil.sh && echo evil.sh >> .git/info/exclude',
+      '.git/info/exclude',
+    ],
+    ['a config', 'git config user.name HACKED', '.git/config'],
+    ['an attributes file', 'echo "* -diff" > .git/info/attributes', '.git/info/attributes'],
+  ])('%s is a change: --fence read-only is exit 8', async (_, sh, path) => {
+    const repo = userRepo();
+    const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], repo, {
+      before: [effect({ sh }), chunk('nothing')],
+    });
+    expect(r.exitCode, r.stderr).toBe(8);
+    const changes = resultOf(r.events).changes as Record<string, string[]>;
+    expect([...changes.added!, ...changes.modified!]).toContain(path);
+  });
+
+  it('a config that moves the work tree elsewhere hides nothing: the edit is still listed', async () => {
+    const repo = userRepo();
+    const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], repo, {
+      before: [
+        effect({ sh: `echo evil > src/a.ts && git config core.worktree '${tempDir('rho-elsewhere-')}'` }),
+        chunk('nothing'),
+      ],
+    });
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(resultOf(r.events).changes).toMatchObject({
+      added: [],
+      modified: ['.git/config', 'src/a.ts'],
+      deleted: [],
+    });
+  });
+
+  it("a clean filter the agent defines is not run by the ledger's git status, and its edit is listed", async () => {
+    const repo = userRepo();
+    const marker = join(tempDir('rho-filter-'), 'ran');
+    const sh = [
+      `git config filter.evil.clean 'touch ${marker}; cat'`,
+      "echo '* filter=evil' > .git/info/attributes",
+      'echo evil > src/a.ts',
+    ].join(' && ');
+    const r = await run(['run', ...SJ, 'go'], repo, { before: [effect({ sh }), chunk('ok')] });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    expect(resultOf(r.events).changes).toMatchObject({
+      modified: expect.arrayContaining(['.git/config', 'src/a.ts']),
+      added: expect.arrayContaining(['.git/info/attributes']),
+    });
+  });
+
+  it("a filter of the user's own is still run, and nothing the agent did not touch is listed", async () => {
+    const repo = userRepo();
+    git(repo, 'config', 'filter.mine.clean', 'cat');
+    writeFileSync(join(repo, '.git', 'info', 'attributes'), '*.ts filter=mine\n');
+    const r = await run(['run', ...SJ, 'go'], repo, {
+      before: [effect({ sh: 'echo b > src/b.ts' }), chunk('ok')],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(resultOf(r.events).changes).toMatchObject({ added: [], modified: ['src/b.ts'], deleted: [] });
+  });
+});
+
 describe("the ledger's own git never runs a command the agent wrote into the repository's config", () => {
   it('core.fsmonitor set by the agent during the turn is not run by the git status after it', async () => {
     const repo = userRepo();
