@@ -21,7 +21,7 @@ import {
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { RhoError } from '../errors.js';
 import type { SessionScope } from '../session.js';
-import { git, gitEnv, gitPlace, gitText } from './git.js';
+import { filterCommands, filterOverrides, git, gitEnv, gitPlace, gitText } from './git.js';
 import { eachLimited } from './marks.js';
 import { leftovers } from '../agent/tree.js';
 import { tempRoot } from '../files/temp.js';
@@ -39,6 +39,8 @@ export interface Worktree {
   userCwd: string;
   /** The tree of the worktree's start (HEAD plus the user's changes): what the patch is taken against. */
   base: string;
+  /** The filter commands git ran when the worktree was made (the user's own, from their global config). */
+  filters?: ReadonlyMap<string, string>;
 }
 
 /** The temporary directories of worktrees: `<prefix><owner pid>-` (removed by the run that made it, or by a
@@ -110,12 +112,15 @@ export async function makeWorktree(userCwd: string, keep = false): Promise<Workt
     if (existsSync(join(common, 'shallow')))
       copyFileSync(join(common, 'shallow'), join(dir, '.git', 'shallow'));
     await gitText(dir, ['-c', 'core.hooksPath=/dev/null', 'checkout', '--quiet', '--detach', place.head]);
-    const diff = (await git(place.root, ['diff', '--binary', '--no-color', '--no-ext-diff', 'HEAD'])).stdout;
+    const diff = (
+      await git(place.root, ['diff', '--binary', '--no-color', '--no-ext-diff', '--no-textconv', 'HEAD'])
+    ).stdout;
     if (diff.length > 0) await gitText(dir, ['apply', '--binary', '--whitespace=nowarn', '-'], diff);
     await copyUntracked(place.root, dir);
     // The worktree's own index (never the user's) holds the start, so the patch is what the agent changed.
     await gitText(dir, ['add', '-A']);
     wt.base = (await gitText(dir, ['write-tree'])).trim();
+    wt.filters = await filterCommands(dir);
     return wt;
   } catch (e) {
     removeWorktreeSync(wt);
@@ -144,14 +149,22 @@ async function copyUntracked(repo: string, dir: string): Promise<void> {
 
 // The patch of what changed in the worktree since its start: `git diff --binary`, applies with `git apply`
 // in the user's tree (paths from the repository root, limited to the workspace).
+// The agent had the worktree's config and attributes to itself: a filter command it added is not run (`git
+// add` runs clean filters), and a `core.worktree` it set points nowhere else.
 export async function worktreePatch(wt: Worktree): Promise<Buffer> {
-  await gitText(wt.dir, ['add', '-A']);
+  const own = [
+    ...filterOverrides(wt.filters ?? new Map(), await filterCommands(wt.dir)),
+    `--work-tree=${wt.dir}`,
+  ];
+  await gitText(wt.dir, [...own, 'add', '-A']);
   const r = await git(wt.cwd, [
+    ...own,
     'diff',
     '--cached',
     '--binary',
     '--no-color',
     '--no-ext-diff',
+    '--no-textconv',
     wt.base,
     '--',
     '.',

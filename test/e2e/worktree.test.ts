@@ -154,6 +154,26 @@ describe('--worktree', () => {
     rmSync(dirname(worktree.path), { recursive: true, force: true });
   });
 
+  it('a filter command the agent defines in the worktree is not run when the patch is taken', async () => {
+    const repo = userRepo();
+    const marker = join(tempDir('rho-filter-'), 'ran');
+    const sh = [
+      `git config filter.evil.clean 'touch ${marker}; cat'`,
+      "echo '* filter=evil' > .gitattributes",
+      'echo b > src/a.ts',
+    ].join(' && ');
+    const patch = join(tempDir(), 'fix.diff');
+    const r = await finish(
+      await start(['run', ...SJ, '--worktree', '--patch', patch, 'go'], repo, {
+        before: [effect({ sh }), chunk('done')],
+      }),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    expect(readFileSync(patch, 'utf8')).toContain('src/a.ts');
+  });
+
   it("the agent's own git (stash, branch, tag, config, gc) stays in the worktree: the user's refs, stash and config are untouched", async () => {
     const repo = userRepo();
     const before = repoState(repo);
