@@ -247,6 +247,9 @@ export async function filterCommands(cwd: string): Promise<Map<string, string>> 
 
 // Pure: `-c key=` (an empty command: no filter) for each filter command that is not as it was, so git runs
 // only the filters that were there before the turn.
-export function filterOverrides(before: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>): string[] {
+export function filterOverrides(
+  before: ReadonlyMap<string, string>,
+  now: ReadonlyMap<string, string>,
+): string[] {
   return [...now].filter(([k, v]) => before.get(k) !== v).flatMap(([k]) => ['-c', `${k}=`]);
 }

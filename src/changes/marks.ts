@@ -2,6 +2,7 @@
 // snapshot's byte budget lasts, a hash of its content (so a file rewritten with the same bytes is unchanged).
 import { close, constants, fstat, lstat, lstatSync, open, read, readlink, type Stats } from 'node:fs';
 import { join } from 'node:path';
+import { fsPath } from './names.js';
 import { promisify } from 'node:util';
 
 // The callback forms, promisified: node:fs/promises costs ~3-7 ms to load on first use, and the first use
@@ -50,7 +51,7 @@ const statKey = (s: Stats): string => `${s.size}:${s.mtimeMs}:${s.ctimeMs}:${s.i
 // The mark of a path now (its stat, no hash), or null when nothing is there (a directory is no file).
 export async function markOf(path: string): Promise<FileMark | null> {
   try {
-    const s = await lstatAsync(path);
+    const s = await lstatAsync(fsPath(path));
     return s.isDirectory() ? null : { stat: statKey(s) };
   } catch {
     return null;
@@ -60,7 +61,7 @@ export async function markOf(path: string): Promise<FileMark | null> {
 // The same, synchronously: after the turn, thousands of lstat calls in a row cost less without promises.
 export function markOfSync(path: string): FileMark | null {
   try {
-    const s = lstatSync(path);
+    const s = lstatSync(fsPath(path));
     return s.isDirectory() ? null : { stat: statKey(s) };
   } catch {
     return null;
@@ -88,7 +89,7 @@ export async function hashOf(
 ): Promise<string | undefined> {
   try {
     const data = link
-      ? Buffer.from('link:' + (await readlinkAsync(path)))
+      ? Buffer.concat([Buffer.from('link:'), await readlinkAsync(fsPath(path), { encoding: 'buffer' })])
       : await readRegular(path, maxBytes);
     if (data === undefined) return undefined;
     const { createHash } = await import('node:crypto');
@@ -101,7 +102,7 @@ export async function hashOf(
 // A regular file's content, read without blocking on anything else (opened non-blocking, not following a
 // link, then fstat), at most maxBytes of it; undefined for anything else or anything larger.
 async function readRegular(path: string, maxBytes: number): Promise<Buffer | undefined> {
-  const fd = await openAsync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  const fd = await openAsync(fsPath(path), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   try {
     const s = await fstatAsync(fd);
     if (!s.isFile() || s.size > maxBytes) return undefined;

@@ -17,6 +17,7 @@ import {
   type GitResult,
 } from './git.js';
 import { addHash, eachLimited, HashBudget, marksOf, sameContent, type FileMark } from './marks.js';
+import { decodeName } from './names.js';
 import { walkFiles } from './walk.js';
 
 /** At most this many files are looked at (walked outside git, listed by git status in it). */
@@ -155,7 +156,7 @@ function readStatus(r: GitResult, prefix: string): GitStatus {
   if (r.code !== 0) throw new Error(`git status failed: ${r.stderr || `exit ${r.code}`}`);
   const entries = new Map<string, string>();
   const nested: string[] = [];
-  const status = parseStatusV2(r.stdout.toString('utf8'));
+  const status = parseStatusV2(decodeName(r.stdout));
   for (const e of status.entries) {
     if (!e.path.startsWith(prefix)) continue;
     if (e.path.endsWith('/')) {
@@ -199,7 +200,7 @@ async function committed(
   // A diff that failed (the commit the snapshot saw is gone: the agent made a new repository, or removed
   // it) is no empty one: the ledger says it could not measure, never that nothing changed.
   if (r.code !== 0) throw new Error(`git diff failed: ${r.stderr || `exit ${r.code}`}`);
-  const f = r.stdout.toString('utf8').split('\0');
+  const f = decodeName(r.stdout).split('\0');
   for (let i = 0; i + 1 < f.length; i += 2) {
     const path = f[i + 1]!;
     if (path.startsWith(prefix)) out.set(path.slice(prefix.length), f[i] !== 'A');

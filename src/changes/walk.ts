@@ -3,6 +3,7 @@
 import { readdir } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { decodeName, fsPath } from './names.js';
 
 // The callback form: node:fs/promises (and the readline and watch modules it loads) cost ~8 ms of CPU on
 // first use, in every run whose workspace is not in git.
@@ -37,8 +38,12 @@ export async function walkFiles(
     const rel = dirs.pop()!;
     let names: { name: string; dir: boolean }[];
     try {
-      const entries = await readdirAsync(rel === '' ? root : join(root, rel), { withFileTypes: true });
-      names = entries.map((d) => ({ name: d.name, dir: d.isDirectory() }));
+      const entries = await readdirAsync(fsPath(rel === '' ? root : join(root, rel)), {
+        withFileTypes: true,
+        encoding: 'buffer',
+      });
+      // Names as bytes: one that is not UTF-8 is still a file the ledger sees (names.ts).
+      names = entries.map((d) => ({ name: decodeName(d.name), dir: d.isDirectory() }));
     } catch {
       continue; // unreadable or gone meanwhile: what cannot be listed is not seen
     }

@@ -1,5 +1,6 @@
 // The ledger as a user meets it: an agent of our own that really writes, deletes and runs shell commands,
 // with and without tool calls, and what rho-cursor then reports it changed, whatever the agent claimed.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -358,6 +359,38 @@ describe("git's own control files are part of what the agent can change", () => 
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(resultOf(r.events).changes).toMatchObject({ added: [], modified: ['src/b.ts'], deleted: [] });
+  });
+});
+
+describe('a file name that is not UTF-8 hides nothing', () => {
+  it.each([
+    ['in git', () => userRepo()],
+    ['outside git', () => plainWorkspace()],
+  ])(
+    '%s: a new file named with a byte 0xff is listed (shown with U+FFFD), --fence read-only is exit 8',
+    async (_, ws) => {
+      const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], ws(), {
+        before: [effect({ sh: 'printf x > "$(printf \'evil\\377.sh\')"' }), chunk('nothing')],
+      });
+      expect(r.exitCode, r.stderr).toBe(8);
+      expect(resultOf(r.events).changes).toMatchObject({ added: ['evil\ufffd.sh'] });
+    },
+  );
+
+  it('in git: a tracked file with such a name, modified, is modified (not deleted)', async () => {
+    const repo = userRepo();
+    execFileSync(
+      'sh',
+      [
+        '-c',
+        'printf a > "$(printf \'old\\377.txt\')" && git add -A && git -c user.email=a@b -c user.name=a commit -qm n',
+      ],
+      { cwd: repo },
+    );
+    const r = await run(['run', ...SJ, 'go'], repo, {
+      before: [effect({ sh: 'printf b > "$(printf \'old\\377.txt\')"' }), chunk('ok')],
+    });
+    expect(resultOf(r.events).changes).toMatchObject({ added: [], modified: ['old\ufffd.txt'], deleted: [] });
   });
 });
 
