@@ -59,16 +59,28 @@ export interface ArmedGit {
 // and the shell's start happen while the turn runs, not between the agent's answer and the result. The
 // shell holds nothing: it is unref'd until run(), and it exits without running git when its stdin ends
 // (disarm(), or rho-cursor gone). A fork that fails runs the command the usual way.
-export function armGit(cwd: string, args: string[]): ArmedGit {
+// `filters`: the digest of filterConfig's listing at the snapshot. The shell then lists the filter commands
+// again first, and runs git only when they are as they were; else it exits FILTERS_CHANGED, and the caller
+// runs git with the new ones emptied (filterOverrides).
+export function armGit(cwd: string, args: string[], filters?: string): ArmedGit {
   let child: ReturnType<typeof spawn>;
+  const guard =
+    filters === undefined
+      ? ''
+      : `[ "$(git ${FILTER_LIST.map((a) => `'${a}'`).join(' ')} 2>/dev/null | sha1sum)" = "$RHO_FILTERS  -" ] || exit ${FILTERS_CHANGED}\n`;
+  // Not through the shell: with a guard, the caller is told to look the safe way.
+  const unarmed = (): Promise<GitResult> =>
+    filters === undefined
+      ? git(cwd, args)
+      : Promise.resolve({ code: FILTERS_CHANGED, stdout: Buffer.alloc(0), stderr: '' });
   try {
-    child = spawn('/bin/sh', ['-c', 'read -r _ && exec git "$@"', 'sh', ...args], {
+    child = spawn('/bin/sh', ['-c', `read -r _ || exit 0\n${guard}exec git "$@"`, 'sh', ...args], {
       cwd,
-      env: gitEnv(),
+      env: filters === undefined ? gitEnv() : { ...gitEnv(), RHO_FILTERS: filters },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
   } catch {
-    return { run: () => git(cwd, args), disarm: () => {} };
+    return { run: unarmed, disarm: () => {} };
   }
   const out: Buffer[] = [];
   const err: Buffer[] = [];
@@ -86,7 +98,7 @@ export function armGit(cwd: string, args: string[]): ArmedGit {
   let used = false;
   return {
     run: async () => {
-      if (used) return git(cwd, args);
+      if (used) return unarmed();
       used = true;
       for (const h of handles) h.ref?.();
       child.stdin!.end('\n');
@@ -94,7 +106,7 @@ export function armGit(cwd: string, args: string[]): ArmedGit {
       const code = await closed;
       clearTimeout(timer);
       // The shell never started (no /bin/sh, a spawn error): the usual way.
-      if (code === null && out.length === 0) return git(cwd, args);
+      if (code === null && out.length === 0) return unarmed();
       return {
         code: code ?? 127,
         stdout: Buffer.concat(out),
@@ -231,18 +243,30 @@ export async function gitHead(cwd: string): Promise<string | null> {
   return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
 }
 
-/** The filter drivers' commands in every config git reads here (the repository's, the user's, the system's,
- * and the files they include), by key: git runs a clean filter during `git status` for a file whose stat
- * changed, so one the agent added or changed would run from rho-cursor's own git. */
-export async function filterCommands(cwd: string): Promise<Map<string, string>> {
-  const r = await git(cwd, ['config', '-z', '--get-regexp', '^filter\\..*\\.(clean|smudge|process)$']);
-  const out = new Map<string, string>();
+/** The exit code of an armed git whose filter commands were not as they were at the snapshot. */
+export const FILTERS_CHANGED = 86;
+
+// The filter drivers' commands in every config git reads here (the repository's, the user's, the system's,
+// and the files they include): git runs a clean filter during `git status` for a file whose stat changed,
+// so one the agent added or changed would run from rho-cursor's own git.
+const FILTER_LIST = ['config', '-z', '--get-regexp', '^filter\\..*\\.(clean|smudge|process)$'];
+
+/** The filter commands by key, and the SHA-1 of git's listing of them (what an armed git compares). */
+export interface FilterConfig {
+  commands: Map<string, string>;
+  digest: string;
+}
+
+export async function filterConfig(cwd: string): Promise<FilterConfig> {
+  const r = await git(cwd, FILTER_LIST);
+  const commands = new Map<string, string>();
   // Exit 1: no such key. Any other failure reads as none known: every filter then differs from the snapshot's.
   for (const entry of r.stdout.toString('utf8').split('\0')) {
     const nl = entry.indexOf('\n');
-    if (nl > 0) out.set(entry.slice(0, nl), entry.slice(nl + 1));
+    if (nl > 0) commands.set(entry.slice(0, nl), entry.slice(nl + 1));
   }
-  return out;
+  const { createHash } = await import('node:crypto');
+  return { commands, digest: createHash('sha1').update(r.stdout).digest('hex') };
 }
 
 // Pure: `-c key=` (an empty command: no filter) for each filter command that is not as it was, so git runs

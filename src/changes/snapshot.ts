@@ -7,8 +7,9 @@ import { join, relative } from 'node:path';
 import { classify, type Change, type Was } from './compare.js';
 import {
   armGit,
-  filterCommands,
+  filterConfig,
   filterOverrides,
+  FILTERS_CHANGED,
   git,
   gitRoot,
   parseStatusV2,
@@ -41,7 +42,7 @@ export interface Snapshot {
   stopHashing(): Promise<void>;
   /** In git: the second look's `git status`, forked ahead of need (armGit); undefined outside git. */
   nextLook: ArmedGit | undefined;
-  /** In git: the filter drivers' commands before the turn (filterCommands). */
+  /** In git: the filter drivers' commands before the turn (filterConfig). */
   filters?: ReadonlyMap<string, string>;
 }
 
@@ -55,7 +56,7 @@ export interface Changed {
 export async function takeSnapshot(root: string): Promise<Snapshot> {
   const found = await gitRoot(root);
   const [status, filters] = found
-    ? await Promise.all([git(root, statusArgs(found)), filterCommands(root)])
+    ? await Promise.all([git(root, statusArgs(found)), filterConfig(root)])
     : [undefined, undefined];
   const listed = found && status ? await withNested(root, readStatus(status, found.prefix)) : undefined;
   const place: GitPlace | undefined = found && listed ? { ...found, head: listed.head } : undefined;
@@ -73,8 +74,8 @@ export async function takeSnapshot(root: string): Promise<Snapshot> {
   const snapshot: Snapshot = {
     root,
     git: place,
-    nextLook: place ? armGit(root, statusArgs(place)) : undefined,
-    ...(filters ? { filters } : {}),
+    nextLook: place ? armGit(root, statusArgs(place), filters?.digest) : undefined,
+    ...(filters ? { filters: filters.commands } : {}),
     files,
     truncated: (walked?.truncated ?? listed?.truncated ?? false) || paths.length > MAX_FILES,
     startHashing: () => {
@@ -246,14 +247,17 @@ async function lookAgain(
   const seen = new Map<string, Was>();
   if (before.git) {
     const place = before.git;
-    // A filter command the agent added or changed is not run by this git: its status runs without it.
-    const overrides = filterOverrides(before.filters ?? new Map(), await filterCommands(before.root));
-    if (overrides.length > 0) before.nextLook?.disarm();
-    const look =
-      overrides.length > 0 || !before.nextLook
-        ? git(before.root, [...overrides, ...statusArgs(place)])
-        : before.nextLook.run();
-    const status = await withNested(before.root, readStatus(await look, place.prefix));
+    // A filter command the agent added or changed is not run by this git: the armed status runs only when
+    // they are as they were; else it runs again with the new ones emptied.
+    let look = await before.nextLook?.run();
+    if (!look || look.code === FILTERS_CHANGED) {
+      const overrides = filterOverrides(
+        before.filters ?? new Map(),
+        (await filterConfig(before.root)).commands,
+      );
+      look = await git(before.root, [...overrides, ...statusArgs(place)]);
+    }
+    const status = await withNested(before.root, readStatus(look, place.prefix));
     // Not listed before: a tracked file that was clean then, or a file that did not exist.
     for (const [p, xy] of status.entries) seen.set(p, xy === '??' || xy[0] === 'A' ? null : 'clean');
     // A hook or another of git's control files the agent added.

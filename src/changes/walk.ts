@@ -38,12 +38,16 @@ export async function walkFiles(
     const rel = dirs.pop()!;
     let names: { name: string; dir: boolean }[];
     try {
-      const entries = await readdirAsync(fsPath(rel === '' ? root : join(root, rel)), {
-        withFileTypes: true,
-        encoding: 'buffer',
-      });
-      // Names as bytes: one that is not UTF-8 is still a file the ledger sees (names.ts).
-      names = entries.map((d) => ({ name: decodeName(d.name), dir: d.isDirectory() }));
+      const dir = fsPath(rel === '' ? root : join(root, rel));
+      const entries = await readdirAsync(dir, { withFileTypes: true });
+      names = entries.map((d) => ({ name: d.name, dir: d.isDirectory() }));
+      // A name that is not UTF-8 reads as U+FFFD, a name no file has: that folder is read again as bytes, so
+      // the file is still one the ledger sees (names.ts).
+      if (names.some((n) => n.name.includes('\ufffd')))
+        names = (await readdirAsync(dir, { withFileTypes: true, encoding: 'buffer' })).map((d) => ({
+          name: decodeName(d.name),
+          dir: d.isDirectory(),
+        }));
     } catch {
       continue; // unreadable or gone meanwhile: what cannot be listed is not seen
     }
