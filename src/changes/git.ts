@@ -1,7 +1,7 @@
 // The few git commands the ledger and --worktree run, and the pure parse of `git status --porcelain -z`.
 import { execFile, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /** The longest one git command may take before it is ended (and counts as failed). */
 const GIT_TIMEOUT_MS = 60_000;
@@ -59,28 +59,16 @@ export interface ArmedGit {
 // and the shell's start happen while the turn runs, not between the agent's answer and the result. The
 // shell holds nothing: it is unref'd until run(), and it exits without running git when its stdin ends
 // (disarm(), or rho-cursor gone). A fork that fails runs the command the usual way.
-// `filters`: the digest of filterConfig's listing at the snapshot. The shell then lists the filter commands
-// again first, and runs git only when they are as they were; else it exits FILTERS_CHANGED, and the caller
-// runs git with the new ones emptied (filterOverrides).
-export function armGit(cwd: string, args: string[], filters?: string): ArmedGit {
+export function armGit(cwd: string, args: string[]): ArmedGit {
   let child: ReturnType<typeof spawn>;
-  const guard =
-    filters === undefined
-      ? ''
-      : `[ "$(git ${FILTER_LIST.map((a) => `'${a}'`).join(' ')} 2>/dev/null | sha1sum)" = "$RHO_FILTERS  -" ] || exit ${FILTERS_CHANGED}\n`;
-  // Not through the shell: with a guard, the caller is told to look the safe way.
-  const unarmed = (): Promise<GitResult> =>
-    filters === undefined
-      ? git(cwd, args)
-      : Promise.resolve({ code: FILTERS_CHANGED, stdout: Buffer.alloc(0), stderr: '' });
   try {
-    child = spawn('/bin/sh', ['-c', `read -r _ || exit 0\n${guard}exec git "$@"`, 'sh', ...args], {
+    child = spawn('/bin/sh', ['-c', 'read -r _ && exec git "$@"', 'sh', ...args], {
       cwd,
-      env: filters === undefined ? gitEnv() : { ...gitEnv(), RHO_FILTERS: filters },
+      env: gitEnv(),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
   } catch {
-    return { run: unarmed, disarm: () => {} };
+    return { run: () => git(cwd, args), disarm: () => {} };
   }
   const out: Buffer[] = [];
   const err: Buffer[] = [];
@@ -98,7 +86,7 @@ export function armGit(cwd: string, args: string[], filters?: string): ArmedGit 
   let used = false;
   return {
     run: async () => {
-      if (used) return unarmed();
+      if (used) return git(cwd, args);
       used = true;
       for (const h of handles) h.ref?.();
       child.stdin!.end('\n');
@@ -106,7 +94,7 @@ export function armGit(cwd: string, args: string[], filters?: string): ArmedGit 
       const code = await closed;
       clearTimeout(timer);
       // The shell never started (no /bin/sh, a spawn error): the usual way.
-      if (code === null && out.length === 0) return unarmed();
+      if (code === null && out.length === 0) return git(cwd, args);
       return {
         code: code ?? 127,
         stdout: Buffer.concat(out),
@@ -243,30 +231,64 @@ export async function gitHead(cwd: string): Promise<string | null> {
   return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
 }
 
-/** The exit code of an armed git whose filter commands were not as they were at the snapshot. */
-export const FILTERS_CHANGED = 86;
-
 // The filter drivers' commands in every config git reads here (the repository's, the user's, the system's,
 // and the files they include): git runs a clean filter during `git status` for a file whose stat changed,
 // so one the agent added or changed would run from rho-cursor's own git.
-const FILTER_LIST = ['config', '-z', '--get-regexp', '^filter\\..*\\.(clean|smudge|process)$'];
+const FILTER_REGEXP = '^filter\\..*\\.(clean|smudge|process)$';
+const FILTER_KEY = /^filter\..+\.(?:clean|smudge|process)$/;
 
-/** The filter commands by key, and the SHA-1 of git's listing of them (what an armed git compares). */
-export interface FilterConfig {
-  commands: Map<string, string>;
-  digest: string;
+/** What git's config was at the snapshot: the filter commands by key, and every file it was read from, or
+ * may be (the system's, the user's, the repository's, a worktree's, and the files they include). */
+export interface ConfigSeen {
+  filters: Map<string, string>;
+  files: string[];
 }
 
-export async function filterConfig(cwd: string): Promise<FilterConfig> {
-  const r = await git(cwd, FILTER_LIST);
+// `git config --list --show-origin -z`: each setting with the file it came from.
+export async function configSeen(
+  cwd: string,
+  place: Pick<GitPlace, 'gitDir' | 'commonDir'>,
+): Promise<ConfigSeen> {
+  const r = await git(cwd, ['config', '--list', '--show-origin', '-z']);
+  const filters = new Map<string, string>();
+  const files = new Set(configCandidates(place));
+  const f = r.stdout.toString('utf8').split('\0');
+  for (let i = 0; i + 1 < f.length; i += 2) {
+    const origin = f[i]!;
+    const entry = f[i + 1]!;
+    if (origin.startsWith('file:')) files.add(resolve(cwd, origin.slice('file:'.length)));
+    const nl = entry.indexOf('\n');
+    const key = nl < 0 ? entry : entry.slice(0, nl);
+    if (nl > 0 && FILTER_KEY.test(key)) filters.set(key, entry.slice(nl + 1));
+  }
+  return { filters, files: [...files] };
+}
+
+// The config files git reads when they exist, whether or not they do now: one the agent creates counts too.
+function configCandidates(place: Pick<GitPlace, 'gitDir' | 'commonDir'>): string[] {
+  const env = process.env;
+  const home = env.HOME ?? '';
+  const xdg = env.XDG_CONFIG_HOME || join(home, '.config');
+  const out = [
+    env.GIT_CONFIG_SYSTEM ?? '/etc/gitconfig',
+    env.GIT_CONFIG_GLOBAL ?? join(home, '.gitconfig'),
+    join(xdg, 'git', 'config'),
+  ];
+  if (place.commonDir) out.push(join(place.commonDir, 'config'));
+  if (place.gitDir) out.push(join(place.gitDir, 'config.worktree'));
+  return out;
+}
+
+// The filter commands now, by key (`-z`: a value may hold a newline). Exit 1: no such key; any other failure
+// reads as none.
+export async function filterCommands(cwd: string): Promise<Map<string, string>> {
+  const r = await git(cwd, ['config', '-z', '--get-regexp', FILTER_REGEXP]);
   const commands = new Map<string, string>();
-  // Exit 1: no such key. Any other failure reads as none known: every filter then differs from the snapshot's.
   for (const entry of r.stdout.toString('utf8').split('\0')) {
     const nl = entry.indexOf('\n');
     if (nl > 0) commands.set(entry.slice(0, nl), entry.slice(nl + 1));
   }
-  const { createHash } = await import('node:crypto');
-  return { commands, digest: createHash('sha1').update(r.stdout).digest('hex') };
+  return commands;
 }
 
 // Pure: `-c key=` (an empty command: no filter) for each filter command that is not as it was, so git runs

@@ -7,9 +7,9 @@ import { join, relative } from 'node:path';
 import { classify, type Change, type Was } from './compare.js';
 import {
   armGit,
-  filterConfig,
+  filterCommands,
+  configSeen,
   filterOverrides,
-  FILTERS_CHANGED,
   git,
   gitRoot,
   parseStatusV2,
@@ -17,7 +17,15 @@ import {
   type GitPlace,
   type GitResult,
 } from './git.js';
-import { addHash, eachLimited, HashBudget, marksOf, sameContent, type FileMark } from './marks.js';
+import {
+  addHash,
+  eachLimited,
+  HashBudget,
+  markOfSync,
+  marksOf,
+  sameContent,
+  type FileMark,
+} from './marks.js';
 import { decodeName } from './names.js';
 import { walkFiles } from './walk.js';
 
@@ -42,8 +50,8 @@ export interface Snapshot {
   stopHashing(): Promise<void>;
   /** In git: the second look's `git status`, forked ahead of need (armGit); undefined outside git. */
   nextLook: ArmedGit | undefined;
-  /** In git: the filter drivers' commands before the turn (filterConfig). */
-  filters?: ReadonlyMap<string, string>;
+  /** In git: the filter commands before the turn, and the marks of the config files git reads. */
+  config?: { filters: ReadonlyMap<string, string>; marks: Map<string, FileMark | null> };
 }
 
 /** One changed path and how it changed. */
@@ -55,8 +63,8 @@ export interface Changed {
 // The workspace before the prompt: its stats now, its hashes while the turn runs (startHashing).
 export async function takeSnapshot(root: string): Promise<Snapshot> {
   const found = await gitRoot(root);
-  const [status, filters] = found
-    ? await Promise.all([git(root, statusArgs(found)), filterConfig(root)])
+  const [status, seen] = found
+    ? await Promise.all([git(root, statusArgs(found)), configSeen(root, found)])
     : [undefined, undefined];
   const listed = found && status ? await withNested(root, readStatus(status, found.prefix)) : undefined;
   const place: GitPlace | undefined = found && listed ? { ...found, head: listed.head } : undefined;
@@ -74,8 +82,8 @@ export async function takeSnapshot(root: string): Promise<Snapshot> {
   const snapshot: Snapshot = {
     root,
     git: place,
-    nextLook: place ? armGit(root, statusArgs(place), filters?.digest) : undefined,
-    ...(filters ? { filters: filters.commands } : {}),
+    nextLook: place ? armGit(root, statusArgs(place)) : undefined,
+    ...(seen ? { config: { filters: seen.filters, marks: await marksOf('/', seen.files) } } : {}),
     files,
     truncated: (walked?.truncated ?? listed?.truncated ?? false) || paths.length > MAX_FILES,
     startHashing: () => {
@@ -129,7 +137,8 @@ const statusArgs = (place: { root: string }): string[] => [`--work-tree=${place.
 const MAX_HOOKS = 256;
 
 // The git dir's files that decide what git runs and what it lists, relative to the workspace: the configs,
-// the exclude and attributes files, and every hook (present or not: one the agent adds is a change too).
+// the exclude and attributes files, and every hook (present or not: one the agent adds is a change too;
+// git's `.sample` files are not hooks).
 function gitControls(root: string, place: Pick<GitPlace, 'gitDir' | 'commonDir'>): string[] {
   const common = place.commonDir ?? place.gitDir;
   if (!common) return [];
@@ -137,7 +146,11 @@ function gitControls(root: string, place: Pick<GitPlace, 'gitDir' | 'commonDir'>
   const hooks = join(common, 'hooks');
   let hookNames: string[] = [];
   try {
-    hookNames = readdirSync(hooks).sort().slice(0, MAX_HOOKS);
+    // git never runs a `.sample`: renamed to what git runs, it is a new hook, and listed as one.
+    hookNames = readdirSync(hooks)
+      .filter((n) => !n.endsWith('.sample'))
+      .sort()
+      .slice(0, MAX_HOOKS);
   } catch {
     // no hooks folder
   }
@@ -247,16 +260,19 @@ async function lookAgain(
   const seen = new Map<string, Was>();
   if (before.git) {
     const place = before.git;
-    // A filter command the agent added or changed is not run by this git: the armed status runs only when
-    // they are as they were; else it runs again with the new ones emptied.
-    let look = await before.nextLook?.run();
-    if (!look || look.code === FILTERS_CHANGED) {
-      const overrides = filterOverrides(
-        before.filters ?? new Map(),
-        (await filterConfig(before.root)).commands,
-      );
-      look = await git(before.root, [...overrides, ...statusArgs(place)]);
-    }
+    // A filter command the agent added or changed is not run by this git: while every config file git reads
+    // is as it was (its stat, ctime included), the status armed at the snapshot runs; else one that empties
+    // every filter command that is not as it was.
+    const config = before.config;
+    const same = config !== undefined && [...config.marks].every(([f, m]) => markOfSync(f)?.stat === m?.stat);
+    if (!same) before.nextLook?.disarm();
+    const look =
+      same && before.nextLook
+        ? await before.nextLook.run()
+        : await git(before.root, [
+            ...filterOverrides(config?.filters ?? new Map(), await filterCommands(before.root)),
+            ...statusArgs(place),
+          ]);
     const status = await withNested(before.root, readStatus(look, place.prefix));
     // Not listed before: a tracked file that was clean then, or a file that did not exist.
     for (const [p, xy] of status.entries) seen.set(p, xy === '??' || xy[0] === 'A' ? null : 'clean');

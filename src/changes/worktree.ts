@@ -21,7 +21,7 @@ import {
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { RhoError } from '../errors.js';
 import type { SessionScope } from '../session.js';
-import { filterConfig, filterOverrides, git, gitEnv, gitPlace, gitText } from './git.js';
+import { filterCommands, filterOverrides, git, gitEnv, gitPlace, gitText } from './git.js';
 import { eachLimited } from './marks.js';
 import { leftovers } from '../agent/tree.js';
 import { tempRoot } from '../files/temp.js';
@@ -120,7 +120,7 @@ export async function makeWorktree(userCwd: string, keep = false): Promise<Workt
     // The worktree's own index (never the user's) holds the start, so the patch is what the agent changed.
     await gitText(dir, ['add', '-A']);
     wt.base = (await gitText(dir, ['write-tree'])).trim();
-    wt.filters = (await filterConfig(dir)).commands;
+    wt.filters = await filterCommands(dir);
     return wt;
   } catch (e) {
     removeWorktreeSync(wt);
@@ -153,7 +153,7 @@ async function copyUntracked(repo: string, dir: string): Promise<void> {
 // add` runs clean filters), and a `core.worktree` it set points nowhere else.
 export async function worktreePatch(wt: Worktree): Promise<Buffer> {
   const own = [
-    ...filterOverrides(wt.filters ?? new Map(), (await filterConfig(wt.dir)).commands),
+    ...filterOverrides(wt.filters ?? new Map(), await filterCommands(wt.dir)),
     `--work-tree=${wt.dir}`,
   ];
   await gitText(wt.dir, [...own, 'add', '-A']);
