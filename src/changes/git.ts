@@ -23,6 +23,11 @@ export function gitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv 
     ...env,
     GIT_OPTIONAL_LOCKS: '0',
     GIT_TERMINAL_PROMPT: '0',
+    // No object is fetched (a promisor remote the agent configured would run its upload-pack, or any
+    // transport, from rho-cursor's own git), and no replace ref the agent made changes what a commit holds.
+    GIT_NO_LAZY_FETCH: '1',
+    GIT_ALLOW_PROTOCOL: 'none',
+    GIT_NO_REPLACE_OBJECTS: '1',
     LC_ALL: 'C',
     GIT_CONFIG_COUNT: String(n + 1),
     [`GIT_CONFIG_KEY_${n}`]: 'core.fsmonitor',
@@ -276,6 +281,8 @@ function configCandidates(place: Pick<GitPlace, 'gitDir' | 'commonDir'>): string
   ];
   if (place.commonDir) out.push(join(place.commonDir, 'config'));
   if (place.gitDir) out.push(join(place.gitDir, 'config.worktree'));
+  // A `commondir` file in the git dir moves the config (and info/, refs, objects) elsewhere.
+  if (place.gitDir) out.push(join(place.gitDir, 'commondir'));
   return out;
 }
 

@@ -157,6 +157,7 @@ function gitControls(root: string, place: Pick<GitPlace, 'gitDir' | 'commonDir'>
   const abs = [
     join(common, 'config'),
     join(own, 'config.worktree'),
+    join(own, 'commondir'),
     join(common, 'info', 'exclude'),
     join(common, 'info', 'attributes'),
     ...hookNames.map((n) => join(hooks, n)),

@@ -4,7 +4,19 @@
 // They are rho-cursor's step's, never the agent's: the agent is started without their names, and what a
 // run finds in them once the agent is gone, other than what was there before, is put back as it was.
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  lstatSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { FileRefused, readUntrusted } from '../files/untrusted.js';
 
@@ -83,8 +95,22 @@ function same(k: Kept): boolean {
   return k.before !== undefined && now.equals(k.before);
 }
 
-// Puts the file back as it was; false when it could not be.
+// Puts the file back as it was; false when it could not be. A folder the agent made read-only (it is the
+// runner user's, as the agent is) is given back its owner's write bit first; where no new file can be made
+// beside it at all (a full disk), the file is rewritten in place, opened without following a link.
 function restore(k: Kept): boolean {
+  if (replace(k)) return true;
+  try {
+    const dir = dirname(k.path);
+    const s = lstatSync(dir);
+    if (s.isDirectory()) chmodSync(dir, (s.mode & 0o7777) | 0o700);
+  } catch {
+    // not ours to open
+  }
+  return replace(k) || rewrite(k);
+}
+
+function replace(k: Kept): boolean {
   try {
     if (k.before === undefined) {
       rmSync(k.path, { recursive: true, force: true });
@@ -100,6 +126,22 @@ function restore(k: Kept): boolean {
       renameSync(tmp, k.path);
     }
     return isRegular(k.path);
+  } catch {
+    return false;
+  }
+}
+
+function rewrite(k: Kept): boolean {
+  try {
+    const fd = openSync(k.path, constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    try {
+      if (!fstatSync(fd).isFile()) return false;
+      ftruncateSync(fd, 0);
+      if (k.before) writeSync(fd, k.before, 0, k.before.length, 0);
+      return true;
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return false;
   }

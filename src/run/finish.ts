@@ -74,14 +74,19 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
 async function restoreRunnerFiles(ctx: RunContext): Promise<void> {
   if (!ctx.runnerFiles) return;
   await ctx.attempt?.release().catch(() => {});
-  for (const c of ctx.runnerFiles.check())
+  for (const c of ctx.runnerFiles.check()) {
+    const what = `the agent wrote $${c.name}, the runner's file for later steps`;
     warn(
       ctx,
       'runner-file-written',
       c.restored
-        ? `the agent wrote $${c.name}, the runner's file for later steps: put back as it was before the run`
-        : `the agent wrote $${c.name}, the runner's file for later steps, and it could not be put back: ${c.path}`,
+        ? `${what}: put back as it was before the run`
+        : `${what}, and it could not be put back: ${c.path}`,
     );
+    // A later step would read what the agent wrote: the run fails, so the job stops at this step.
+    if (!c.restored)
+      ctx.sideFailure ??= new RhoError('write_failed', `${what}, and it could not be put back`);
+  }
 }
 
 // Every tool ends in a final state (the store says which): the same for an edit Codex reports in progress
