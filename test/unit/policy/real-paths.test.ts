@@ -19,6 +19,8 @@ describe('withRealPaths', () => {
     expect(withRealPaths(['src/out/x'], cwd)).toEqual(['src/out/x', join(base, 'outside', 'x')]);
     expect(withRealPaths(['src/out/../y'], cwd)).toEqual(['src/out/../y', join(base, 'y')]);
     expect(withRealPaths(['src/env'], cwd)).toEqual(['src/env', join(cwd, '.env')]);
+    // Exactly the workspace's parent is outside it too.
+    expect(withRealPaths(['src/out/..'], cwd)).toEqual(['src/out/..', base]);
   });
 
   it('adds nothing for a path that lands where it says', () => {
@@ -29,6 +31,23 @@ describe('withRealPaths', () => {
     ]);
     // A name starting with two dots is in the workspace, not above it.
     expect(withRealPaths(['..config'], cwd)).toEqual(['..config']);
+  });
+
+  it('spells a path that lands in the workspace as the workspace is given, through a link to it', () => {
+    // A link in another folder: `..` from it is not `..` from the workspace itself.
+    mkdirSync(join(base, 'deeper'));
+    const viaLink = join(base, 'deeper', 'ws-link');
+    symlinkSync(cwd, viaLink);
+    symlinkSync('.', join(cwd, 'src', 'in'));
+    // Lands in src/ again: relative globs still cover it, as the workspace's own spelling.
+    expect(withRealPaths(['src/in/b.ts'], viaLink)).toEqual(['src/in/b.ts', join(viaLink, 'src', 'b.ts')]);
+    // Lands outside: the real path, absolute.
+    expect(withRealPaths(['src/out/x'], viaLink)).toEqual(['src/out/x', join(base, 'outside', 'x')]);
+  });
+
+  it('does not look up a path longer than the kernel takes (4,096 bytes): it could not be opened', () => {
+    const long = `src/out/${'a'.repeat(4100)}`;
+    expect(withRealPaths([long], cwd)).toEqual([long]);
   });
 
   it('gives up on a loop of links, as the kernel does', () => {

@@ -90,6 +90,11 @@ describe('subjectOf: every place a command, a path or a URL may be named', () =>
     expect(subjectOf({ rawInput: { cmd: 'ls' } }, undefined).commands).toEqual(['ls']);
     expect(subjectOf({ rawInput: { command: ['ls', 'pwd'] } }, undefined).commands).toEqual(["'ls' 'pwd'"]);
     expect(subjectOf({ rawInput: { command: ['git push'] } }, undefined).commands).toEqual(['git push']);
+    // Only its strings are words; an argv with none names no command.
+    expect(subjectOf({ rawInput: { command: ['npm', 7, null, 'test'] } }, undefined).commands).toEqual([
+      "'npm' 'test'",
+    ]);
+    expect(subjectOf({ rawInput: { command: [], cmd: [1] } }, undefined).commands).toEqual([]);
     expect(subjectOf({ rawInput: { command: ["it's"] } }, undefined).commands).toEqual(["it's"]);
     expect(subjectOf({ rawInput: { command: ['echo', "it's"] } }, undefined).commands).toEqual([
       "'echo' 'it'\\''s'",
