@@ -109,6 +109,17 @@ function file(dir: string, name: string, content: string | object): string {
   return path;
 }
 
+// For each line, whether it is behind a stop-commands line whose token has not been resumed yet.
+function guarded(rows: string[]): boolean[] {
+  let open: string | undefined;
+  return rows.map((l) => {
+    const stop = /^::stop-commands::(rho-[0-9a-f]{32})$/.exec(l);
+    if (stop && open === undefined) open = stop[1];
+    else if (open !== undefined && l === `::${open}::`) open = undefined;
+    return open !== undefined;
+  });
+}
+
 // Reads $GITHUB_OUTPUT as the runner does: name=value lines and name<<DELIM ... DELIM blocks.
 function githubOutputs(text: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -645,13 +656,7 @@ describe.concurrent('GitHub Actions', () => {
     expect(r.exitCode, r.stdout).toBe(0);
     const rows = r.stdout.split('\n');
     // Each line the agent wrote is behind a stop-commands line whose token has not been resumed yet.
-    let open: string | undefined;
-    const guardedAt: boolean[] = rows.map((l) => {
-      const stop = /^::stop-commands::(rho-[0-9a-f]{32})$/.exec(l);
-      if (stop && open === undefined) open = stop[1];
-      else if (open !== undefined && l === `::${open}::`) open = undefined;
-      return open !== undefined;
-    });
+    const guardedAt = guarded(rows);
     const forged = rows.flatMap((l, i) => (/^(::error file=|::stop-commands::attacker)/.test(l) ? [i] : []));
     expect(forged.length).toBeGreaterThanOrEqual(4); // -o and the summary's answer, two lines each
     for (const i of forged) expect(guardedAt[i], rows[i]).toBe(true);
@@ -694,13 +699,7 @@ describe.concurrent('GitHub Actions', () => {
     );
     expect(r.exitCode, r.stdout).toBe(0);
     const rows = r.stdout.split('\n');
-    let open: string | undefined;
-    const guardedAt: boolean[] = rows.map((l) => {
-      const stop = /^::stop-commands::(rho-[0-9a-f]{32})$/.exec(l);
-      if (stop && open === undefined) open = stop[1];
-      else if (open !== undefined && l === `::${open}::`) open = undefined;
-      return open !== undefined;
-    });
+    const guardedAt = guarded(rows);
     const patchLines = rows.flatMap((l, i) => (/##\[set-output|::error title=Deploy/.test(l) ? [i] : []));
     expect(patchLines).toHaveLength(2);
     for (const i of patchLines) expect(guardedAt[i], rows[i]).toBe(true);

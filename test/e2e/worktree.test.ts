@@ -35,6 +35,18 @@ const WORK = [
 
 const resultOf = (events: Array<Record<string, unknown>>) => events.at(-1)!;
 
+// A --worktree run whose agent runs one shell command there, with --patch: the run and the patch's path.
+async function shellInWorktree(repo: string, sh: string) {
+  const patch = join(tempDir(), 'fix.diff');
+  const r = await finish(
+    await start(['run', ...SJ, '--worktree', '--patch', patch, 'go'], repo, {
+      before: [effect({ sh }), chunk('done')],
+    }),
+    true,
+  );
+  return { r, patch };
+}
+
 // An initialize answer that offers session/list and session/load (what --continue needs).
 const LISTS_AND_LOADS = {
   result: {
@@ -162,13 +174,7 @@ describe('--worktree', () => {
       "echo '* filter=evil' > .gitattributes",
       'echo b > src/a.ts',
     ].join(' && ');
-    const patch = join(tempDir(), 'fix.diff');
-    const r = await finish(
-      await start(['run', ...SJ, '--worktree', '--patch', patch, 'go'], repo, {
-        before: [effect({ sh }), chunk('done')],
-      }),
-      true,
-    );
+    const { r, patch } = await shellInWorktree(repo, sh);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(existsSync(marker)).toBe(false);
     expect(readFileSync(patch, 'utf8')).toContain('src/a.ts');
@@ -187,13 +193,7 @@ describe('--worktree', () => {
       'git gc -q --prune=now',
       'git stash pop -q',
     ].join(' && ');
-    const patch = join(tempDir(), 'fix.diff');
-    const r = await finish(
-      await start(['run', ...SJ, '--worktree', '--patch', patch, 'go'], repo, {
-        before: [effect({ sh }), chunk('done')],
-      }),
-      true,
-    );
+    const { r, patch } = await shellInWorktree(repo, sh);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(repoState(repo)).toEqual(before);
     // The agent's work is still handed back, and git still works in the user's repository.
