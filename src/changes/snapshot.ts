@@ -44,6 +44,8 @@ export interface Snapshot {
   files: Map<string, FileMark | null>;
   /** A cap (files or hashed bytes) was reached: changes past it may go unseen. */
   truncated: boolean;
+  /** The folders that could not be read (permission denied): a new one after the turn hides what is in it. */
+  unreadable: ReadonlySet<string>;
   /** Starts hashing the files in the background (once the prompt is sent: the turn is the idle time). */
   startHashing(): void;
   /** Stops the background hashing and resolves once it has stopped. */
@@ -86,6 +88,7 @@ export async function takeSnapshot(root: string): Promise<Snapshot> {
     ...(seen ? { config: { filters: seen.filters, marks: await marksOf('/', seen.files) } } : {}),
     files,
     truncated: (walked?.truncated ?? listed?.truncated ?? false) || paths.length > MAX_FILES,
+    unreadable: new Set(walked?.unreadable ?? listed?.unreadable ?? []),
     startHashing: () => {
       // Once: a retry's prompt (--retries) waits for the same snapshot.
       if (started) return;
@@ -112,6 +115,8 @@ interface GitStatus {
   nested: string[];
   /** The walk of the nested ones stopped at a cap. */
   truncated: boolean;
+  /** The folders git (or the walk of a nested one) could not open. */
+  unreadable: string[];
 }
 
 // `git status`: untracked files listed one by one, submodules not looked into, and HEAD from the same
@@ -165,6 +170,11 @@ function gitControls(root: string, place: Pick<GitPlace, 'gitDir' | 'commonDir'>
   return [...new Set(abs.map((a) => relative(root, a)))];
 }
 
+// The folders git says it could not open (`warning: could not open directory 'locked/': Permission denied`).
+export function unopened(stderr: string): string[] {
+  return [...stderr.matchAll(/could not open directory '([^']*)'/g)].map((m) => m[1]!);
+}
+
 // Its entries under the workspace (paths relative to it), and HEAD.
 function readStatus(r: GitResult, prefix: string): GitStatus {
   // A status that failed is no empty one: the ledger says it could not measure, never that nothing changed.
@@ -180,7 +190,7 @@ function readStatus(r: GitResult, prefix: string): GitStatus {
     }
     entries.set(e.path.slice(prefix.length), e.xy);
   }
-  return { entries, head: status.head, nested, truncated: false };
+  return { entries, head: status.head, nested, truncated: false, unreadable: unopened(r.stderr) };
 }
 
 // The files of the untracked directories git does not look into (a repository made in the workspace: the
@@ -196,6 +206,7 @@ async function withNested(root: string, status: GitStatus): Promise<GitStatus> {
     const walked = await walkFiles(join(root, dir), MAX_FILES, folders);
     folders -= walked.folders;
     status.truncated ||= walked.truncated;
+    for (const u of walked.unreadable ?? []) status.unreadable.push(dir + u);
     for (const f of walked.files) status.entries.set(dir + f, '??');
   }
   return status;
@@ -227,6 +238,10 @@ async function committed(
 export async function changesSince(before: Snapshot): Promise<{ changed: Changed[]; truncated: boolean }> {
   const { root } = before;
   const [, now] = await Promise.all([before.stopHashing(), lookAgain(before)]);
+  // A folder that became unreadable during the turn (the agent's `chmod 000`, for anyone but root) hides
+  // what is in it: the ledger could not look, which is never "nothing changed".
+  const hidden = now.unreadable.filter((d) => !before.unreadable.has(d));
+  if (hidden.length > 0) throw new Error(`folders became unreadable during the turn: ${hidden.join(', ')}`);
   const was = new Map<string, Was>(before.files);
   let truncated = before.truncated || now.truncated;
   for (const [p, existed] of now.committed) if (!was.has(p)) was.set(p, existed ? 'clean' : null);
@@ -255,9 +270,12 @@ export async function changesSince(before: Snapshot): Promise<{ changed: Changed
 
 // The second look: the paths to compare that the snapshot did not hold (with what they were before), and
 // the paths a commit of the agent changed.
-async function lookAgain(
-  before: Snapshot,
-): Promise<{ seen: Map<string, Was>; committed: Map<string, boolean>; truncated: boolean }> {
+async function lookAgain(before: Snapshot): Promise<{
+  seen: Map<string, Was>;
+  committed: Map<string, boolean>;
+  truncated: boolean;
+  unreadable: string[];
+}> {
   const seen = new Map<string, Was>();
   if (before.git) {
     const place = before.git;
@@ -283,10 +301,11 @@ async function lookAgain(
       seen,
       committed: await committed(before.root, place.head, status.head, place.prefix),
       truncated: status.truncated,
+      unreadable: status.unreadable,
     };
   }
   const now = await walkFiles(before.root, MAX_FILES);
   // Past the first walk's cap a file may have been there all along: only a full first walk tells new ones.
   if (!before.truncated) for (const p of now.files) seen.set(p, null);
-  return { seen, committed: new Map(), truncated: now.truncated };
+  return { seen, committed: new Map(), truncated: now.truncated, unreadable: now.unreadable ?? [] };
 }

@@ -19,6 +19,8 @@ export interface Walked {
   truncated: boolean;
   /** How many folders were read. */
   folders: number;
+  /** The folders that could not be read (permission denied), relative to the root. */
+  unreadable?: string[];
 }
 
 // Lists the files (and links, and anything else that is not a directory) under root, at most maxFiles, from
@@ -31,9 +33,12 @@ export async function walkFiles(
 ): Promise<Walked> {
   const files: string[] = [];
   const dirs: string[] = [''];
+  const unreadable: string[] = [];
   let folders = 0;
+  const done = (truncated: boolean): Walked =>
+    unreadable.length > 0 ? { files, truncated, folders, unreadable } : { files, truncated, folders };
   while (dirs.length > 0) {
-    if (folders === maxFolders) return { files, truncated: true, folders };
+    if (folders === maxFolders) return done(true);
     folders++;
     const rel = dirs.pop()!;
     let names: { name: string; dir: boolean }[];
@@ -48,8 +53,11 @@ export async function walkFiles(
           name: decodeName(d.name),
           dir: d.isDirectory(),
         }));
-    } catch {
-      continue; // unreadable or gone meanwhile: what cannot be listed is not seen
+    } catch (e) {
+      // Gone meanwhile: nothing to see. Unreadable (an agent's `chmod 000`, for anyone but root): said so.
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM') unreadable.push(rel);
+      continue;
     }
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const sub: string[] = [];
@@ -58,12 +66,12 @@ export async function walkFiles(
       if (n.dir) {
         if (!SKIPPED.has(n.name)) sub.push(path);
       } else {
-        if (files.length >= maxFiles) return { files, truncated: true, folders };
+        if (files.length >= maxFiles) return done(true);
         files.push(path);
       }
     }
     // Depth first, in name order: pushed in reverse so the first name is walked first.
     for (let i = sub.length - 1; i >= 0; i--) dirs.push(sub[i]!);
   }
-  return { files, truncated: false, folders };
+  return done(false);
 }

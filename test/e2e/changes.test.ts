@@ -1,10 +1,10 @@
 // The ledger as a user meets it: an agent of our own that really writes, deletes and runs shell commands,
 // with and without tool calls, and what rho-cursor then reports it changed, whatever the agent claimed.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
+import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { chunk, effect, permissionRequest, toolUpdate } from '../helpers/lines.js';
 import { git, repoState, userRepo, writeFiles } from '../helpers/repo.js';
@@ -502,4 +502,81 @@ describe("the agent's git dir and rho-cursor's own git", () => {
     const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], repo, { before: [effect({ sh })] });
     expect(r.exitCode, r.stderr).toBe(8);
   });
+});
+
+// The runner's ordinary user, not root (root reads a `chmod 000` folder anyway): the whole run as `nobody`.
+describe('a folder the agent makes unreadable hides nothing', () => {
+  const setpriv = spawnSync('setpriv', ['--version']).status === 0;
+  it.skipIf(!setpriv || process.getuid?.() !== 0).each([
+    ['in git', true],
+    ['outside git', false],
+  ])(
+    'as nobody, %s: the ledger could not look, so changes is null and --fence read-only is exit 8',
+    (_, inGit) => {
+      const base = mkdtempSync('/tmp/rho-nobody-');
+      try {
+        chmodSync(base, 0o755);
+        const agent = join(base, 'cursor-agent');
+        writeFileSync(
+          agent,
+          `#!/bin/sh\nexec '${process.execPath}' '${join(FIXTURES, 'scripted.mjs')}' "$@"\n`,
+        );
+        chmodSync(agent, 0o755);
+        const config = join(base, 'config');
+        mkdirSync(config);
+        writeFileSync(join(config, 'cli-config.json'), '{"approvalMode":"allowlist"}');
+        const repo = join(base, 'repo');
+        mkdirSync(repo);
+        writeFileSync(join(repo, 'a.txt'), 'a\n');
+        execFileSync('chown', ['-R', '65534:65534', base]);
+        const asNobody = (cmd: string, args: string[]) =>
+          spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', cmd, ...args], {
+            cwd: repo,
+            env: { PATH: process.env.PATH, HOME: base, CURSOR_CONFIG_DIR: config, RHO_SCRIPT: undefined },
+            encoding: 'utf8',
+          });
+        if (inGit)
+          for (const args of [
+            ['init', '-q'],
+            ['add', '.'],
+            ['-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-qm', 'x'],
+          ])
+            expect(asNobody('git', args).status).toBe(0);
+        const sh = 'mkdir locked && echo evil > locked/evil.sh && chmod 000 locked';
+        const r = spawnSync(
+          'setpriv',
+          [
+            '--reuid=65534',
+            '--regid=65534',
+            '--clear-groups',
+            BIN,
+            'run',
+            '--agent',
+            agent,
+            ...SJ,
+            '--fence',
+            'read-only',
+            'go',
+          ],
+          {
+            cwd: repo,
+            env: {
+              PATH: process.env.PATH,
+              HOME: base,
+              CURSOR_CONFIG_DIR: config,
+              RHO_SCRIPT: JSON.stringify({ before: [effect({ sh }), chunk('nothing')] }),
+            },
+            encoding: 'utf8',
+          },
+        );
+        expect(r.status, r.stderr).toBe(8);
+        const result = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+        expect(result).toMatchObject({ changes: null, error: { code: 'fence_breached' } });
+        expect(r.stdout).toContain('folders became unreadable during the turn: locked');
+      } finally {
+        execFileSync('chmod', ['-R', 'u+rwx', base]);
+        rmSync(base, { recursive: true, force: true });
+      }
+    },
+  );
 });
