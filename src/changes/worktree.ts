@@ -23,6 +23,7 @@ import { RhoError } from '../errors.js';
 import type { SessionScope } from '../session.js';
 import { filterCommands, filterOverrides, git, gitEnv, gitPlace, gitText } from './git.js';
 import { eachLimited } from './marks.js';
+import { decodeName, fsPath } from './names.js';
 import { leftovers } from '../agent/tree.js';
 import { tempRoot } from '../files/temp.js';
 
@@ -134,15 +135,19 @@ export async function makeWorktree(userCwd: string, keep = false): Promise<Workt
 
 // Copies the user's untracked, not ignored files into the worktree (links as links).
 async function copyUntracked(repo: string, dir: string): Promise<void> {
-  const out = await gitText(repo, ['ls-files', '--others', '--exclude-standard', '-z']);
-  const files = out.split('\0').filter((f) => f !== '');
+  const r = await git(repo, ['ls-files', '--others', '--exclude-standard', '-z']);
+  if (r.code !== 0) throw new Error(`git ls-files failed: ${r.stderr || `exit ${r.code}`}`);
+  // Names as bytes: one that is not UTF-8 is copied too (names.ts).
+  const files = decodeName(r.stdout)
+    .split('\0')
+    .filter((f) => f !== '');
   await eachLimited(files, 16, async (f) => {
-    const from = join(repo, f);
-    const to = join(dir, f);
+    const from = fsPath(join(repo, f));
+    const to = fsPath(join(dir, f));
     const s = await fsp.lstat(from).catch(() => undefined);
     if (!s || s.isDirectory()) return;
-    await fsp.mkdir(dirname(to), { recursive: true });
-    if (s.isSymbolicLink()) await fsp.symlink(await fsp.readlink(from), to);
+    await fsp.mkdir(fsPath(dirname(join(dir, f))), { recursive: true });
+    if (s.isSymbolicLink()) await fsp.symlink(await fsp.readlink(from, { encoding: 'buffer' }), to);
     else if (s.isFile()) await fsp.copyFile(from, to);
   });
 }

@@ -1,7 +1,7 @@
 // --worktree as a user meets it: the agent works in a temporary worktree that holds their uncommitted work,
 // the patch applies to their tree, and their working tree, index and stashes are byte-identical after the
 // run however it ends (end, failure, SIGINT, SIGTERM, timeout); the worktree is removed and pruned.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -164,6 +164,17 @@ describe('--worktree', () => {
     expect(readFileSync(join(worktree.path, 'lib/new.ts'), 'utf8')).toBe('export {};\n');
     expect(repoState(repo).files).toEqual(before.files);
     rmSync(dirname(worktree.path), { recursive: true, force: true });
+  });
+
+  it('an untracked file whose name is not UTF-8 is in the worktree too', async () => {
+    const repo = userRepo();
+    writeFileSync(
+      Buffer.concat([Buffer.from(`${repo}/u`), Buffer.of(0xff), Buffer.from('.txt')]),
+      'untracked bytes\n',
+    );
+    const { r, patch } = await shellInWorktree(repo, `cat "$(printf 'u\\377.txt')" > seen.txt`);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(patch, 'utf8')).toContain('+untracked bytes');
   });
 
   it('a filter command the agent defines in the worktree is not run when the patch is taken', async () => {
