@@ -239,7 +239,6 @@ export async function gitHead(cwd: string): Promise<string | null> {
 // The filter drivers' commands in every config git reads here (the repository's, the user's, the system's,
 // and the files they include): git runs a clean filter during `git status` for a file whose stat changed,
 // so one the agent added or changed would run from rho-cursor's own git.
-const FILTER_REGEXP = '^filter\\..*\\.(clean|smudge|process)$';
 const FILTER_KEY = /^filter\..+\.(?:clean|smudge|process)$/;
 
 /** What git's config was at the snapshot: the filter commands by key, and every file it was read from, or
@@ -279,23 +278,21 @@ function configCandidates(place: Pick<GitPlace, 'gitDir' | 'commonDir'>): string
     env.GIT_CONFIG_GLOBAL ?? join(home, '.gitconfig'),
     join(xdg, 'git', 'config'),
   ];
-  if (place.commonDir) out.push(join(place.commonDir, 'config'));
-  if (place.gitDir) out.push(join(place.gitDir, 'config.worktree'));
-  // A `commondir` file in the git dir moves the config (and info/, refs, objects) elsewhere.
-  if (place.gitDir) out.push(join(place.gitDir, 'commondir'));
-  return out;
+  return [...out, ...gitDirConfigs(place)];
 }
 
-// The filter commands now, by key (`-z`: a value may hold a newline). Exit 1: no such key; any other failure
-// reads as none.
+// The git dir's own files that say where git reads its config: the config, a worktree's, and `commondir`
+// (which moves the config, and info/, refs and objects, elsewhere).
+export function gitDirConfigs(place: Pick<GitPlace, 'gitDir' | 'commonDir'>): string[] {
+  const common = place.commonDir ?? place.gitDir;
+  const own = place.gitDir ?? common;
+  if (!common || !own) return [];
+  return [join(common, 'config'), join(own, 'config.worktree'), join(own, 'commondir')];
+}
+
+// The filter commands now, by key (from the same listing as configSeen's).
 export async function filterCommands(cwd: string): Promise<Map<string, string>> {
-  const r = await git(cwd, ['config', '-z', '--get-regexp', FILTER_REGEXP]);
-  const commands = new Map<string, string>();
-  for (const entry of r.stdout.toString('utf8').split('\0')) {
-    const nl = entry.indexOf('\n');
-    if (nl > 0) commands.set(entry.slice(0, nl), entry.slice(nl + 1));
-  }
-  return commands;
+  return (await configSeen(cwd, {})).filters;
 }
 
 // Pure: `-c key=` (an empty command: no filter) for each filter command that is not as it was, so git runs

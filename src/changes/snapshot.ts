@@ -10,6 +10,7 @@ import {
   filterCommands,
   configSeen,
   filterOverrides,
+  gitDirConfigs,
   git,
   gitRoot,
   parseStatusV2,
@@ -147,7 +148,6 @@ const MAX_HOOKS = 256;
 function gitControls(root: string, place: Pick<GitPlace, 'gitDir' | 'commonDir'>): string[] {
   const common = place.commonDir ?? place.gitDir;
   if (!common) return [];
-  const own = place.gitDir ?? common;
   const hooks = join(common, 'hooks');
   let hookNames: string[] = [];
   try {
@@ -160,9 +160,7 @@ function gitControls(root: string, place: Pick<GitPlace, 'gitDir' | 'commonDir'>
     // no hooks folder
   }
   const abs = [
-    join(common, 'config'),
-    join(own, 'config.worktree'),
-    join(own, 'commondir'),
+    ...gitDirConfigs(place),
     join(common, 'info', 'exclude'),
     join(common, 'info', 'attributes'),
     ...hookNames.map((n) => join(hooks, n)),

@@ -105,9 +105,9 @@ export async function makeWorktree(userCwd: string, keep = false): Promise<Workt
   try {
     // A repository of its own that reads the user's objects (and, for a shallow clone such as CI's checkout,
     // knows where history stops), checked out at HEAD. No template: no hooks, of ours or the user's.
-    const common = (
-      await gitText(place.root, ['rev-parse', '--path-format=absolute', '--git-common-dir'])
-    ).trim();
+    const common =
+      place.commonDir ??
+      (await gitText(place.root, ['rev-parse', '--path-format=absolute', '--git-common-dir'])).trim();
     await gitText(tmp, ['init', '--quiet', '--template=', dir]);
     writeFileSync(join(dir, '.git', 'objects', 'info', 'alternates'), `${join(common, 'objects')}\n`);
     if (existsSync(join(common, 'shallow')))
