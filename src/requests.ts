@@ -41,7 +41,7 @@ import {
 import { OpenQuestions, type QuestionScreen } from './policy/questions.js';
 import { NO_RULES } from './policy/rules.js';
 import { withRealPaths } from './policy/real-paths.js';
-import { subjectOf } from './policy/subject.js';
+import { subjectOf, type Subject } from './policy/subject.js';
 
 export interface RequestContext {
   conn: Connection;
@@ -115,18 +115,21 @@ export class AgentRequests {
     const read = this.announceTool(params)
       ? readPermissionRequest(params)
       : { ...readPermissionRequest(this.withKnownTool(params)), ...this.claimNote(params) };
-    const req = this.namesCommand(read, params);
-    const verdict = this.foreignSession(params) ?? this.verdict(req, params);
+    // What the request is about (its command, paths, URL), read once for both judgements below.
+    const subject = subjectOf(
+      isRecord(params) ? params.toolCall : undefined,
+      this.ctx.tools.get(read.toolCallId),
+    );
+    const req = this.namesCommand(read, subject);
+    const verdict = this.foreignSession(params) ?? this.verdict(req, subject);
     if (verdict) return this.answerPermission(req, verdict);
     return this.askPermission(req, signal);
   }
 
   // A request whose tool names a command in its rawInput (command, cmd) may run it, whatever kind it claims:
   // it is judged as execute, so the fence, the Shell(...) rules and --allow execute decide it.
-  private namesCommand(req: PermissionRequest, params: unknown): PermissionRequest {
-    if (req.isQuestion || req.kind === 'execute') return req;
-    const toolCall = isRecord(params) ? params.toolCall : undefined;
-    if (!subjectOf(toolCall, this.ctx.tools.get(req.toolCallId)).commandInInput) return req;
+  private namesCommand(req: PermissionRequest, subject: Subject): PermissionRequest {
+    if (req.isQuestion || req.kind === 'execute' || !subject.commandInInput) return req;
     const note = `the tool names a command in its rawInput, so the request is judged as execute, not ${req.kind}`;
     return { ...req, kind: 'execute', kindNote: req.kindNote ? `${req.kindNote}; ${note}` : note };
   }
@@ -210,15 +213,14 @@ export class AgentRequests {
   }
 
   // The verdict of the rules and the policy; undefined: the person decides.
-  private verdict(req: PermissionRequest, params: unknown): Verdict | undefined {
+  private verdict(req: PermissionRequest, subject: Subject): Verdict | undefined {
     const { opts } = this.ctx;
-    const toolCall = isRecord(params) ? params.toolCall : undefined;
     const rules = opts.rules ?? NO_RULES;
-    const subject = subjectOf(toolCall, this.ctx.tools.get(req.toolCallId));
     // Where a path through a symlink lands is judged too (only path rules read paths).
-    if ([...rules.allow, ...rules.deny].some((r) => r.type === 'Read' || r.type === 'Write'))
-      subject.paths = withRealPaths(subject.paths, opts.cwd);
-    const ruled = judgeByRules(requestKind(req), subject, rules, opts.cwd);
+    const paths = [...rules.allow, ...rules.deny].some((r) => r.type === 'Read' || r.type === 'Write')
+      ? withRealPaths(subject.paths, opts.cwd)
+      : subject.paths;
+    const ruled = judgeByRules(requestKind(req), { ...subject, paths }, rules, opts.cwd);
     const decided = this.cancelled
       ? {
           decision: { outcome: 'cancelled' as const },
