@@ -3,7 +3,6 @@
 // GITHUB_OUTPUT the step's outputs, GITHUB_STATE a post step's state, GITHUB_STEP_SUMMARY the job's page.
 // They are rho-cursor's step's, never the agent's: the agent is started without their names, and what a
 // run finds in them once the agent is gone, other than what was there before, is put back as it was.
-import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
@@ -116,7 +115,13 @@ function replace(k: Kept): boolean {
       rmSync(k.path, { recursive: true, force: true });
       return true;
     }
-    const tmp = join(dirname(k.path), `.${basename(k.path)}.rho-${randomBytes(6).toString('hex')}`);
+    // Unique beside the file (this pid and the time within it), made with O_EXCL: a name already there fails
+    // this try and the in-place rewrite follows. No secret is needed, so node:crypto (~3 ms of every start,
+    // loaded where this module is imported) stays unloaded.
+    const tmp = join(
+      dirname(k.path),
+      `.${basename(k.path)}.rho-${process.pid}-${process.hrtime.bigint().toString(36)}`,
+    );
     writeFileSync(tmp, k.before, { flag: 'wx', mode: 0o644 });
     try {
       renameSync(tmp, k.path);

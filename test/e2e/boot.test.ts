@@ -1,11 +1,11 @@
 // How bin/rho-cursor starts the bundle: with the V8 code cache the build wrote when this Node takes it, and
 // the same run when it cannot (a cache from another Node or a damaged one, or none at all); a copy that was
 // never built says how to build it.
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/agent-path.js';
+import { FIXTURES, REPO_ROOT } from '../helpers/agent-path.js';
 import { runCli } from '../helpers/cli.js';
 
 const SJ = ['--output-format', 'stream-json'];
@@ -51,6 +51,25 @@ describe('start-up', () => {
     const r = await runCli(['run', ...SJ, 'hello'], { recording: 'tools.jsonl', bin });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.events.at(-1)).toMatchObject({ type: 'result', stopReason: 'end_turn', exitCode: 0 });
+  });
+
+  // What only some runs need is loaded only by them: node:crypto (~3 ms of start-up) hashes workspace files and
+  // names a GitHub runner file's copy, node:fs/promises writes reports, the schema kit checks --output-schema,
+  // zod prints `schema`, ora draws the terminal's spinner. A plain run in an empty workspace loads none.
+  it('a plain run loads none of the modules only some runs need', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rho-loaded-'));
+    copies.push(dir);
+    const loadedFile = join(dir, 'loaded.txt');
+    const r = await runCli(['run', ...SJ, 'hello'], {
+      recording: 'tools.jsonl',
+      env: { NODE_OPTIONS: `--require ${join(FIXTURES, 'loaded-modules.cjs')}`, RHO_TEST_LOADED: loadedFile },
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const loaded = readFileSync(loadedFile, 'utf8').split('\n');
+    // The list is whole: the shim and Node's child_process are in it.
+    expect(loaded).toContain('NativeModule child_process');
+    expect(loaded).toContain(join(REPO_ROOT, 'bin', 'rho-cursor'));
+    expect(loaded.filter((l) => /^NativeModule (crypto|fs\/promises)$|\/dist\/vendor\//.test(l))).toEqual([]);
   });
 
   it('a copy that was never built says how to build it, in one line, exit 1', async () => {
