@@ -26,13 +26,14 @@ let built: Promise<string> | undefined;
 export function peerAgent(): Promise<string> {
   built ??= (async () => {
     const dir = tempDir('rho-peer-');
-    const outfile = join(dir, 'agent.mjs');
+    const outfile = join(dir, 'agent.cjs');
+    // CommonJS: Node starts it ~40 ms sooner than the same bundle as an ES module (about 40 starts a run).
     await build({
       entryPoints: [join(REPO_ROOT, 'test', 'peer', 'agent.ts')],
       outfile,
       bundle: true,
       platform: 'node',
-      format: 'esm',
+      format: 'cjs',
       target: 'node20',
       logLevel: 'warning',
     });
