@@ -821,3 +821,24 @@ describe('what a tool holds stays bounded, whatever the updates (found by review
     expect(store.unchangedBy({ toolCallId: 't', _meta: {} })).toBe(false);
   });
 });
+
+describe('ToolStore.announcedKind: the kind a permission request is judged by', () => {
+  it("is the first tool_call's kind, which no later update or tool_call changes", () => {
+    const store = new ToolStore();
+    store.apply({ sessionUpdate: 'tool_call', toolCallId: 't1', kind: 'read', status: 'pending' });
+    store.apply({ sessionUpdate: 'tool_call_update', toolCallId: 't1', kind: 'execute' });
+    store.apply({ sessionUpdate: 'tool_call', toolCallId: 't1', kind: 'edit' });
+    expect(store.announcedKind('t1')).toEqual({ kind: 'read' });
+    // The event shows the latest kind; the judge reads the announced one.
+    expect(store.get('t1')?.kind).toBe('edit');
+  });
+
+  it('is the kind as sent, none included, and nothing for a call only updates named or none named', () => {
+    const store = new ToolStore();
+    store.apply({ sessionUpdate: 'tool_call', toolCallId: 'bare', status: 'pending' });
+    store.apply({ sessionUpdate: 'tool_call_update', toolCallId: 'late', kind: 'read', status: 'pending' });
+    expect(store.announcedKind('bare')).toEqual({ kind: undefined });
+    expect(store.announcedKind('late')).toBeUndefined();
+    expect(store.announcedKind('never')).toBeUndefined();
+  });
+});

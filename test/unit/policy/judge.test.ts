@@ -47,6 +47,10 @@ describe('judgeByRules: a matching deny wins, then an allow that covers everythi
     ['fetch', { urls: ['evil.com:8080/x'] }, [], ['WebFetch(evil.com)'], 'deny'],
     ['fetch', { urls: ['//evil.com/x'] }, [], ['WebFetch(evil.com)'], 'deny'],
     ['fetch', { urls: ['https://example.com./x'] }, ['WebFetch(example.com)'], [], 'allow'],
+    // A URL no host can be read from may be any host: denied where deny rules exist, else only not allowed.
+    ['fetch', { urls: ['data:text/plain,hi'] }, [], ['WebFetch(evil.com)'], 'deny'],
+    ['fetch', { urls: ['https://ok.com/', '[::'] }, [], ['WebFetch(evil.com)'], 'deny'],
+    ['fetch', { urls: ['data:text/plain,hi'] }, ['WebFetch(example.com)'], [], undefined],
     ['search', { paths: ['/ws'] }, ['Write(src/**)'], ['Shell(rm)'], undefined],
   ] as const)('%s %j allow %j deny %j: %s', (kind, s, allow, deny, decision) => {
     expect(judge(kind, s as unknown as Partial<Subject>, [...allow], [...deny])).toBe(decision);
@@ -66,6 +70,12 @@ describe('judgeByRules: a matching deny wins, then an allow that covers everythi
     ).toEqual({
       decision: 'deny',
       reason: '`docs/a.md` is outside Write(src/**)',
+    });
+    expect(
+      judgeByRules('fetch', subject({ urls: ['[::'] }), rules([], ['WebFetch(evil.com)']), '/ws'),
+    ).toEqual({
+      decision: 'deny',
+      reason: 'the host of `[::` is not known, and WebFetch(evil.com) may cover it',
     });
   });
 });

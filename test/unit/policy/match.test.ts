@@ -679,6 +679,13 @@ describe('paths and domains, at the edges', () => {
     ['*', 'https://anything.org', true],
     ['example.com', 'https://user@example.com:8443/x', true],
     ['example.com', 'not a url example.com', false],
+    // A host with no scheme, or only `//` before it, is read as https's (only that leading `//` is dropped).
+    ['evil.com', '//evil.com/x', true],
+    ['evil.com', 'evil.com:8080//x', true],
+    ['a', 'a//evil.com', true],
+    // No host can be read: not even `*` covers it.
+    ['*', 'data:text/plain,hi', false],
+    ['*', '[::', false],
   ])('WebFetch(%s) covers %s: %s', (domain, url, covered) => {
     expect(domainCovered(domain, url)).toBe(covered);
   });
