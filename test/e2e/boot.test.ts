@@ -53,9 +53,9 @@ describe('start-up', () => {
     expect(r.events.at(-1)).toMatchObject({ type: 'result', stopReason: 'end_turn', exitCode: 0 });
   });
 
-  // What only some runs need is loaded only by them: node:crypto (~3 ms of start-up) hashes workspace files and
-  // names a GitHub runner file's copy, node:fs/promises writes reports, the schema kit checks --output-schema,
-  // zod prints `schema`, ora draws the terminal's spinner. A plain run in an empty workspace loads none.
+  // What only some runs need is loaded only by them: node:crypto (~3 ms of start-up) hashes workspace files,
+  // node:fs/promises writes reports, the schema kit checks --output-schema, zod prints `schema`, ora draws the
+  // terminal's spinner. A plain run in an empty workspace loads none.
   it('a plain run loads none of the modules only some runs need', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rho-loaded-'));
     copies.push(dir);
