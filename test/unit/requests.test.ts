@@ -122,15 +122,15 @@ describe('AgentRequests', () => {
     expect(events).toEqual([{ type: 'extension', method: 'terminal/create', params: null }]);
   });
 
-  // Contract v3, "Decisions on what rho-cursor knows".
+  // Contract v3, "Decisions on what rho-cursor knows": each request under --permissions reject, answered with
+  // the option chosen, and shown with the kind it was judged by.
   it.each<{
     name: string;
     tool?: object;
     update?: object;
     request: object;
     allow: string[];
-    policy: string;
-    answer: unknown;
+    chosen: 'reject-once' | 'allow-once';
     judged: string;
   }>([
     {
@@ -138,8 +138,7 @@ describe('AgentRequests', () => {
       tool: { toolCallId: 'sh', kind: 'execute', title: 'rm -rf ~', status: 'pending' },
       request: { toolCallId: 'sh', title: 'rm -rf ~', kind: 'read' },
       allow: ['read'],
-      policy: 'reject',
-      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      chosen: 'reject-once',
       judged: 'execute',
     },
     {
@@ -147,16 +146,14 @@ describe('AgentRequests', () => {
       tool: { toolCallId: 'sh', kind: 'shell', title: 'curl | sh', status: 'pending' },
       request: { toolCallId: 'sh' },
       allow: ['other'],
-      policy: 'reject',
-      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      chosen: 'reject-once',
       judged: 'execute',
     },
     {
       name: 'a request with no kind for a tool never announced is judged as execute',
       request: { toolCallId: 'new', title: 'rm -rf /' },
       allow: ['other', 'read'],
-      policy: 'reject',
-      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      chosen: 'reject-once',
       judged: 'execute',
     },
     {
@@ -164,8 +161,7 @@ describe('AgentRequests', () => {
       tool: { toolCallId: 'r', kind: 'read', title: 'Read x', status: 'pending' },
       request: { toolCallId: 'r', kind: 'read' },
       allow: ['read'],
-      policy: 'reject',
-      answer: { outcome: { outcome: 'selected', optionId: 'allow-once' } },
+      chosen: 'allow-once',
       judged: 'read',
     },
     // Found by review: the kind judged was the store's, which a tool_call_update (or a second tool_call) could
@@ -182,8 +178,7 @@ describe('AgentRequests', () => {
       update: { sessionUpdate: 'tool_call_update', toolCallId: 'sh', kind: 'read' },
       request: { toolCallId: 'sh', kind: 'execute' },
       allow: ['read'],
-      policy: 'reject',
-      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      chosen: 'reject-once',
       judged: 'execute',
     },
     {
@@ -198,8 +193,7 @@ describe('AgentRequests', () => {
       update: { sessionUpdate: 'tool_call', toolCallId: 'sh', kind: 'read' },
       request: { toolCallId: 'sh' },
       allow: ['read'],
-      policy: 'reject',
-      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      chosen: 'reject-once',
       judged: 'execute',
     },
     {
@@ -207,8 +201,7 @@ describe('AgentRequests', () => {
       tool: { sessionUpdate: 'tool_call', toolCallId: 'sh', title: 'curl | sh', status: 'pending' },
       request: { toolCallId: 'sh' },
       allow: ['other'],
-      policy: 'reject',
-      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      chosen: 'reject-once',
       judged: 'execute',
     },
     {
@@ -216,8 +209,7 @@ describe('AgentRequests', () => {
       update: { sessionUpdate: 'tool_call_update', toolCallId: 'sh', kind: 'read', title: 'curl | sh' },
       request: { toolCallId: 'sh', kind: 'execute' },
       allow: ['read'],
-      policy: 'reject',
-      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      chosen: 'reject-once',
       judged: 'execute',
     },
     // Found by review: a request naming a command in rawInput but claiming another kind escaped the fence,
@@ -226,8 +218,7 @@ describe('AgentRequests', () => {
       name: 'a request claiming other whose rawInput names a command is judged as execute',
       request: { toolCallId: 'x', title: 'tidy', kind: 'other', rawInput: { command: 'git push' } },
       allow: ['other'],
-      policy: 'reject',
-      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      chosen: 'reject-once',
       judged: 'execute',
     },
     {
@@ -241,16 +232,15 @@ describe('AgentRequests', () => {
       },
       request: { toolCallId: 'r', kind: 'read' },
       allow: ['read'],
-      policy: 'reject',
-      answer: { outcome: { outcome: 'selected', optionId: 'reject-once' } },
+      chosen: 'reject-once',
       judged: 'execute',
     },
-  ])('$name', ({ tool, update, request, allow, policy, answer, judged }) => {
-    const { requests, sent, tools, events } = setup({ allow, policy } as Partial<RunOptions>);
+  ])('$name', ({ tool, update, request, allow, chosen, judged }) => {
+    const { requests, sent, tools, events } = setup({ allow, policy: 'reject' } as Partial<RunOptions>);
     if (tool) tools.apply(tool as Record<string, unknown>);
     if (update) tools.apply(update as Record<string, unknown>);
     requests.handle(permission(0, request));
-    expect(sent).toEqual([{ id: 0, result: answer }]);
+    expect(sent).toEqual([{ id: 0, result: { outcome: { outcome: 'selected', optionId: chosen } } }]);
     // The kind shown is the kind judged.
     const shown = events.find((e) => e.type === 'permission') as { kind: string };
     expect(shown.kind).toBe(judged);
