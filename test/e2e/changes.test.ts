@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { chunk, effect, permissionRequest, toolUpdate } from '../helpers/lines.js';
-import { git, repoState, userRepo, writeFiles } from '../helpers/repo.js';
+import { filterAttack, git, repoState, userRepo, writeFiles } from '../helpers/repo.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
@@ -335,12 +335,7 @@ describe("git's own control files are part of what the agent can change", () => 
 
   it("a clean filter the agent defines is not run by the ledger's git status, and its edit is listed", async () => {
     const repo = userRepo();
-    const marker = join(tempDir('rho-filter-'), 'ran');
-    const sh = [
-      `git config filter.evil.clean 'touch ${marker}; cat'`,
-      "echo '* filter=evil' > .git/info/attributes",
-      'echo evil > src/a.ts',
-    ].join(' && ');
+    const { sh, marker } = filterAttack('.git/info/attributes', 'evil');
     const r = await run(['run', ...SJ, 'go'], repo, { before: [effect({ sh }), chunk('ok')] });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(existsSync(marker)).toBe(false);

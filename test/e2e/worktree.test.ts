@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, startCli, tempDir, waitForStdout } from '../helpers/cli.js';
 import { chunk, effect } from '../helpers/lines.js';
-import { git, repoState, userRepo } from '../helpers/repo.js';
+import { filterAttack, git, repoState, userRepo } from '../helpers/repo.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
@@ -179,12 +179,7 @@ describe('--worktree', () => {
 
   it('a filter command the agent defines in the worktree is not run when the patch is taken', async () => {
     const repo = userRepo();
-    const marker = join(tempDir('rho-filter-'), 'ran');
-    const sh = [
-      `git config filter.evil.clean 'touch ${marker}; cat'`,
-      "echo '* filter=evil' > .gitattributes",
-      'echo b > src/a.ts',
-    ].join(' && ');
+    const { sh, marker } = filterAttack('.gitattributes', 'b');
     const { r, patch } = await shellInWorktree(repo, sh);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(existsSync(marker)).toBe(false);

@@ -97,3 +97,18 @@ export function repoState(repo: string): RepoState {
       .digest('hex'),
   };
 }
+
+/**
+ * An agent's clean filter for every file: a shell command that defines it in the repository's config, names
+ * it for `*` in `attributes` (a path in the work tree), then edits `src/a.ts` to `edit`. `marker` is a file
+ * outside the repository that the filter creates if any git ever runs it.
+ */
+export function filterAttack(attributes: string, edit: string): { sh: string; marker: string } {
+  const marker = join(tempDir('rho-filter-'), 'ran');
+  const sh = [
+    `git config filter.evil.clean 'touch ${marker}; cat'`,
+    `echo '* filter=evil' > ${attributes}`,
+    `echo ${edit} > src/a.ts`,
+  ].join(' && ');
+  return { sh, marker };
+}
