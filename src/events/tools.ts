@@ -84,13 +84,21 @@ export function normalizeTodos(value: unknown): Todo[] {
 
 // Does merging `next` leave the input as it is: every key held already, with the same primitive value?
 function sameInput(held: Record<string, unknown>, next: Record<string, unknown>): boolean {
-  for (const k of Object.keys(next)) {
+  for (const k in next) {
     if (!Object.hasOwn(held, k)) return false;
     const v = next[k];
     if (v !== null && typeof v === 'object') return false;
     if (held[k] !== v) return false;
   }
   return true;
+}
+
+// How many keys an object from JSON.parse (or a merge of such) holds, without making an array of them: the
+// tool loops below run for every tool update (for-in enumerates own keys only on such plain objects).
+function keyCount(o: Record<string, unknown>): number {
+  let n = 0;
+  for (const _ in o) n++;
+  return n;
 }
 
 /** The most keys a tool's merged input holds: each update copies it, so the copies stay bounded. */
@@ -100,12 +108,12 @@ export const MAX_INPUT_KEYS = 1000;
 // Keys beyond MAX_INPUT_KEYS are not added (the wire log still has them); an empty update copies nothing.
 // An own `__proto__` key from JSON.parse stays a key, never a prototype (spread, and defineProperty).
 function mergeInput(held: Record<string, unknown>, next: Record<string, unknown>): Record<string, unknown> {
-  const keys = Object.keys(next);
-  if (keys.length === 0) return held;
-  let room = MAX_INPUT_KEYS - Object.keys(held).length;
-  if (room >= keys.length) return { ...held, ...next };
+  const adding = keyCount(next);
+  if (adding === 0) return held;
+  let room = MAX_INPUT_KEYS - keyCount(held);
+  if (room >= adding) return { ...held, ...next };
   const out = { ...held };
-  for (const k of keys) {
+  for (const k in next) {
     const known = Object.hasOwn(out, k);
     if (!known && room <= 0) continue;
     if (!known) room--;
@@ -224,7 +232,7 @@ export class ToolStore {
     const held = this.entries.get(idText(u.toolCallId));
     if (!held) return false;
     const { tool, extra } = held;
-    for (const k of Object.keys(u)) {
+    for (const k in u) {
       const v = u[k];
       if (k === 'toolCallId' || k === 'sessionUpdate') continue;
       if (k === 'kind' && (typeof v !== 'string' || v === tool.kind)) continue;

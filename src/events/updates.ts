@@ -65,7 +65,9 @@ export function extraFields(
   const kind = update.sessionUpdate;
   const named = typeof kind === 'string' && Object.hasOwn(NAMED, kind) ? NAMED[kind]! : NONE;
   let extra: Record<string, unknown> | undefined;
-  for (const k of Object.keys(update)) {
+  // for-in, not Object.keys: no array made for every update (a turn of 100k tool updates: ~24 MB less to
+  // collect). Both objects come from JSON.parse: plain, with no inherited key to enumerate.
+  for (const k in update) {
     if (k === 'sessionUpdate' || named.has(k)) continue;
     // Defined, not assigned: an own `__proto__` key from JSON.parse stays a key, never a prototype.
     Object.defineProperty((extra ??= {}), k, {
@@ -75,11 +77,17 @@ export function extraFields(
       configurable: true,
     });
   }
-  for (const k of Object.keys(params)) {
+  for (const k in params) {
     if (k === 'sessionId' || k === 'update') continue;
     (extra ??= {})[`params.${k}`] = params[k];
   }
   return extra;
+}
+
+// Do the params carry nothing but the session and the update?
+function onlyUpdate(params: Record<string, unknown>): boolean {
+  for (const k in params) if (k !== 'sessionId' && k !== 'update') return false;
+  return true;
 }
 
 // Converts a session/update's params into events (usually one); unknown kinds pass through as `extension`.
@@ -118,11 +126,7 @@ function eventsOf(params: unknown, ctx: UpdateContext): Event[] {
     case 'tool_call':
     case 'tool_call_update': {
       // An update that changes nothing makes no event (tools.ts), unless its params carry more than the update.
-      if (
-        ctx.tools.unchangedBy(update) &&
-        Object.keys(params).every((k) => k === 'sessionId' || k === 'update')
-      )
-        return [];
+      if (ctx.tools.unchangedBy(update) && onlyUpdate(params)) return [];
       const tool = ctx.tools.take(update);
       if (tool === undefined) return [];
       const events: Event[] = [tool];
