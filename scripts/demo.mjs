@@ -45,9 +45,11 @@ const prompt =
   'Read hello.txt, search for "hello", list the files, create out.txt with "hi", capitalise the greeting.';
 
 console.error(`demo: replaying ${file} through the real rho-cursor (no Cursor needed)`);
-console.error(
-  `demo: rho-cursor ${args.slice(3).join(' ')} "<prompt>"${name.includes('cancel') ? ' (press Ctrl-C to cancel)' : ''}\n`,
+// The command line as typed from the project's folder (the agent's path relative to it).
+const shown = ['rho-cursor', 'run', '--agent', 'tools/cursor-agent', ...args.slice(3), '"<prompt>"'].join(
+  ' ',
 );
+console.error(`demo: ${shown}${name.includes('cancel') ? ' (press Ctrl-C to cancel)' : ''}\n`);
 // An empty private config dir, so the demo neither reads nor touches your own Cursor config; removed after.
 const configDir = mkdtempSync(join(tmpdir(), 'rho-demo-'));
 // Ctrl-C is the run's to answer (the cancel recording waits for it); the demo still cleans up after it.

@@ -36,6 +36,8 @@ export const fmtMs = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` 
 
 // The shell's convention: 128 + the signal's number.
 const signalExit = (s: StopSignal): ExitCode => (128 + (constants.signals[s] ?? 0)) as ExitCode;
+// `1 tool call`, `2 tool calls`.
+const toolCalls = (n: number): string => `${n} tool call${n === 1 ? '' : 's'}`;
 
 export function stopError(cause: StopCause, facts: StopFacts | number = {}): RhoError {
   const f: StopFacts = typeof facts === 'number' ? { timeoutMs: facts } : facts;
@@ -52,7 +54,7 @@ export function stopError(cause: StopCause, facts: StopFacts | number = {}): Rho
     case 'max_tool_calls':
       return new RhoError(
         'max_tool_calls',
-        `the turn started more than ${f.maxToolCalls ?? 0} tool calls (--max-tool-calls)`,
+        `the turn started more than ${toolCalls(f.maxToolCalls ?? 0)} (--max-tool-calls)`,
       );
     case 'write_failed':
       return new RhoError('write_failed', f.writeFailure ?? 'cannot write the output');

@@ -245,4 +245,17 @@ describe('npm run demo', () => {
     expect(r.stderr).toMatch(/demo: rho-cursor exited with 0/);
     expect(readdirSync(tmp)).toEqual([]);
   });
+
+  it('shows the command line it runs, one a newcomer can type from the project folder', async () => {
+    const r = await execa(
+      'node',
+      [join(REPO_ROOT, 'scripts', 'demo.mjs'), 'permission-reject.jsonl', '--output-format', 'stream-json'],
+      { reject: false, cwd: REPO_ROOT, env: { RHO_REPLAY_SPEED: '0' }, timeout: 30_000 },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    // The recording's own flag once, then the one added after its name.
+    expect(r.stderr).toContain(
+      'demo: rho-cursor run --agent tools/cursor-agent --permissions reject --output-format stream-json "<prompt>"',
+    );
+  });
 });

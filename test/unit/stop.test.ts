@@ -17,6 +17,14 @@ describe('stopError', () => {
   });
 
   it.each([
+    [0, 'the turn started more than 0 tool calls (--max-tool-calls)'],
+    [1, 'the turn started more than 1 tool call (--max-tool-calls)'],
+    [2, 'the turn started more than 2 tool calls (--max-tool-calls)'],
+  ])('--max-tool-calls %i is named in a sentence', (maxToolCalls, message) => {
+    expect(stopError('max_tool_calls', { maxToolCalls })).toMatchObject({ code: 'max_tool_calls', message });
+  });
+
+  it.each([
     [500, '500ms'],
     [10_000, '10s'],
   ])('fmtMs(%i) is %s', (ms, text) => expect(fmtMs(ms)).toBe(text));
