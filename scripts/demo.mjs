@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -45,11 +45,18 @@ const prompt =
   'Read hello.txt, search for "hello", list the files, create out.txt with "hi", capitalise the greeting.';
 
 console.error(`demo: replaying ${file} through the real rho-cursor (no Cursor needed)`);
-// The command line as typed from the project's folder (the agent's path relative to it).
-const shown = ['rho-cursor', 'run', '--agent', 'tools/cursor-agent', ...args.slice(3), '"<prompt>"'].join(
-  ' ',
-);
-console.error(`demo: ${shown}${name.includes('cancel') ? ' (press Ctrl-C to cancel)' : ''}\n`);
+// The same run as a command to type here (a POSIX shell): every word quoted where the shell needs it, paths
+// relative to this folder, and an empty config dir of its own, as the demo's.
+const word = (w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`);
+const here = (p) => relative(process.cwd(), p) || '.';
+const typed = [
+  `RHO_REPLAY=${word(here(file))}`,
+  'CURSOR_CONFIG_DIR=$(mktemp -d)',
+  ...[here(join(root, 'bin', 'rho-cursor')), args[0], args[1], here(args[2]), ...args.slice(3), prompt].map(
+    word,
+  ),
+].join(' ');
+console.error(`demo: ${typed}${name.includes('cancel') ? ' (press Ctrl-C to cancel)' : ''}\n`);
 // An empty private config dir, so the demo neither reads nor touches your own Cursor config; removed after.
 const configDir = mkdtempSync(join(tmpdir(), 'rho-demo-'));
 // Ctrl-C is the run's to answer (the cancel recording waits for it); the demo still cleans up after it.

@@ -246,16 +246,27 @@ describe('npm run demo', () => {
     expect(readdirSync(tmp)).toEqual([]);
   });
 
-  it('shows the command line it runs, one a newcomer can type from the project folder', async () => {
-    const r = await execa(
+  it('shows the command line it runs, which runs the same when typed in the project folder', async () => {
+    const tmp = tempDir('rho-demo-typed-');
+    const env = { TMPDIR: tmp, RHO_REPLAY_SPEED: '0' };
+    const demo = await execa(
       'node',
       [join(REPO_ROOT, 'scripts', 'demo.mjs'), 'permission-reject.jsonl', '--output-format', 'stream-json'],
-      { reject: false, cwd: REPO_ROOT, env: { RHO_REPLAY_SPEED: '0' }, timeout: 30_000 },
+      { reject: false, cwd: REPO_ROOT, env, timeout: 30_000 },
     );
-    expect(r.exitCode, r.stderr).toBe(0);
-    // The recording's own flag once, then the one added after its name.
-    expect(r.stderr).toContain(
-      'demo: rho-cursor run --agent tools/cursor-agent --permissions reject --output-format stream-json "<prompt>"',
+    expect(demo.exitCode, demo.stderr).toBe(0);
+    const typed = /^demo: (RHO_REPLAY=.*)$/m.exec(demo.stderr)?.[1];
+    // The recording's own flag once, then the one added after its name; the prompt in quotes.
+    expect(typed).toMatch(
+      /^RHO_REPLAY=recordings\/permission-reject\.jsonl CURSOR_CONFIG_DIR=\$\(mktemp -d\) bin\/rho-cursor run --agent tools\/cursor-agent --permissions reject --output-format stream-json 'Read hello\.txt, /,
     );
+    const again = await execa('sh', ['-c', typed!], { reject: false, cwd: REPO_ROOT, env, timeout: 30_000 });
+    expect(again.exitCode, again.stderr).toBe(0);
+    const result = (out: string): unknown => {
+      const r = JSON.parse(out.trimEnd().split('\n').pop()!) as Record<string, unknown>;
+      return { type: r.type, stopReason: r.stopReason, exitCode: r.exitCode };
+    };
+    expect(result(again.stdout)).toEqual(result(demo.stdout));
+    expect(result(again.stdout)).toEqual({ type: 'result', stopReason: 'end_turn', exitCode: 0 });
   });
 });
