@@ -588,6 +588,24 @@ describe('extraFields', () => {
     ).toBeUndefined();
   });
 
+  it.each(['tool_call', 'tool_call_update'])(
+    'is undefined for a %s carrying every field its event names',
+    (kind) => {
+      const update = {
+        sessionUpdate: kind,
+        toolCallId: 't',
+        title: 'Read a.ts',
+        kind: 'read',
+        status: 'completed',
+        content: [{ type: 'content', content: { type: 'text', text: 'x' } }],
+        locations: [{ path: '/w/a.ts' }],
+        rawInput: { path: '/w/a.ts' },
+        rawOutput: { content: 'x' },
+      };
+      expect(extraFields({ sessionId: 's', update }, update)).toBeUndefined();
+    },
+  );
+
   it('keeps every field of an unknown kind but its sessionUpdate', () => {
     expect(extraFields({}, { sessionUpdate: 'toString', content: 1, entries: 2 })).toEqual({
       content: 1,
