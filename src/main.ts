@@ -30,7 +30,7 @@ import {
   type RawRunOptions,
   type RunOptions,
 } from './options.js';
-import { consoleText, regularFile } from './ci/console.js';
+import { consoleText, regularFile, regularFileIds } from './ci/console.js';
 import { errorAnnotation } from './ci/github.js';
 import { oneLine } from './sanitize/terminal.js';
 import { readAttachments, readPromptFile } from './prompt/files.js';
@@ -237,6 +237,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
         version,
         onAgentStarted: boot.tuneV8 ? tuneForTheTurn : () => {},
         stdoutIsFile: opts.github && regularFile(1),
+        consoleFiles: regularFileIds([1, 2]),
       });
       setCode(code);
     });

@@ -1,7 +1,8 @@
 // The ledger's place in a run: the workspace (a worktree with --worktree) prepared and snapshotted before
 // the prompt, its changes measured after the turn, the tools that ran though shown rejected corrected, the
 // breach judged, the patch written. The worktree is released on the run's teardown stack.
-import { promises as fsp, realpathSync } from 'node:fs';
+import { lstatSync, promises as fsp, realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { RhoError } from '../errors.js';
 import { isPipe, writePipe } from '../files/pipes.js';
 import { consolePath, guardedBlock } from '../ci/console.js';
@@ -54,16 +55,34 @@ export async function openWorktree(opts: RunOptions, teardown: Teardown): Promis
   return wt;
 }
 
+/** A file's identity: the device and inode numbers. */
+export interface FileId {
+  dev: number;
+  ino: number;
+}
+
+// The identity of the regular file at path (not following a link), or undefined.
+function fileId(path: string): FileId | undefined {
+  try {
+    const st = lstatSync(path);
+    return st.isFile() ? { dev: st.dev, ino: st.ino } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export class RunLedger {
   private snapshot: Promise<Snapshot | Error> | undefined;
   readonly account: ToolAccount;
   private readonly roots: string[];
 
-  /** The snapshot waits for `start()`; `measure` off leaves only the account. */
+  /** The snapshot waits for `start()`; `measure` off leaves only the account. `ignored`: rho-cursor's own files
+   * by path; `console`: the regular files its stdout and stderr were redirected to (`> plan.md`), by identity. */
   constructor(
     private readonly cwd: string,
     private readonly measure: boolean,
     private readonly ignored: readonly (string | undefined)[],
+    private readonly console: readonly FileId[] = [],
   ) {
     this.roots = [cwd];
     try {
@@ -73,6 +92,13 @@ export class RunLedger {
       // the workspace is checked before the run: a vanished one shows in the snapshot
     }
     this.account = new ToolAccount(this.roots);
+  }
+
+  // Is this changed path the file our stdout or stderr goes to (the same file, not only the same name)?
+  private isConsole(path: string): boolean {
+    if (this.console.length === 0) return false;
+    const id = fileId(join(this.cwd, path));
+    return id !== undefined && this.console.some((c) => c.dev === id.dev && c.ino === id.ino);
   }
 
   // Takes the snapshot (once): called once the agent is up, so it runs while the session is made instead of
@@ -126,7 +152,7 @@ export class RunLedger {
     else if (since) {
       const { changed, truncated } = since;
       const own = new Set(this.ignored.map((p) => (p ? workspacePath(p, this.roots) : undefined)));
-      const kept = changed.filter((c) => !own.has(c.path));
+      const kept = changed.filter((c) => !own.has(c.path) && !this.isConsole(c.path));
       o.changes = changesOf(kept, (p) => this.account.accounts(p), truncated);
       if (o.changes.unaccounted.length > 0)
         o.warnings.push({

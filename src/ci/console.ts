@@ -28,6 +28,20 @@ export function regularFile(fd: number): boolean {
   }
 }
 
+// The identities of the regular files among these descriptors (`> plan.md`, `2> log.txt`).
+export function regularFileIds(fds: readonly number[]): { dev: number; ino: number }[] {
+  const ids: { dev: number; ino: number }[] = [];
+  for (const fd of fds) {
+    try {
+      const st = fstatSync(fd);
+      if (st.isFile()) ids.push({ dev: st.dev, ino: st.ino });
+    } catch {
+      // closed or unreadable: nothing to leave out
+    }
+  }
+  return ids;
+}
+
 // Text for stdout (1) or stderr (2): guarded under GitHub Actions unless it goes to a regular file.
 export function consoleText(text: string, fd: 1 | 2, env: NodeJS.ProcessEnv = process.env): string {
   return underActions(env) && !regularFile(fd) ? guardedBlock(text) : text;

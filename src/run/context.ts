@@ -16,7 +16,7 @@ import { Output } from '../render/output.js';
 import { planOutput } from '../render/plan.js';
 import type { StopSignal } from '../stop.js';
 import type { OutputSchema } from '../structured/schema.js';
-import type { RunLedger } from '../changes/run.js';
+import type { FileId, RunLedger } from '../changes/run.js';
 import type { Worktree } from '../changes/worktree.js';
 import type { RunnerFiles } from '../ci/runner-files.js';
 import type { WireLog } from '../wirelog.js';
@@ -39,6 +39,8 @@ export interface RunIO {
   onAgentStarted(): void;
   /** stdout is a regular file (`> answer.md`): under GitHub Actions the runner never reads it. */
   stdoutIsFile?: boolean;
+  /** The regular files stdout and stderr go to (`> plan.md`): rho-cursor's own output, not the agent's changes. */
+  consoleFiles?: readonly FileId[];
 }
 
 export type Phase =

@@ -124,7 +124,7 @@ async function openWorkspace(ctx: RunContext): Promise<Workspace> {
   if (worktree) ctx.opts = { ...opts, cwd: worktree.cwd };
   // rho-cursor's own files are not the agent's changes.
   const own = [opts.wireLog, opts.outputLastMessage, opts.summaryFile, opts.patch];
-  const ledger = new RunLedger(ctx.opts.cwd, opts.changes, own);
+  const ledger = new RunLedger(ctx.opts.cwd, opts.changes, own, ctx.io.consoleFiles);
   ctx.workspace = { ledger, worktree };
   ctx.observer.watchWith(ledger);
   return { ledger, worktree };

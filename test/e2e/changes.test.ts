@@ -188,6 +188,47 @@ describe('breach: a promise about effects, checked by the ledger', () => {
     expect(r.stderr).toContain('planted.sh');
   });
 
+  // `rho-cursor run --plan ... > plan.md` in the workspace: the shell made the file, rho-cursor writes it.
+  async function redirected(script: Record<string, unknown>) {
+    const ws = plainWorkspace();
+    const home = tempDir();
+    const config = join(home, 'cursor');
+    writeFiles(config, { 'cli-config.json': JSON.stringify({ approvalMode: 'allowlist' }) });
+    const args = ['run', '--fence', 'read-only', '--agent', await agentPath, 'go'];
+    const r = spawnSync('sh', ['-c', 'exec "$@" > plan.md 2> log.txt', 'sh', BIN, ...args], {
+      cwd: ws,
+      env: {
+        ...process.env,
+        HOME: home,
+        CURSOR_CONFIG_DIR: config,
+        RHO_SCRIPT: JSON.stringify(script),
+        CI: 'true',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 15_000,
+    });
+    return {
+      exitCode: r.status,
+      stdout: readFileSync(join(ws, 'plan.md'), 'utf8'),
+      stderr: readFileSync(join(ws, 'log.txt'), 'utf8'),
+    };
+  }
+
+  it("stdout and stderr redirected into the workspace are rho-cursor's own output, not a change", async () => {
+    const r = await redirected({ before: [chunk('the plan')] });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('the plan\n');
+    expect(r.stderr).not.toMatch(/plan\.md|log\.txt|changed/);
+  });
+
+  it("the agent's own change beside them is still a breach, and they are not named", async () => {
+    const r = await redirected({ before: [effect({ sh: 'echo pwned > planted.sh' }), chunk('the plan')] });
+    expect(r.exitCode).toBe(8);
+    expect(r.stderr).toContain('fence breached');
+    expect(r.stderr).toContain('planted.sh');
+    expect(r.stderr).not.toMatch(/plan\.md|log\.txt/);
+  });
+
   it('--fence read-only with no change: exit 0', async () => {
     const ws = plainWorkspace();
     const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], ws, { before: [chunk('read only')] });
