@@ -47,8 +47,9 @@ export class TextRenderer implements Renderer {
       // Non-text content is listed by kind and name, never dropped; an embedded resource's text is the answer's.
       if (e.content && !this.style.quiet)
         this.line(this.c.dim(label(`${e.content.type}: ${e.content.name ?? e.content.mimeType ?? ''}`)));
-      // At a terminal the answer is shown, never interpreted; to a pipe or a file it is data, byte-exact.
-      this.push(false, this.out.isTTY ? terminalSafe(e.text) : e.text);
+      // At a terminal the answer is shown, never interpreted; to a pipe or a file it is data, byte-exact. On
+      // stderr (the answer beside --output-schema's value) it is one of our lines, whatever stderr is.
+      this.push(false, this.out.isTTY || this.out === this.err ? terminalSafe(e.text) : e.text);
       if (e.text.length > 0) this.outMidLine = !e.text.endsWith('\n');
       return;
     }

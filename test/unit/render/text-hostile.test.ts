@@ -119,6 +119,18 @@ describe('TextRenderer with hostile agent text', () => {
       expect(out.text).toBe(tty ? 'a ␛]8;;https://evil␛\\link␛]8;;␛\\\n\ttab' : answer + '\n');
     }
   });
+
+  it('shows the answer made visible on stderr (beside --output-schema), a terminal or not (found by review)', () => {
+    const answer = 'a \x1b]52;c;ZXZpbA==\x07\x1b[2J \u202e \x85 \x9b31m cr\rX';
+    for (const tty of [true, false]) {
+      const err = capture(tty);
+      const r = new TextRenderer(err, err, new Chalk({ level: 0 }));
+      r.emit({ type: 'message', text: answer });
+      r.finish(finished());
+      expect(err.text).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]/);
+      expect(err.text).toContain('a ␛]52;c;ZXZpbA==␇␛[2J <U+202E>');
+    }
+  });
 });
 
 // A megabyte in each label a status line shows: the line stays short, its start and end are shown and the
