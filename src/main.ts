@@ -325,15 +325,18 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
 // and under GitHub Actions `exit-code` in $GITHUB_OUTPUT and the summary, as any other failure writes them.
 function reportEarly(f: EarlyFailure, t0: number, argv: readonly string[]): number {
   const github = process.env.GITHUB_ACTIONS === 'true';
-  for (const e of f.errors) {
+  const said = f.errors.map((e) => {
     const hint = e.hint ? ` (${e.hint})` : e.code === 'usage' ? ' (see --help)' : '';
-    process.stderr.write(`rho-cursor: ${oneLine(e.message + hint)}\n`);
-    // Under GitHub Actions a failure is also an annotation on the job's page, as a run's own errors are.
-    if (github) process.stderr.write(errorAnnotation(e.message + hint));
-  }
+    return e.message + hint;
+  });
+  // The lines carry what was given on the command line (a prompt from an issue title): under GitHub Actions
+  // they are behind the guard, so `##[...]` in them is no runner command; the annotations come after it.
+  process.stderr.write(consoleText(said.map((m) => `rho-cursor: ${oneLine(m)}\n`).join(''), 2));
+  // Under GitHub Actions a failure is also an annotation on the job's page, as a run's own errors are.
+  if (github) process.stderr.write(said.map(errorAnnotation).join(''));
   const first = f.errors[0]!;
   const ms = Math.round(monotonicMs() - t0);
-  process.stdout.write(stdoutBeforeRun(f.format, first, ms));
+  process.stdout.write(stdoutBeforeRun(f.format, first, ms, github));
   for (const r of earlyReports(argv, process.env, process.cwd(), resultBeforeRun(first, ms))) {
     // A path the errors above already named as unwritable is not tried again.
     if (outputPathErrors([[r.what, r.path]], pathKind).length > 0) continue;
@@ -341,7 +344,9 @@ function reportEarly(f: EarlyFailure, t0: number, argv: readonly string[]): numb
       if (isPipe(r.path)) writePipeSync(r.path, r.text);
       else appendFileSync(r.path, r.text);
     } catch (e) {
-      process.stderr.write(`rho-cursor: cannot write ${r.what} to ${r.path}: ${(e as Error).message}\n`);
+      process.stderr.write(
+        consoleText(`rho-cursor: cannot write ${r.what} to ${r.path}: ${oneLine((e as Error).message)}\n`, 2),
+      );
     }
   }
   return first.exitCode;
@@ -363,11 +368,10 @@ export async function main(given: string[], version: string, boot: Boot): Promis
   // Last resort: a bug must still end in one line and an exit code (the run's exit hook kills the agent).
   process.on('uncaughtException', (e) => {
     const limit = osLimitError(e, 'running');
-    process.stderr.write(
-      limit
-        ? `rho-cursor: ${limit.message} (${limit.hint})\n`
-        : `rho-cursor: internal error: ${e instanceof Error ? e.message : String(e)}\n`,
-    );
+    const said = limit
+      ? `${limit.message} (${limit.hint})`
+      : `internal error: ${e instanceof Error ? e.message : String(e)}`;
+    process.stderr.write(consoleText(`rho-cursor: ${oneLine(said)}\n`, 2));
     process.exit(1);
   });
   process.stdout.on('error', (e: NodeJS.ErrnoException) => (stdoutFailure ??= e));

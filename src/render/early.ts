@@ -4,6 +4,7 @@ import type { ResultEvent } from '../events/types.js';
 import type { RhoError } from '../errors.js';
 import type { Format } from '../options.js';
 import { safeJson } from '../sanitize/json.js';
+import { inertJson } from '../sanitize/workflow.js';
 
 // The `result` event of a run that never spawned the agent.
 export function resultBeforeRun(error: RhoError, durationMs: number): ResultEvent {
@@ -24,8 +25,16 @@ export function resultBeforeRun(error: RhoError, durationMs: number): ResultEven
 }
 
 // What stdout carries for such a run: nothing in text mode, the result line or the json object otherwise.
-export function stdoutBeforeRun(format: Format | undefined, error: RhoError, durationMs: number): string {
+// Under GitHub Actions (`github`), `##[` is written `##\u005b`, as in a run's own JSON: an option's value in
+// the error's message (an issue title passed as the prompt) is not a runner command.
+export function stdoutBeforeRun(
+  format: Format | undefined,
+  error: RhoError,
+  durationMs: number,
+  github = false,
+): string {
   if (format === undefined || format === 'text') return '';
   const result = resultBeforeRun(error, durationMs);
-  return safeJson(JSON.stringify(format === 'json' ? new RunSummary().output(result) : result)) + '\n';
+  const json = safeJson(JSON.stringify(format === 'json' ? new RunSummary().output(result) : result));
+  return (github ? inertJson(json) : json) + '\n';
 }

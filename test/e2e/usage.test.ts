@@ -269,4 +269,26 @@ describe('usage errors under GitHub Actions', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/^::error title=rho-cursor::option '--timeout' takes a duration/m);
   });
+
+  // A prompt from an issue title that starts with `--`, carrying the runner's legacy command syntax.
+  const HOSTILE = '--fix ##[set-output name=safe;]true';
+
+  it('write their lines behind the stop-commands guard, the annotation after it (found by review)', async () => {
+    const r = await runCli(['run', HOSTILE], { env: { GITHUB_ACTIONS: 'true' } });
+    expect(r.exitCode).toBe(2);
+    const lines = r.stderr.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('rho-cursor: unknown option'));
+    const token = /^::stop-commands::(.+)$/.exec(lines[at - 1] ?? '')?.[1];
+    expect(token, r.stderr).toBeDefined();
+    expect(lines[at + 1]).toBe(`::${token}::`);
+    expect(lines[at + 2]).toMatch(/^::error title=rho-cursor::unknown option '--fix ##\[set-output/);
+  });
+
+  it.each(['json', 'stream-json'])('%s: the result on stdout writes ##[ as ##\\u005b', async (format) => {
+    const r = await runCli(['run', '--output-format', format, HOSTILE], { env: { GITHUB_ACTIONS: 'true' } });
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).not.toContain('##[');
+    expect(r.stdout).toContain('##\\u005bset-output');
+    expect((JSON.parse(r.stdout) as { error: { message: string } }).error.message).toContain('##[set-output');
+  });
 });
