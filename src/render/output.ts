@@ -287,10 +287,16 @@ export class Output {
     if (e.code !== 'agent-non-json' || this.nonJsonShown) {
       // Annotations wait for the end: the guard around agent text is lifted once, after it (see endStderr).
       // Only the first few are kept (GitHub shows ten warnings a step), each cut: an agent that sends
-      // thousands of long notices cannot make the run hold them all (found by review: 533 MB for 8k).
-      if (this.annotations.length < MAX_ANNOTATIONS)
-        this.annotations.push(warningAnnotation(e.code, cutEnd(e.message, ANNOTATION_MAX)));
-      else this.annotationsLeft++;
+      // thousands of long notices cannot make the run hold them all (found by review: 533 MB for 8k). The
+      // rest are lines of the log, as without GitHub Actions, and the last annotation counts them.
+      if (this.annotations.length >= MAX_ANNOTATIONS) {
+        this.annotationsLeft++;
+        // Text mode's renderer draws it as any warning; the other formats write the line they would write.
+        if (!this.plan.stderrLines) return 'drawn';
+        this.draw(`rho-cursor: warning: ${shownMessage(e.message)}\n`);
+        return 'drawn';
+      }
+      this.annotations.push(warningAnnotation(e.code, cutEnd(e.message, ANNOTATION_MAX)));
     }
     return this.plan.stderrLines ? 'drawn' : 'seen';
   }

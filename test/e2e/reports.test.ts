@@ -573,16 +573,18 @@ describe.concurrent('GitHub Actions', () => {
     expect(plain.stderr).not.toContain('::');
   });
 
+  // A notice update from the agent, which rho-cursor reports as a warning.
+  const notice = (i: number) => ({
+    jsonrpc: '2.0',
+    method: 'session/update',
+    params: {
+      sessionId: 'fixture-session-0001',
+      update: { sessionUpdate: 'notice', severity: 'warning', title: `n${i} ${'t'.repeat(3000)}` },
+    },
+  });
+
   it('keeps twenty warning annotations, each cut, and says how many more there were', async () => {
     // Found by review: every warning's annotation was held to the end (8k notices of 20 KB: 533 MB).
-    const notice = (i: number) => ({
-      jsonrpc: '2.0',
-      method: 'session/update',
-      params: {
-        sessionId: 'fixture-session-0001',
-        update: { sessionUpdate: 'notice', severity: 'warning', title: `n${i} ${'t'.repeat(3000)}` },
-      },
-    });
     const r = await run(
       [...SJ, '--permissions', 'allow', 'go'],
       {},
@@ -600,9 +602,35 @@ describe.concurrent('GitHub Actions', () => {
     for (const a of annotations) expect(a.length).toBeLessThan(2200);
     expect(annotations.filter((a) => a.includes('n19 '))).toHaveLength(1);
     expect(annotations.filter((a) => a.includes('n20 '))).toHaveLength(0);
-    expect(annotations.at(-1)).toMatch(/more warnings: each is a line of the log$/);
-    // Every warning is still an event.
+    expect(annotations.at(-1)).toMatch(
+      /^::warning title=rho-cursor warnings::10 more warnings: each is a line of the log$/,
+    );
+    // Every warning is still an event, and those past the annotations are lines of the log (found by review).
     expect(ofType(r, 'warning').length).toBeGreaterThanOrEqual(30);
+    const logged = lines(r.stderr).filter((l) => l.startsWith('rho-cursor: warning: the agent reports'));
+    expect(logged.map((l) => /: (n\d+) t/.exec(l)?.[1])).toEqual(
+      Array.from({ length: 10 }, (_, i) => `n${20 + i}`),
+    );
+  });
+
+  it('text mode: the warnings past the twenty annotations are warning lines of the log', async () => {
+    const r = await run(
+      ['--permissions', 'allow', 'go'],
+      {},
+      {
+        agent: scripted,
+        env: {
+          GITHUB_ACTIONS: 'true',
+          RHO_SCRIPT: JSON.stringify({ before: Array.from({ length: 30 }, (_, i) => notice(i)) }),
+        },
+      },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(lines(r.stderr).filter((l) => l.startsWith('::warning '))).toHaveLength(21);
+    const logged = lines(r.stderr).filter((l) => /^warning: .*\bn\d+ t/.test(l));
+    expect(logged.map((l) => /\b(n\d+) t/.exec(l)?.[1])).toEqual(
+      Array.from({ length: 10 }, (_, i) => `n${20 + i}`),
+    );
   });
 
   it('fills $GITHUB_OUTPUT with exit-code, stop-reason, session-id and structured, after what was there', async () => {
