@@ -125,6 +125,37 @@ async function runRules(args: string[]) {
   return { r, answers, given, ws };
 }
 
+describe('what the rules must not vouch for (found by review)', () => {
+  it('a carriage return before # hides no command from Shell(npm test)', async () => {
+    const home = tempDir('rho-rules-cr-');
+    const ws = join(home, 'ws');
+    mkdirSync(ws);
+    const recvLog = join(home, 'recv');
+    const script = {
+      recvLog,
+      // To bash and dash `\r` is a character of the word: `npm test\r#; touch pwned` runs `touch pwned`.
+      before: [
+        ...shell(0, 'npm test\r#; touch pwned'),
+        ...shell(1, 'npx vitest\r#; touch pwned'),
+        chunk('done'),
+      ],
+      waitAnswers: 2,
+      answer: { result: { stopReason: 'end_turn' } },
+    };
+    const r = await runCli(['run', '--cwd', ws, ...SJ, '--permissions', 'reject', ...TESTS_ONLY, 'go'], {
+      agent,
+      cliConfig: USER_CONFIG,
+      env: { RHO_SCRIPT: JSON.stringify(script) },
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const perms = r.events.filter((e) => e.type === 'permission');
+    expect(perms.map((p) => [p.decidedBy, p.reason])).toEqual([
+      ['policy', '--permissions reject'],
+      ['policy', '--permissions reject'],
+    ]);
+  });
+});
+
 describe('rho-cursor answers by the rules', () => {
   it('allows what the rules cover, and rejects the compound, the denied and the unknown under reject', async () => {
     const { r, answers } = await runRules([...SJ, '--permissions', 'reject', ...RULES]);

@@ -33,6 +33,10 @@ describe('a command against allow rules: every part must be covered', () => {
     ['npm test | tee log', TESTS_ONLY, false],
     ['npm test & rm -rf /', TESTS_ONLY, false],
     ['npm test\nrm -rf /', TESTS_ONLY, false],
+    // A carriage return is an ordinary character to the shell: `#` after it is no comment (found by review).
+    ['npm test\r#; touch x', TESTS_ONLY, false],
+    ['npx vitest\r#; touch x', TESTS_ONLY, false],
+    ['npm test\r', TESTS_ONLY, false],
     ['npm test `rm -rf /`', TESTS_ONLY, false],
     ['npm test $(rm -rf /)', TESTS_ONLY, false],
     ['npm test "$(rm -rf /)"', TESTS_ONLY, false],
@@ -78,6 +82,8 @@ describe('a command against deny rules: any part, seen through wrappers and quot
     ['echo `git push`', NO_PUSH, true],
     ['if true; then git push; fi', NO_PUSH, true],
     ['git commit -m "no push"', NO_PUSH, false],
+    ['npm test\r#; git push', NO_PUSH, true],
+    ['npm test # x\r; git push\ngit push', NO_PUSH, true],
     ['rm -rf /', shell('Shell(rm)'), true],
     ['ls', shell('Shell(*)'), true],
   ])('%j', (cmd, rules, denied) => {
