@@ -2,7 +2,7 @@
 // compound command must be covered, words exactly as written), deny rules generously (any part, wrappers,
 // quotes and the program's own options seen through, a deny of `git push` also covers `git push origin main`
 // and `git -C . push`).
-import { isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { Rule } from './rules.js';
 import { looseParts, parseShell } from './shell.js';
@@ -377,7 +377,9 @@ export function shellDeniedAsWritten(line: string, deny: readonly ShellRule[]): 
 export function workspacePath(path: string, cwd: string): string {
   const abs = resolve(cwd, path);
   const rel = relative(cwd, abs);
-  return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? abs : rel.split('\\').join('/');
+  // `/`-separated where the platform separates with something else (Windows); on POSIX a backslash is a
+  // character of a name: `src\\evil.yml` is a file beside src/, never in it (found by review).
+  return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? abs : rel.split(sep).join('/');
 }
 
 // Does a Read(...) or Write(...) glob cover a path? Relative globs are the workspace's; absolute ones anywhere.

@@ -527,6 +527,9 @@ describe('paths and domains', () => {
     ['package.json', 'sub/package.json', false],
     ['/tmp/**', '/tmp/x', true],
     ['**', '/outside/x', false],
+    // On POSIX a backslash is a character of a name: a file beside src/, not in it (found by review).
+    ['src/**', 'src\\evil.yml', false],
+    ['src/**', '/ws/src\\evil.yml', false],
   ])('Write(%s) covers %s: %s', (glob, path, covered) => {
     expect(pathCovered(glob, path, '/ws')).toBe(covered);
   });
@@ -655,10 +658,10 @@ describe('a deny rule covers the command behind every wrapper and keyword', () =
 });
 
 describe('paths and domains, at the edges', () => {
-  it('reads . as the workspace itself, and a Windows-style relative path with slashes', () => {
+  it('reads . as the workspace itself, and a backslash as a character of a name (POSIX)', () => {
     expect(workspacePath('/ws', '/ws')).toBe('.');
     expect(workspacePath('.', '/ws')).toBe('.');
-    expect(workspacePath('a\\b', '/ws')).toBe('a/b');
+    expect(workspacePath('a\\b', '/ws')).toBe('a\\b');
     expect(workspacePath('/ws/../wsx/a', '/ws')).toBe('/wsx/a');
     expect(workspacePath('..foo/a', '/ws')).toBe('/ws/..foo/a');
   });
