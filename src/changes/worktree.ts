@@ -15,6 +15,7 @@ import {
   promises as fsp,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -108,7 +109,9 @@ export async function makeWorktree(userCwd: string, keep = false): Promise<Workt
     const common =
       place.commonDir ??
       (await gitText(place.root, ['rev-parse', '--path-format=absolute', '--git-common-dir'])).trim();
-    await gitText(tmp, ['init', '--quiet', '--template=', dir]);
+    // In the user's object format (SHA-1 or SHA-256): the objects it reads are theirs.
+    const format = (await gitText(place.root, ['rev-parse', '--show-object-format'])).trim() || 'sha1';
+    await gitText(tmp, ['init', '--quiet', '--template=', `--object-format=${format}`, dir]);
     writeFileSync(join(dir, '.git', 'objects', 'info', 'alternates'), `${join(common, 'objects')}\n`);
     if (existsSync(join(common, 'shallow')))
       copyFileSync(join(common, 'shallow'), join(dir, '.git', 'shallow'));
@@ -120,6 +123,7 @@ export async function makeWorktree(userCwd: string, keep = false): Promise<Workt
     await copyUntracked(place.root, dir);
     // The worktree's own index (never the user's) holds the start, so the patch is what the agent changed.
     await gitText(dir, ['add', '-A']);
+    if (await retargetLinks(dir, realpathSync(place.root))) await gitText(dir, ['add', '-A']);
     wt.base = (await gitText(dir, ['write-tree'])).trim();
     wt.filters = await filterCommands(dir);
     return wt;
@@ -131,6 +135,53 @@ export async function makeWorktree(userCwd: string, keep = false): Promise<Workt
       `option '--worktree': could not prepare the worktree: ${(e as Error).message}`,
     );
   }
+}
+
+// Pure: where a link in the worktree should point, given where it leads (`real`, resolved from its place in
+// the worktree, every link on the way followed): into the user's work tree (`realRoot`) it would let the agent
+// write the user's files through it (found by review: `abs-src -> /home/u/repo/src`, or as many `../` as
+// reach `/` and then that path), so it leads to the same place in the worktree instead; undefined: kept.
+export function intoWorktree(real: string, realRoot: string, dir: string): string | undefined {
+  const rel = relative(realRoot, real);
+  if (rel.startsWith('..') || isAbsolute(rel)) return undefined;
+  return rel === '' ? dir : join(dir, rel);
+}
+
+// Where a link leads, every link followed; for one whose target does not exist yet (a write through it would
+// create it), where its folder leads, and the name.
+async function leadsTo(link: string | Buffer): Promise<string | undefined> {
+  try {
+    return await fsp.realpath(link);
+  } catch {
+    if (typeof link !== 'string') return undefined;
+    try {
+      const at = resolve(dirname(link), await fsp.readlink(link));
+      return join(await fsp.realpath(dirname(at)), basename(at));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+// Every link the worktree's index holds (checked out, from the user's uncommitted changes, or copied
+// untracked), retargeted as above; says whether any was.
+async function retargetLinks(dir: string, realRoot: string): Promise<boolean> {
+  const r = await git(dir, ['ls-files', '-s', '-z']);
+  if (r.code !== 0) throw new Error(`git ls-files failed: ${r.stderr || `exit ${r.code}`}`);
+  const links = decodeName(r.stdout)
+    .split('\0')
+    .filter((e) => e.startsWith('120000 '))
+    .map((e) => fsPath(join(dir, e.slice(e.indexOf('\t') + 1))));
+  let changed = false;
+  await eachLimited(links, 16, async (link) => {
+    const real = await leadsTo(link);
+    const into = real === undefined ? undefined : intoWorktree(real, realRoot, dir);
+    if (into === undefined) return;
+    await fsp.unlink(link);
+    await fsp.symlink(into, link);
+    changed = true;
+  });
+  return changed;
 }
 
 // Copies the user's untracked, not ignored files into the worktree (links as links).

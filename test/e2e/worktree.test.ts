@@ -1,6 +1,7 @@
 // --worktree as a user meets it: the agent works in a temporary worktree that holds their uncommitted work,
 // the patch applies to their tree, and their working tree, index and stashes are byte-identical after the
 // run however it ends (end, failure, SIGINT, SIGTERM, timeout); the worktree is removed and pruned.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -328,6 +329,47 @@ describe('--worktree', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const w = r.events.find((e) => e.type === 'warning' && e.code === 'no-session-to-continue');
     expect(w).toMatchObject({ message: `the agent lists no session for ${repo}: starting a new one` });
+  });
+});
+
+describe('--worktree: links and object formats (found by review)', () => {
+  it('a link naming a place in your tree by its absolute path points into the worktree: the write lands in the patch', async () => {
+    const repo = userRepo();
+    // One untracked, one committed: both name src/ of the user's tree absolutely.
+    execFileSync('ln', ['-s', join(repo, 'src'), join(repo, 'abs-src')]);
+    execFileSync('ln', ['-s', join(repo, 'src'), join(repo, 'tracked-src')]);
+    git(repo, 'add', 'tracked-src');
+    git(repo, 'commit', '-qm', 'a link');
+    // (repoState hashes every file, and a link to a folder is none.)
+    const state = () => [
+      git(repo, 'status', '--porcelain', '-uall'),
+      readFileSync(join(repo, 'src/a.ts'), 'utf8'),
+    ];
+    const before = state();
+    const { r, patch } = await shellInWorktree(
+      repo,
+      'printf "export const a = 99;\\n" > abs-src/a.ts && printf "b\\n" > tracked-src/new.ts',
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(state()).toEqual(before);
+    expect(existsSync(join(repo, 'src/new.ts'))).toBe(false);
+    git(repo, 'apply', patch);
+    expect(readFileSync(join(repo, 'src/a.ts'), 'utf8')).toBe('export const a = 99;\n');
+    expect(readFileSync(join(repo, 'src/new.ts'), 'utf8')).toBe('b\n');
+  });
+
+  it('works in a SHA-256 repository', async () => {
+    const repo = join(tempDir('rho-sha256-'), 'repo');
+    mkdirSync(repo);
+    git(repo, 'init', '-q', '--object-format=sha256');
+    writeFileSync(join(repo, 'a.txt'), 'a\n');
+    git(repo, 'add', 'a.txt');
+    git(repo, '-c', 'user.email=u@example.com', '-c', 'user.name=u', 'commit', '-qm', 'init');
+    const { r, patch } = await shellInWorktree(repo, 'printf "b\\n" > a.txt');
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('a\n');
+    git(repo, 'apply', patch);
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('b\n');
   });
 });
 
