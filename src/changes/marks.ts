@@ -121,13 +121,17 @@ async function readRegular(path: string, maxBytes: number): Promise<Buffer | und
   }
 }
 
-// Is the file unchanged? Equal stats say so at once; otherwise equal hashes do (only hashed when needed).
+// The mode in a statKey: the file's type and permission bits.
+const modeOf = (stat: string): number => Number(stat.split(':')[4]);
+
+// Is the file unchanged? Equal stats say so at once; otherwise equal hashes do (only hashed when needed),
+// with the same mode: a chmod (`+x` on a script) is a change whatever the bytes (found by review).
 export async function sameContent(path: string, was: FileMark, now: FileMark): Promise<boolean> {
   if (was.stat === now.stat) return true;
-  if (was.hash === undefined) return false;
+  if (was.hash === undefined || modeOf(was.stat) !== modeOf(now.stat)) return false;
   const size = now.stat.slice(0, now.stat.indexOf(':'));
   if (Number(size) > HASH_FILE_MAX_BYTES) return false;
-  const link = (Number(now.stat.split(':')[4]) & 0o170000) === 0o120000;
+  const link = (modeOf(now.stat) & 0o170000) === 0o120000;
   return (await hashOf(path, link)) === was.hash;
 }
 

@@ -229,6 +229,16 @@ describe('breach: a promise about effects, checked by the ledger', () => {
     expect(r.stderr).not.toMatch(/plan\.md|log\.txt/);
   });
 
+  it('--fence read-only: a chmod of a file already hashed is a change, exit 8 (found by review)', async () => {
+    const ws = plainWorkspace();
+    // The sleep lets the ledger hash keep.txt first: its bytes stay the same, its mode does not.
+    const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], ws, {
+      before: [effect({ sh: 'sleep 0.5; chmod 755 keep.txt' }), chunk('read only')],
+    });
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect((resultOf(r.events).error as { message: string }).message).toContain('~keep.txt');
+  });
+
   it('--fence read-only with no change: exit 0', async () => {
     const ws = plainWorkspace();
     const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], ws, { before: [chunk('read only')] });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -32,5 +32,21 @@ describe('hashing never blocks on, nor reads past, what it was given', () => {
     expect(await hashOf(p, false, 5)).toBeUndefined();
     writeFileSync(p, 'small');
     expect(await hashOf(p, false, 5)).toBe(await hashOf(p, false));
+  });
+});
+
+describe('what counts as the same content (found by review)', () => {
+  it('a chmod is a change, whatever the bytes; the same bytes rewritten are not', async () => {
+    const p = join(dir(), 'run.sh');
+    writeFileSync(p, 'echo hi\n');
+    chmodSync(p, 0o644);
+    const was = (await markOf(p))!;
+    await addHash(p, was, new HashBudget(1024));
+    writeFileSync(p, 'echo hi\n');
+    expect(await sameContent(p, was, (await markOf(p))!)).toBe(true);
+    chmodSync(p, 0o755);
+    expect(await sameContent(p, was, (await markOf(p))!)).toBe(false);
+    chmodSync(p, 0o600);
+    expect(await sameContent(p, was, (await markOf(p))!)).toBe(false);
   });
 });
