@@ -13,6 +13,7 @@ import {
   SHELL_READ_MAX,
   workspacePath,
 } from './match.js';
+import { NOT_LOOKED_UP } from './real-paths.js';
 import type { Rule, RuleSet } from './rules.js';
 import type { Subject } from './subject.js';
 
@@ -87,6 +88,13 @@ function judgePaths(
   const allows = of(rules.allow, type);
   if (denies.length > 0 && s.paths.length === 0)
     return deny(`the path is not known, and ${list(denies)} may cover it`);
+  // Where a path leads once its links are followed was not looked up (past the lookups a request may take):
+  // it may be a link to what a deny rule names (found by review).
+  const unread = denies.length > 0 ? s.paths.find((p) => p.startsWith(NOT_LOOKED_UP)) : undefined;
+  if (unread !== undefined)
+    return deny(
+      `where ${shown(unread.slice(NOT_LOOKED_UP.length))} leads was not looked up, and ${list(denies)} may cover it`,
+    );
   for (const p of s.paths) {
     const hit = denies.find((r) => pathCovered(r.glob, p, cwd));
     if (hit) return deny(`--deny ${hit.text} covers ${shown(workspacePath(p, cwd))}`);

@@ -49,9 +49,13 @@ function realOf(path: string, cwd: string, budget: { left: number }): string | u
   return at;
 }
 
+/** What stands beside a path whose landing place was not looked up: matched by no workspace glob. */
+export const NOT_LOOKED_UP = '/(not looked up) ';
+
 // The paths and, beside each one a symlink leads elsewhere, where it lands (in the workspace's own spelling,
 // relative to it, or absolute outside it). A path left unread once LOOKUPS_MAX are spent is matched by no
-// workspace glob beside it (`/(not looked up) <path>`): no allow rule vouches for where it may land.
+// workspace glob beside it (`/(not looked up) <path>`): no allow rule vouches for where it may land, and
+// every deny rule may cover it (judge.ts).
 export function withRealPaths(paths: readonly string[], cwd: string): string[] {
   let realCwd: string;
   try {
@@ -66,7 +70,7 @@ export function withRealPaths(paths: readonly string[], cwd: string): string[] {
     const real = realOf(p, cwd, budget);
     if (real === undefined) continue;
     if (real === UNREAD) {
-      out.add(`/(not looked up) ${p}`);
+      out.add(`${NOT_LOOKED_UP}${p}`);
       continue;
     }
     const rel = relative(realCwd, real);

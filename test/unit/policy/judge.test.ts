@@ -219,6 +219,23 @@ describe('judgeByRules: every verdict says which rules decided it', () => {
       'deny',
       'the path is not known, so Write(src/**) cannot vouch for it',
     ],
+    // Found by review: a link to .env behind 4,096 lookups of other paths went unread, and the deny missed it.
+    [
+      'edit',
+      { paths: ['src/envlink', '/(not looked up) src/envlink'] },
+      [],
+      ['Write(.env)'],
+      'deny',
+      'where `src/envlink` leads was not looked up, and Write(.env) may cover it',
+    ],
+    [
+      'edit',
+      { paths: ['src/a', '/(not looked up) src/a'] },
+      ['Write(src/**)'],
+      [],
+      'deny',
+      '`/(not looked up) src/a` is outside Write(src/**)',
+    ],
     [
       'fetch',
       { urls: [] },
