@@ -133,11 +133,46 @@ const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map<string, Wrapper>([
         '--max-lines',
         '--delimiter',
         '--arg-file',
+        '--max-chars',
+        '--process-slot-var',
       ],
     },
   ],
-  ['watch', { takes: ['-n', '--interval'] }],
-  ['strace', { takes: ['-o', '-e', '-p', '-s', '-u', '-E', '-a', '-b', '-I', '-O', '-S', '-X', '-P'] }],
+  ['watch', { takes: ['-n', '-q', '--interval', '--equexit'] }],
+  [
+    'strace',
+    {
+      takes: [
+        '-o',
+        '-e',
+        '-p',
+        '-s',
+        '-u',
+        '-E',
+        '-a',
+        '-b',
+        '-I',
+        '-O',
+        '-S',
+        '-U',
+        '-X',
+        '-P',
+        '--output',
+        '--trace',
+        '--attach',
+        '--string-limit',
+        '--user',
+        '--env',
+        '--columns',
+        '--detach-on',
+        '--interruptible',
+        '--summary-sort-by',
+        '--summary-columns',
+        '--const-print-style',
+        '--trace-path',
+      ],
+    },
+  ],
   ['unbuffer', {}],
   ['coproc', {}],
   ['busybox', {}],
@@ -168,11 +203,14 @@ const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map<string, Wrapper>([
         '-B',
         '-T',
         '-m',
+        '-o',
         '--echo',
         '--log-in',
         '--log-out',
         '--log-io',
         '--log-timing',
+        '--logging-format',
+        '--output-limit',
       ],
       script: ['-c', '--command'],
     },
@@ -220,14 +258,25 @@ function skipOptions(words: readonly string[], i: number, w: Wrapper, scripts: s
 // first word that is no option, once an option cluster holding `c` was seen; `-o`/`-O` take a word.
 function shellScript(words: readonly string[]): string | undefined {
   let c = false;
+  // Words the options read so far still take: each `o` or `O` of a cluster takes one, in order (`-co pipefail
+  // 'git push'`, `-xo pipefail -ec '...'`: found by review), as `--rcfile` and `--init-file` do.
+  let take = 0;
   for (let i = 1; i < words.length; i++) {
     const w = words[i]!;
+    if (take > 0) {
+      take--;
+      continue;
+    }
     if (w === '--' || w === '-') return c ? words[i + 1] : undefined;
     if (w.startsWith('--command=')) return w.slice('--command='.length);
     if (w === '--command') return words[i + 1];
-    if (!/^[-+]/.test(w)) return c ? w : undefined;
-    if (/^[-+][oO]$/.test(w)) i++;
-    else if (/^-[A-Za-z]*c/.test(w)) c = true;
+    if (w === '--rcfile' || w === '--init-file') take = 1;
+    else if (w.startsWith('--')) continue;
+    else if (!/^[-+]/.test(w)) return c ? w : undefined;
+    else {
+      take = w.slice(1).replace(/[^oO]/g, '').length;
+      if (/^-[A-Za-z]*c/.test(w)) c = true;
+    }
   }
   return undefined;
 }
