@@ -3,27 +3,11 @@
 // and what they would have written; and shell commands the agent reports run though rho-cursor never
 // allowed them.
 import { isAbsolute, normalize, relative } from 'node:path';
+import { PATH_KEYS } from '../events/path-keys.js';
 import type { Event, ToolEvent } from '../events/types.js';
 
 /** Tool kinds that change files and name the files they change. */
 const WRITING: ReadonlySet<string> = new Set(['edit', 'delete', 'move']);
-/** rawInput fields that name a file, across agents (Cursor, Claude's, Gemini's and Codex's adapters). */
-const PATH_KEYS = [
-  'path',
-  'file_path',
-  'filePath',
-  'target_file',
-  'targetFile',
-  'source',
-  'destination',
-  'from',
-  'to',
-  'old_path',
-  'new_path',
-  'oldPath',
-  'newPath',
-  'abs_path',
-];
 /** How many tools of each list are kept by name (the rest are counted): memory stays flat. */
 const KEPT = 1000;
 

@@ -2,6 +2,7 @@
 // toolCall and from what the tool_call announced earlier, since Cursor's request carries only the title.
 import { isRecord } from '../acp/messages.js';
 import type { ToolEvent } from '../events/types.js';
+import { PATH_KEYS } from '../events/path-keys.js';
 
 export interface Subject {
   /** Every command the agent named for the call (rawInput.command; else the backquoted title). */
@@ -13,20 +14,6 @@ export interface Subject {
   /** Every URL or host the agent named (rawInput.url; else a URL in the title). */
   urls: string[];
 }
-
-const PATH_KEYS = [
-  'path',
-  'file_path',
-  'filePath',
-  'target_file',
-  'notebook_path',
-  'source',
-  'destination',
-  'old_path',
-  'new_path',
-  'oldPath',
-  'newPath',
-];
 
 type Source = { title?: unknown; rawInput?: unknown; locations?: unknown; content?: unknown };
 

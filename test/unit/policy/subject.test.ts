@@ -79,11 +79,16 @@ describe('subjectOf: every place a command, a path or a URL may be named', () =>
   });
 
   it('takes no path from other keys, nor from a rawInput that is not a record', () => {
-    expect(subjectOf({ rawInput: { file: '/ws/a', dir: '/ws', paths: ['/x'] } }, undefined).paths).toEqual(
-      [],
-    );
+    expect(subjectOf({ rawInput: { file: '/ws/a', dir: '/ws' } }, undefined).paths).toEqual([]);
     expect(subjectOf({ rawInput: ['/ws/a'] }, undefined).paths).toEqual([]);
     expect(subjectOf({ rawInput: '/ws/a' }, undefined).paths).toEqual([]);
+  });
+
+  it('reads every field the ledger reads: a move named by from and to, abs_path, paths (found by review)', () => {
+    const paths = (rawInput: object) => subjectOf({ rawInput }, undefined).paths;
+    expect(paths({ from: 'src/a.ts', to: '.github/x.yml' })).toEqual(['src/a.ts', '.github/x.yml']);
+    expect(paths({ abs_path: '/ws/x', targetFile: 'y' })).toEqual(['y', '/ws/x']);
+    expect(paths({ paths: ['/x', 'src/y'] })).toEqual(['/x', 'src/y']);
   });
 
   it('takes the command from rawInput.command or rawInput.cmd', () => {
