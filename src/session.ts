@@ -68,6 +68,9 @@ export function readSessionPage(result: unknown): { sessions: SessionInfo[]; nex
 /** session/list pages read at most: a guard against an agent whose cursor never ends. */
 export const MAX_LIST_PAGES = 50;
 
+/** What is said when the agent had more pages than that (a warning, `sessions-truncated`). */
+export const TRUNCATED_SESSIONS = `the agent lists more than ${MAX_LIST_PAGES} pages of sessions: only the first ${MAX_LIST_PAGES} were read, and a newer session may be among the rest`;
+
 /** Which sessions are the workspace's: `ask` is the cwd session/list is asked to filter by (none: every
  * session is listed), `belongs` judges each listed session's cwd. One that names none is taken only when
  * the agent was asked for this workspace's: listed unfiltered, it could be any project's. */
@@ -80,9 +83,11 @@ export interface SessionScope {
 export const sessionsOf = (cwd: string): SessionScope => ({ ask: cwd, belongs: (c) => c === cwd });
 
 // Every page of session/list for the workspace (sessions the agent places elsewhere left out), newest first.
+// `truncated`: told when the agent still had pages after MAX_LIST_PAGES (the newest may be among them).
 export async function workspaceSessions(
   list: (params: Record<string, unknown>) => Promise<unknown>,
   scope: SessionScope,
+  truncated: () => void = () => {},
 ): Promise<SessionInfo[]> {
   const all: SessionInfo[] = [];
   let cursor: string | null = null;
@@ -93,6 +98,7 @@ export async function workspaceSessions(
     cursor = r.nextCursor;
     if (cursor === null) break;
   }
+  if (cursor !== null) truncated();
   return newestFirst(all);
 }
 

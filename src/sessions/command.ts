@@ -9,7 +9,13 @@ import { earlierWorktreeSessions } from '../changes/worktree.js';
 import { resolveAgent } from '../agent/resolve.js';
 import { RhoError, toRhoError } from '../errors.js';
 import { durationOption } from '../options.js';
-import { sessionCaps, sessionsOf, workspaceSessions, type SessionInfo } from '../session.js';
+import {
+  sessionCaps,
+  sessionsOf,
+  TRUNCATED_SESSIONS,
+  workspaceSessions,
+  type SessionInfo,
+} from '../session.js';
 import { oneLine } from '../sanitize/terminal.js';
 import { label } from '../render/lines.js';
 import { consoleJsonLine, consoleText } from '../ci/console.js';
@@ -98,7 +104,11 @@ async function listSessions(o: SessionsRawOptions, version: string): Promise<num
             'capability_missing',
             'the agent cannot list sessions (no agentCapabilities.sessionCapabilities.list)',
           );
-        return workspaceSessions((params) => step('session/list', params), scope);
+        return workspaceSessions(
+          (params) => step('session/list', params),
+          scope,
+          () => process.stderr.write(consoleText(`rho-cursor: warning: ${TRUNCATED_SESSIONS}\n`, 2)),
+        );
       },
     );
     process.stdout.write(

@@ -158,6 +158,24 @@ describe('--continue', () => {
     expect(r.events.at(-1)).toMatchObject({ sessionId: 's-new' });
   });
 
+  it('past 50 pages of session/list: the newest of those read, and a sessions-truncated warning (found by review)', async () => {
+    const many = Array.from({ length: 60 }, (_, i) => ({
+      sessionId: `s${i}`,
+      cwd: null,
+      updatedAt: new Date(Date.UTC(2026, 0, 1 + i)).toISOString(),
+    }));
+    const { r, received, methods } = await resumeRun(['run', ...SJ, '--continue', 'go'], {
+      ...NEW,
+      sessions: many,
+      pageSize: 1,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(methods.filter((m) => m === 'session/list')).toHaveLength(50);
+    expect(received.find((m) => m.method === 'session/load')!.params).toMatchObject({ sessionId: 's49' });
+    const warning = r.events.find((e) => e.type === 'warning' && e.code === 'sessions-truncated');
+    expect(warning?.message).toMatch(/more than 50 pages of sessions/);
+  });
+
   it('with no session to continue: a new session and a no-session-to-continue warning', async () => {
     const { r, methods } = await resumeRun(['run', ...SJ, '--continue', 'go'], { sessions: [] });
     expect(r.exitCode, r.stderr).toBe(0);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { RhoError } from '../../src/errors.js';
-import { readSession, replyReadsAsError } from '../../src/session.js';
+import {
+  MAX_LIST_PAGES,
+  readSession,
+  replyReadsAsError,
+  sessionsOf,
+  workspaceSessions,
+} from '../../src/session.js';
 
 describe('readSession', () => {
   it('reads the resolved model, the modes and the agent info', () => {
@@ -75,5 +81,46 @@ describe('replyReadsAsError', () => {
     ['Error: the file is missing', undefined],
   ])('%j -> %j', (text, line) => {
     expect(replyReadsAsError(text)).toBe(line);
+  });
+});
+
+describe('workspaceSessions reads every page, up to a bound it says it reached (found by review)', () => {
+  // An agent whose pages are session s<n>, each a day newer, for `pages` pages (or without end).
+  const agent = (pages: number) => {
+    let asked = 0;
+    const list = (params: Record<string, unknown>): Promise<unknown> => {
+      const n = typeof params.cursor === 'string' ? Number(params.cursor) : 0;
+      asked++;
+      return Promise.resolve({
+        sessions: [
+          { sessionId: `s${n}`, cwd: '/ws', updatedAt: new Date(Date.UTC(2026, 0, 1 + n)).toISOString() },
+        ],
+        nextCursor: n + 1 < pages ? String(n + 1) : null,
+      });
+    };
+    return { list, asked: () => asked };
+  };
+
+  it('every page when there are fewer than the bound: nothing said', async () => {
+    const a = agent(3);
+    let said = 0;
+    const got = await workspaceSessions(a.list, sessionsOf('/ws'), () => said++);
+    expect(got.map((x) => x.sessionId)).toEqual(['s2', 's1', 's0']);
+    expect(said).toBe(0);
+  });
+
+  it('past the bound: the first pages only, and said once', async () => {
+    const a = agent(MAX_LIST_PAGES + 10);
+    let said = 0;
+    const got = await workspaceSessions(a.list, sessionsOf('/ws'), () => said++);
+    expect(a.asked()).toBe(MAX_LIST_PAGES);
+    expect(got[0]!.sessionId).toBe(`s${MAX_LIST_PAGES - 1}`);
+    expect(said).toBe(1);
+  });
+
+  it('exactly the bound, the last page ending: nothing said', async () => {
+    let said = 0;
+    await workspaceSessions(agent(MAX_LIST_PAGES).list, sessionsOf('/ws'), () => said++);
+    expect(said).toBe(0);
   });
 });
