@@ -55,19 +55,20 @@ export async function openWorktree(opts: RunOptions, teardown: Teardown): Promis
   return wt;
 }
 
-/** A file's identity: the device and inode numbers. */
+/** A file's identity (device and inode numbers), and the path it was opened at where that is known. */
 export interface FileId {
   dev: number;
   ino: number;
+  path?: string;
 }
 
-// The identity of the regular file at path (not following a link), or undefined.
-function fileId(path: string): FileId | undefined {
+// Is the regular file at path (not following a link) this file, under this one name?
+function isFile(path: string, id: FileId): boolean {
   try {
     const st = lstatSync(path);
-    return st.isFile() ? { dev: st.dev, ino: st.ino } : undefined;
+    return st.isFile() && st.dev === id.dev && st.ino === id.ino && st.nlink === 1;
   } catch {
-    return undefined;
+    return false;
   }
 }
 
@@ -94,11 +95,14 @@ export class RunLedger {
     this.account = new ToolAccount(this.roots);
   }
 
-  // Is this changed path the file our stdout or stderr goes to (the same file, not only the same name)?
+  // Is this changed path the file our stdout or stderr goes to: the path it was opened at, still that same
+  // file, and its only name? A file the agent hard-links to it (`ln -f log.txt src/a.ts`, found by review) or
+  // puts in its place is a change like any other.
   private isConsole(path: string): boolean {
-    if (this.console.length === 0) return false;
-    const id = fileId(join(this.cwd, path));
-    return id !== undefined && this.console.some((c) => c.dev === id.dev && c.ino === id.ino);
+    return this.console.some(
+      (c) =>
+        c.path !== undefined && workspacePath(c.path, this.roots) === path && isFile(join(this.cwd, path), c),
+    );
   }
 
   // Takes the snapshot (once): called once the agent is up, so it runs while the session is made instead of

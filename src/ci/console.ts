@@ -1,7 +1,7 @@
 // What the small commands (sessions, doctor) and a failure's error line write where GitHub Actions' runner
 // reads, made inert as `run` makes its own: they carry agent text (session ids and titles, the agent's
 // version and model, an error's message). The process's stdout and stderr are the edge; the rest is pure.
-import { fstatSync, statSync } from 'node:fs';
+import { fstatSync, readlinkSync, statSync } from 'node:fs';
 import { safeJson } from '../sanitize/json.js';
 import { guardToken, inertJson, resumeCommands, stopCommands } from '../sanitize/workflow.js';
 
@@ -28,13 +28,21 @@ export function regularFile(fd: number): boolean {
   }
 }
 
-// The identities of the regular files among these descriptors (`> plan.md`, `2> log.txt`).
-export function regularFileIds(fds: readonly number[]): { dev: number; ino: number }[] {
-  const ids: { dev: number; ino: number }[] = [];
+// The regular files among these descriptors (`> plan.md`, `2> log.txt`): their identity and, where the
+// system says it (/proc/self/fd on Linux), the path they were opened at.
+export function regularFileIds(fds: readonly number[]): { dev: number; ino: number; path?: string }[] {
+  const ids: { dev: number; ino: number; path?: string }[] = [];
   for (const fd of fds) {
     try {
       const st = fstatSync(fd);
-      if (st.isFile()) ids.push({ dev: st.dev, ino: st.ino });
+      if (!st.isFile()) continue;
+      let path: string | undefined;
+      try {
+        path = readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        // no /proc: the path is not known, and the file is not left out
+      }
+      ids.push({ dev: st.dev, ino: st.ino, ...(path === undefined ? {} : { path }) });
     } catch {
       // closed or unreadable: nothing to leave out
     }

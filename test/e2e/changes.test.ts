@@ -229,6 +229,14 @@ describe('breach: a promise about effects, checked by the ledger', () => {
     expect(r.stderr).not.toMatch(/plan\.md|log\.txt/);
   });
 
+  it("a file the agent hard-links to rho-cursor's redirected output is still its change (found by review)", async () => {
+    const r = await redirected({
+      before: [effect({ sh: 'ln -f log.txt src/a.ts && printf "evil\\n" > src/a.ts' }), chunk('the plan')],
+    });
+    expect(r.exitCode).toBe(8);
+    expect(r.stderr).toContain('src/a.ts');
+  });
+
   it('--fence read-only: a chmod of a file already hashed is a change, exit 8 (found by review)', async () => {
     const ws = plainWorkspace();
     // The sleep lets the ledger hash keep.txt first: its bytes stay the same, its mode does not.
