@@ -137,7 +137,15 @@ const STATUS_ARGS = [
 
 // The status of the work tree found at the snapshot, wherever the config the agent may have written points
 // git (`core.worktree`).
-const statusArgs = (place: { root: string }): string[] => [`--work-tree=${place.root}`, ...STATUS_ARGS];
+// core.fileMode=true: a repository set to ignore modes (common on WSL and shared drives) would hide the
+// agent's chmod of a clean tracked file from `git status`, so the ledger would never look at it (found by
+// review).
+const statusArgs = (place: { root: string }): string[] => [
+  '-c',
+  'core.fileMode=true',
+  `--work-tree=${place.root}`,
+  ...STATUS_ARGS,
+];
 
 /** At most this many hooks are looked at. */
 const MAX_HOOKS = 256;

@@ -237,6 +237,16 @@ describe('breach: a promise about effects, checked by the ledger', () => {
     expect(r.stderr).toContain('src/a.ts');
   });
 
+  it('--fence read-only: a chmod of a clean tracked file in a repository set to ignore modes is a change', async () => {
+    const repo = userRepo();
+    git(repo, 'config', 'core.fileMode', 'false');
+    const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], repo, {
+      before: [effect({ sh: 'chmod +x src/a.ts' }), chunk('read only')],
+    });
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect((resultOf(r.events).error as { message: string }).message).toContain('~src/a.ts');
+  });
+
   it('--fence read-only: a chmod of a file already hashed is a change, exit 8 (found by review)', async () => {
     const ws = plainWorkspace();
     // The sleep lets the ledger hash keep.txt first: its bytes stay the same, its mode does not.
