@@ -96,7 +96,9 @@ function judgePaths(
       `where ${shown(unread.slice(NOT_LOOKED_UP.length))} leads was not looked up, and ${list(denies)} may cover it`,
     );
   for (const p of s.paths) {
-    const hit = denies.find((r) => pathCovered(r.glob, p, cwd));
+    // A deny reads generously: a backslash also as the separator a tool may take it for (found by review).
+    const forms = p.includes('\\') ? [p, p.split('\\').join('/')] : [p];
+    const hit = denies.find((r) => forms.some((f) => pathCovered(r.glob, f, cwd)));
     if (hit) return deny(`--deny ${hit.text} covers ${shown(workspacePath(p, cwd))}`);
   }
   if (allows.length === 0) return undefined;

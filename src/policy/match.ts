@@ -257,6 +257,7 @@ function skipOptions(words: readonly string[], i: number, w: Wrapper, scripts: s
 // The script a shell runs (`bash -c '...'`, `bash -lc`, `bash -c -e -- '...'`, `fish --command='...'`): the
 // first word that is no option, once an option cluster holding `c` was seen; `-o`/`-O` take a word.
 function shellScript(words: readonly string[]): string | undefined {
+  const fish = /(^|\/)fish$/.test(words[0] ?? '');
   let c = false;
   // Words the options read so far still take: each `o` or `O` of a cluster takes one, in order (`-co pipefail
   // 'git push'`, `-xo pipefail -ec '...'`: found by review), as `--rcfile` and `--init-file` do.
@@ -270,7 +271,10 @@ function shellScript(words: readonly string[]): string | undefined {
     if (w === '--' || w === '-') return c ? words[i + 1] : undefined;
     if (w.startsWith('--command=')) return w.slice('--command='.length);
     if (w === '--command') return words[i + 1];
-    if (w === '--rcfile' || w === '--init-file') take = 1;
+    // fish runs its init command too, before the script (`fish -C 'git push'`); zsh's --emulate takes a word.
+    if (w.startsWith('--init-command=')) return w.slice('--init-command='.length);
+    if (w === '--init-command' || (fish && w === '-C')) return words[i + 1];
+    if (w === '--rcfile' || w === '--init-file' || w === '--emulate') take = 1;
     else if (w.startsWith('--')) continue;
     else if (!/^[-+]/.test(w)) return c ? w : undefined;
     else {

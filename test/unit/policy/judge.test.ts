@@ -160,6 +160,9 @@ describe('an absolute Write(...) or Read(...) glob holds inside the workspace to
     ['edit', { paths: ['secrets/k'] }, [], ['Write(/ws/secrets/**)'], 'deny'],
     ['edit', { paths: ['/ws/src/a'] }, ['Write(/ws/src/**)'], [], 'allow'],
     ['edit', { paths: ['/ws/b'] }, ['Write(/ws/src/**)'], [], 'deny'],
+    // A deny also reads a backslash as a separator; an allow does not (found by review).
+    ['edit', { paths: ['.github\\workflows\\ci.yml'] }, ['Write(**)'], ['Write(.github/**)'], 'deny'],
+    ['edit', { paths: ['src\\evil.yml'] }, ['Write(src/**)'], [], 'deny'],
     ['read', { paths: ['/ws/.env'] }, [], ['Read(/ws/.env)'], 'deny'],
   ] as const)('%s %j allow %j deny %j: %s', (kind, s, allow, deny, decision) => {
     expect(judge(kind, s as unknown as Partial<Subject>, [...allow], [...deny])).toBe(decision);
