@@ -43,6 +43,8 @@ export interface Worktree {
   base: string;
   /** The filter commands git ran when the worktree was made (the user's own, from their global config). */
   filters?: ReadonlyMap<string, string>;
+  /** The links made to lead into the worktree rather than the user's tree. */
+  relinked?: Relinked[];
 }
 
 /** The temporary directories of worktrees: `<prefix><owner pid>-` (removed by the run that made it, or by a
@@ -123,8 +125,10 @@ export async function makeWorktree(userCwd: string, keep = false): Promise<Workt
     await copyUntracked(place.root, dir);
     // The worktree's own index (never the user's) holds the start, so the patch is what the agent changed.
     await gitText(dir, ['add', '-A']);
-    if (await retargetLinks(dir, realpathSync(place.root))) await gitText(dir, ['add', '-A']);
+    // The start as the user has it (links with their own targets), then the links retargeted: the patch
+    // puts those back first, so it says only what the agent did to them.
     wt.base = (await gitText(dir, ['write-tree'])).trim();
+    wt.relinked = await retargetLinks(dir, realpathSync(place.root));
     wt.filters = await filterCommands(dir);
     return wt;
   } catch (e) {
@@ -163,25 +167,44 @@ async function leadsTo(link: string | Buffer): Promise<string | undefined> {
   }
 }
 
+/** A link made to lead into the worktree: where, and the target it had. */
+interface Relinked {
+  link: string | Buffer;
+  original: Buffer;
+  into: string;
+}
+
 // Every link the worktree's index holds (checked out, from the user's uncommitted changes, or copied
-// untracked), retargeted as above; says whether any was.
-async function retargetLinks(dir: string, realRoot: string): Promise<boolean> {
+// untracked), retargeted as above; returns those that were.
+async function retargetLinks(dir: string, realRoot: string): Promise<Relinked[]> {
   const r = await git(dir, ['ls-files', '-s', '-z']);
   if (r.code !== 0) throw new Error(`git ls-files failed: ${r.stderr || `exit ${r.code}`}`);
   const links = decodeName(r.stdout)
     .split('\0')
     .filter((e) => e.startsWith('120000 '))
     .map((e) => fsPath(join(dir, e.slice(e.indexOf('\t') + 1))));
-  let changed = false;
+  const done: Relinked[] = [];
   await eachLimited(links, 16, async (link) => {
     const real = await leadsTo(link);
     const into = real === undefined ? undefined : intoWorktree(real, realRoot, dir);
     if (into === undefined) return;
+    const original = await fsp.readlink(link, { encoding: 'buffer' });
     await fsp.unlink(link);
     await fsp.symlink(into, link);
-    changed = true;
+    done.push({ link, original, into });
   });
-  return changed;
+  return done;
+}
+
+// The retargeted links the agent left as they were get their own targets back (after the ledger's look),
+// so the patch, taken against the start as the user has it, applies to their tree.
+async function restoreLinks(relinked: Relinked[]): Promise<void> {
+  await eachLimited(relinked, 16, async ({ link, original, into }) => {
+    const now = await fsp.readlink(link, { encoding: 'buffer' }).catch(() => undefined);
+    if (now === undefined || !now.equals(Buffer.from(into))) return;
+    await fsp.unlink(link);
+    await fsp.symlink(original, link);
+  });
 }
 
 // Copies the user's untracked, not ignored files into the worktree (links as links).
@@ -212,6 +235,7 @@ export async function worktreePatch(wt: Worktree): Promise<Buffer> {
     ...filterOverrides(wt.filters ?? new Map(), await filterCommands(wt.dir)),
     `--work-tree=${wt.dir}`,
   ];
+  await restoreLinks(wt.relinked ?? []);
   await gitText(wt.dir, [...own, 'add', '-A']);
   const r = await git(wt.cwd, [
     ...own,

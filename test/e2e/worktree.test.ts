@@ -2,7 +2,15 @@
 // the patch applies to their tree, and their working tree, index and stashes are byte-identical after the
 // run however it ends (end, failure, SIGINT, SIGTERM, timeout); the worktree is removed and pruned.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -356,6 +364,25 @@ describe('--worktree: links and object formats (found by review)', () => {
     git(repo, 'apply', patch);
     expect(readFileSync(join(repo, 'src/a.ts'), 'utf8')).toBe('export const a = 99;\n');
     expect(readFileSync(join(repo, 'src/new.ts'), 'utf8')).toBe('b\n');
+    // The links the agent left alone are not in the patch: they keep their own targets.
+    expect(readlinkSync(join(repo, 'tracked-src'))).toBe(join(repo, 'src'));
+  });
+
+  it('a retargeted link the agent removes is removed by the patch, which applies (found by review)', async () => {
+    const repo = userRepo();
+    execFileSync('ln', ['-s', join(repo, 'src'), join(repo, 'gone-src')]);
+    execFileSync('ln', ['-s', join(repo, 'src'), join(repo, 'kept-src')]);
+    git(repo, 'add', 'gone-src', 'kept-src');
+    git(repo, 'commit', '-qm', 'links');
+    const { r, patch } = await shellInWorktree(repo, 'rm gone-src && printf "c\\n" > c.txt');
+    expect(r.exitCode, r.stderr).toBe(0);
+    const text = readFileSync(patch, 'utf8');
+    expect(text).not.toContain('rho-cursor-worktree');
+    expect(text).not.toContain('kept-src');
+    git(repo, 'apply', patch);
+    expect(existsSync(join(repo, 'gone-src'))).toBe(false);
+    expect(readlinkSync(join(repo, 'kept-src'))).toBe(join(repo, 'src'));
+    expect(readFileSync(join(repo, 'c.txt'), 'utf8')).toBe('c\n');
   });
 
   it('works in a SHA-256 repository', async () => {
