@@ -5,7 +5,7 @@ import { lstatSync, promises as fsp, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { RhoError } from '../errors.js';
 import { isPipe, writePipe } from '../files/pipes.js';
-import { consolePath, guardedBlock } from '../ci/console.js';
+import { consolePath, guardedBlock, type FileId } from '../ci/console.js';
 import { redacted } from '../sanitize/cut.js';
 import type { Event, ToolEvent } from '../events/types.js';
 import type { Teardown } from '../lifecycle/teardown.js';
@@ -53,13 +53,6 @@ export async function openWorktree(opts: RunOptions, teardown: Teardown): Promis
       runSync: () => removeWorktreeSync(wt),
     });
   return wt;
-}
-
-/** A file's identity (device and inode numbers), and the path it was opened at where that is known. */
-export interface FileId {
-  dev: number;
-  ino: number;
-  path?: string;
 }
 
 // Is the regular file at path (not following a link) this file, under this one name?

@@ -189,8 +189,7 @@ async function retargetLinks(dir: string, realRoot: string): Promise<Relinked[]>
     const into = real === undefined ? undefined : intoWorktree(real, realRoot, dir);
     if (into === undefined) return;
     const original = await fsp.readlink(link, { encoding: 'buffer' });
-    await fsp.unlink(link);
-    await fsp.symlink(into, link);
+    await relink(link, into);
     done.push({ link, original, into });
   });
   return done;
@@ -202,9 +201,14 @@ async function restoreLinks(relinked: Relinked[]): Promise<void> {
   await eachLimited(relinked, 16, async ({ link, original, into }) => {
     const now = await fsp.readlink(link, { encoding: 'buffer' }).catch(() => undefined);
     if (now === undefined || !now.equals(Buffer.from(into))) return;
-    await fsp.unlink(link);
-    await fsp.symlink(original, link);
+    await relink(link, original);
   });
+}
+
+// The link made again, leading to target.
+async function relink(link: string | Buffer, target: string | Buffer): Promise<void> {
+  await fsp.unlink(link);
+  await fsp.symlink(target, link);
 }
 
 // Copies the user's untracked, not ignored files into the worktree (links as links).

@@ -28,10 +28,17 @@ export function regularFile(fd: number): boolean {
   }
 }
 
+/** A file's identity (device and inode numbers), and the path it was opened at where that is known. */
+export interface FileId {
+  dev: number;
+  ino: number;
+  path?: string;
+}
+
 // The regular files among these descriptors (`> plan.md`, `2> log.txt`): their identity and, where the
 // system says it (/proc/self/fd on Linux), the path they were opened at.
-export function regularFileIds(fds: readonly number[]): { dev: number; ino: number; path?: string }[] {
-  const ids: { dev: number; ino: number; path?: string }[] = [];
+export function regularFileIds(fds: readonly number[]): FileId[] {
+  const ids: FileId[] = [];
   for (const fd of fds) {
     try {
       const st = fstatSync(fd);

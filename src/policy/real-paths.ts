@@ -66,13 +66,9 @@ export function withRealPaths(paths: readonly string[], cwd: string): string[] {
   const out = new Set(paths);
   const budget = { left: LOOKUPS_MAX };
   for (const p of paths) {
-    // Too long to look up as written; a tool that normalises it first (`./` x 2,100 + `src/envlink`) still
-    // reaches where it leads (found by review).
-    if (p.length > PATH_MAX) {
-      out.add(`${NOT_LOOKED_UP}${p}`);
-      continue;
-    }
-    const real = realOf(p, cwd, budget);
+    // Too long to look up as written is not looked up either: a tool that normalises it first (`./` x 2,100
+    // + `src/envlink`) still reaches where it leads (found by review).
+    const real = p.length > PATH_MAX ? UNREAD : realOf(p, cwd, budget);
     if (real === undefined) continue;
     if (real === UNREAD) {
       out.add(`${NOT_LOOKED_UP}${p}`);

@@ -74,6 +74,9 @@ function sinkWriter(stream: NodeJS.WriteStream, redactor: Redactor, o: SinkOptio
   };
 }
 
+// A warning as its own line on stderr, outside text mode (agent text in it shown, never interpreted).
+const warningLine = (message: string): string => `rho-cursor: warning: ${shownMessage(message)}\n`;
+
 /** How long the resume on stderr waits after the one on stdout, so the runner reads them in two batches. */
 const RESUME_GAP_MS = 200;
 
@@ -292,8 +295,7 @@ export class Output {
       if (this.annotations.length >= MAX_ANNOTATIONS) {
         this.annotationsLeft++;
         // Text mode's renderer draws it as any warning; the other formats write the line they would write.
-        if (!this.plan.stderrLines) return 'drawn';
-        this.draw(`rho-cursor: warning: ${shownMessage(e.message)}\n`);
+        if (this.plan.stderrLines) this.draw(warningLine(e.message));
         return 'drawn';
       }
       this.annotations.push(warningAnnotation(e.code, cutEnd(e.message, ANNOTATION_MAX)));
@@ -309,8 +311,7 @@ export class Output {
     // Non-JSON lines from the agent are all events, but only the first few are lines on stderr.
     const shown = code !== 'agent-non-json' || this.nonJsonShown;
     const silenced = this.plan.silenced.has(code);
-    if (this.plan.stderrLines && shown && !silenced && !this.plan.annotate)
-      this.draw(`rho-cursor: warning: ${shownMessage(message)}\n`);
+    if (this.plan.stderrLines && shown && !silenced && !this.plan.annotate) this.draw(warningLine(message));
     return seen;
   }
 
