@@ -54,7 +54,8 @@ export class WireLog {
 
   summary(fields: Record<string, unknown>): void {
     const ms = Math.round(this.now() - this.t0);
-    this.write(JSON.stringify({ dir: 'summary', ms, msg: fields }) + '\n');
+    // Its fields carry the agent's words too (a stopReason is any string it sent): as inert as the rows.
+    this.write(safeJson(JSON.stringify({ dir: 'summary', ms, msg: fields })) + '\n');
   }
 
   // Ends the log; `giveUp` stops waiting for a reader (a FIFO's) that takes nothing: the rest is dropped. A

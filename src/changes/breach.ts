@@ -4,7 +4,7 @@
 // rules' own module computes: `outsideWriteRules(paths, rules)`, issue 21).
 import { RhoError } from '../errors.js';
 import type { Fence } from '../options.js';
-import { nameSome, signedPaths, type Changes } from './compare.js';
+import { listSome, nameSome, signedPaths, type Changes } from './compare.js';
 
 export interface BreachFacts {
   fence: Fence;
@@ -27,7 +27,7 @@ export function breachOf(f: BreachFacts): RhoError | undefined {
   const reasons: string[] = [];
   const changed = f.changes ? signedPaths(f.changes) : [];
   if (f.fence === 'read-only' && changed.length > 0)
-    reasons.push(`--fence read-only: the workspace changed: ${nameSome(changed)}`);
+    reasons.push(`--fence read-only: the workspace changed: ${listSome(changed)}`);
   if (f.fence === 'no-shell' && f.shellRan.length > 0) {
     const also =
       f.changes && f.changes.unaccounted.length > 0

@@ -42,7 +42,15 @@ export function changesOf(
 /** How many paths the text line and a warning name before "and N more". */
 const NAMED = 10;
 
-// Every changed path, each with its sign (+ added, ~ modified, - deleted), in path order.
+// A name as a list shows it: as it is when nothing in it could read as the list's own punctuation, else in
+// double quotes with `"` and `\` escaped, so a file the agent names `a.ts, -auth.ts` (or `b and 3 more`) reads
+// as the one name it is. Its controls are made visible later, by the line's sink.
+export function shownName(name: string): string {
+  return /^[^\s,"'\\]+$/u.test(name) ? name : `"${name.replace(/["\\]/g, '\\$&')}"`;
+}
+
+// Every changed path, each with its sign (+ added, ~ modified, - deleted), in path order, shown as a list
+// shows a name.
 export function signedPaths(c: Changes): string[] {
   const all = [
     ...c.added.map((p) => ({ p, s: '+' })),
@@ -50,19 +58,24 @@ export function signedPaths(c: Changes): string[] {
     ...c.deleted.map((p) => ({ p, s: '-' })),
   ];
   all.sort((a, b) => (a.p < b.p ? -1 : a.p > b.p ? 1 : 0));
-  return all.map((x) => x.s + x.p);
+  return all.map((x) => x.s + shownName(x.p));
 }
 
-// A list of names shortened to the first NAMED, then "and N more".
-export function nameSome(names: readonly string[]): string {
-  const shown = names.slice(0, NAMED).join(', ');
-  return names.length > NAMED ? `${shown} and ${names.length - NAMED} more` : shown;
-}
+// The first NAMED of a list's names, then "and N more" for the rest.
+const some = (named: readonly string[], total: number): string =>
+  named.join(', ') + (total > NAMED ? ` and ${total - NAMED} more` : '');
+
+// Names already shown (signedPaths), shortened as above.
+export const listSome = (shown: readonly string[]): string => some(shown.slice(0, NAMED), shown.length);
+
+// Names shortened as above, each shown as shownName shows it.
+export const nameSome = (names: readonly string[]): string =>
+  some(names.slice(0, NAMED).map(shownName), names.length);
 
 // Text mode's one stderr line: `changed 3 files: +new.ts, ~src/a.ts, -old.md`.
 export function changesLine(c: Changes): string {
   const signed = signedPaths(c);
   const more = c.truncated ? ' (the ledger reached its cap: more may have changed)' : '';
   if (signed.length === 0) return `changed no files${more}`;
-  return `changed ${signed.length} file${signed.length === 1 ? '' : 's'}: ${nameSome(signed)}${more}`;
+  return `changed ${signed.length} file${signed.length === 1 ? '' : 's'}: ${listSome(signed)}${more}`;
 }

@@ -5,8 +5,10 @@ import { lstatSync, promises as fsp, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { RhoError } from '../errors.js';
 import { isPipe, writePipe } from '../files/pipes.js';
+import { isTerminalPath } from '../files/terminal.js';
 import { consolePath, guardedBlock, type FileId } from '../ci/console.js';
 import { redacted } from '../sanitize/cut.js';
+import { terminalSafe } from '../sanitize/terminal.js';
 import type { Event, ToolEvent } from '../events/types.js';
 import type { Teardown } from '../lifecycle/teardown.js';
 import type { RunOptions } from '../options.js';
@@ -185,7 +187,7 @@ export class RunLedger {
     });
     if (wt && opts.patch) {
       try {
-        const patch = forConsole(opts, await worktreePatch(wt));
+        const patch = await forConsole(opts.patch, opts.github, await worktreePatch(wt));
         await (isPipe(opts.patch) ? writePipe(opts.patch, patch, giveUp) : fsp.writeFile(opts.patch, patch));
         o.patch = opts.patch;
       } catch (e) {
@@ -199,14 +201,18 @@ export class RunLedger {
   }
 }
 
-// A patch written to our own stdout or stderr (`--patch /dev/stderr`) is console output like any other: the
-// key masked, and under GitHub Actions behind its own guard, as ci/deliver.ts writes -o and the summary there
-// (its lines are the agent's file contents and names: `+##[set-output ...]` would run). A file keeps the
-// bytes `git apply` needs.
-function forConsole(opts: RunOptions, patch: Buffer): Buffer | string {
-  if (!consolePath(opts.patch!)) return patch;
+// A patch written to our own stdout or stderr (`--patch /dev/stderr`) or to a terminal is console output like
+// any other: the key masked, on a terminal the agent's controls made visible, and under GitHub Actions behind
+// its own guard, as ci/deliver.ts writes -o and the summary there (its lines are the agent's file contents and
+// names: `+##[set-output ...]` would run, `+\e]52;...` would set the clipboard). A file keeps the bytes `git
+// apply` needs.
+async function forConsole(path: string, github: boolean, patch: Buffer): Promise<Buffer | string> {
+  const terminal = await isTerminalPath(path);
+  const console = consolePath(path);
+  if (!terminal && !console) return patch;
   const shown = redacted(patch.toString('utf8'));
-  return opts.github ? guardedBlock(shown) : shown;
+  const visible = terminal ? terminalSafe(shown) : shown;
+  return github && console ? guardedBlock(visible) : visible;
 }
 
 const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));

@@ -4,11 +4,13 @@ import type * as FsPromises from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { RhoError } from '../errors.js';
 import { isPipe, writePipe } from '../files/pipes.js';
+import { isTerminalPath } from '../files/terminal.js';
 import type { RunFacts } from '../events/facts.js';
 import type { ResultEvent } from '../events/types.js';
 import { redact, secretForms } from '../lifecycle/secrets.js';
 import type { RunOptions } from '../options.js';
 import { safeJson } from '../sanitize/json.js';
+import { terminalSafe } from '../sanitize/terminal.js';
 import { knownStopReason, outputLines, plainToken, shellInertJson } from './github.js';
 import { summaryMarkdown } from './summary.js';
 import { consolePath, guardedBlock } from './console.js';
@@ -68,10 +70,14 @@ export async function deliverReports(
   const secret = env.CURSOR_API_KEY;
   const masked = (text: string): string =>
     secret && secret.length >= 8 ? redact(text, secretForms(secret)) : text;
-  // A report written to our own stdout or stderr under GitHub Actions (`-o /dev/stdout`) is read by the
-  // runner as the console is: the agent's text in it goes behind its own guard (ci/console.ts).
-  const forPath = (path: string, text: string): string =>
-    opts.github && consolePath(path) ? guardedBlock(masked(text)) : masked(text);
+  // A report written to a terminal (`-o /dev/tty`) is drawn by it as any line rho-cursor writes there: the
+  // agent's controls made visible. One written to our own stdout or stderr under GitHub Actions (`-o
+  // /dev/stdout`) is read by the runner as the console is: the agent's text in it goes behind its own guard
+  // (ci/console.ts). A file keeps the bytes.
+  const forPath = async (path: string, text: string): Promise<string> => {
+    const shown = (await isTerminalPath(path)) ? terminalSafe(masked(text)) : masked(text);
+    return opts.github && consolePath(path) ? guardedBlock(shown) : shown;
+  };
   const tasks: Array<[string, () => Promise<void>]> = [];
   const matched = opts.outputSchema !== undefined && d.structured !== undefined;
   // -o: whenever a turn ended, also when the run failed after it (the structured value where one matched,
@@ -79,12 +85,15 @@ export async function deliverReports(
   if (opts.outputLastMessage && d.result.stopReason !== null) {
     const text = matched ? safeJson(JSON.stringify(d.structured, null, 2)) + '\n' : d.facts.answer;
     const path = opts.outputLastMessage;
-    tasks.push([`the last message to ${path}`, () => writeAtomically(path, forPath(path, text), giveUp)]);
+    tasks.push([
+      `the last message to ${path}`,
+      async () => writeAtomically(path, await forPath(path, text), giveUp),
+    ]);
   }
   if (opts.summaryFile) {
     const path = opts.summaryFile;
     const md = summaryMarkdown({ result: d.result, facts: d.facts, fence: opts.fence });
-    tasks.push([`the summary to ${path}`, () => appendFile(path, forPath(path, md), giveUp)]);
+    tasks.push([`the summary to ${path}`, async () => appendFile(path, await forPath(path, md), giveUp)]);
   }
   const ghOutput = opts.github ? env.GITHUB_OUTPUT : undefined;
   if (ghOutput) {

@@ -4,12 +4,26 @@
 
 import { SHOWN, SHOWN_PAIRS } from './terminal.js';
 
-// Rewrites the lone-surrogate escapes of one serialised JSON text; the quick test first.
+// A surrogate's escape (either case, as any JSON writer may spell it): a high one with the low escape that
+// may follow it, or a low one alone. The run of backslashes before it says whether it is an escape at all.
+const SURROGATE_ESCAPE = /(\\+)u(d[89ab][0-9a-f]{2})(\\ud[c-f][0-9a-f]{2})?|(\\+)ud[c-f][0-9a-f]{2}/gi;
+
+// Rewrites the lone-surrogate escapes of one JSON text; a high and a low escape side by side are one
+// character (a writer that escapes everything spells an emoji so) and stay. The quick test first.
 export function wellFormedJson(json: string): string {
-  if (!json.includes('\\ud')) return json;
-  return json.replace(/(\\+)u(d[89a-f][0-9a-f]{2})/g, (m: string, slashes: string) =>
-    // An odd run of backslashes ends in the escape's own; an even one is escaped backslashes and text.
-    slashes.length % 2 === 1 ? slashes.slice(1) + '\uFFFD' : m,
+  if (!json.includes('\\ud') && !json.includes('\\uD')) return json;
+  return json.replace(
+    SURROGATE_ESCAPE,
+    (m: string, slashes?: string, high?: string, low?: string, lowSlashes?: string) => {
+      // An odd run of backslashes ends in the escape's own; an even one is escaped backslashes and text.
+      const run = slashes ?? lowSlashes!;
+      if (run.length % 2 === 0) {
+        // Text, not an escape: a low escape right after it is still one, and alone.
+        return low === undefined ? m : m.slice(0, m.length - low.length) + '\uFFFD';
+      }
+      if (high !== undefined && low !== undefined) return m;
+      return run.slice(1) + '\uFFFD';
+    },
   );
 }
 

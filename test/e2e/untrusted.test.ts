@@ -10,8 +10,9 @@ import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { runCli, tempDir, type CliRun } from '../helpers/cli.js';
-import { chunk, FIXTURE_SESSION as S } from '../helpers/lines.js';
+import { chunk, effect, FIXTURE_SESSION as S } from '../helpers/lines.js';
 import { hasPty, onPty, ptyDir } from '../helpers/pty.js';
+import { userRepo } from '../helpers/repo.js';
 import { strictJson } from '../helpers/strict-json.js';
 
 const SJ = ['--output-format', 'stream-json'];
@@ -290,6 +291,96 @@ describe.skipIf(!hasPty)('the question cannot be spoofed', () => {
     expect(answer?.result).toEqual({ outcome: { outcome: 'selected', optionId: 'reject-once' } });
     expect(r.code).toBe(0);
   });
+});
+
+describe('files rho-cursor writes where a reader or a terminal is', () => {
+  // What sets a window title, writes the clipboard and clears the screen, in a file's content or an answer.
+  const TAKEOVER = 'evil \x1b]0;PWNED\x07 \x1b]52;c;SGk=\x07 \x1b[2J';
+
+  it('--wire-log: every row, the closing summary too, is strict JSON with nothing raw; another writer’s escapes kept', async () => {
+    const dir = tempDir('rho-untrusted-wire-');
+    const wire = join(dir, 'wire.jsonl');
+    // The agent's own line, as Python's json.dumps (an emoji as an escaped pair) or .NET (upper case) write.
+    const raw = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"${S}","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"pair \\ud83d\\ude00 upper \\uD83D\\uDE00 lone \\uD800 end"}}}}`;
+    const r = await play(['--wire-log', wire], {
+      before: [raw],
+      answer: { result: { stopReason: 'end\u009b2J\u202eRLO\u2028LS\ud800' } },
+    });
+    expect(r.exitCode, r.stderr).toBe(1);
+    const text = readFileSync(wire, 'utf8');
+    expect(text).not.toMatch(/[\u0080-\u009f\u2028\u2029\u202e]/);
+    const rows = lines(text).map((l) => strictJson(l) as { dir: string; msg: Record<string, unknown> });
+    expect(text.split('\n')).toHaveLength(rows.length + 1);
+    const summary = rows.at(-1)!;
+    expect(summary.dir).toBe('summary');
+    expect(JSON.stringify(summary.msg)).toContain('end\u009b2J\u202eRLO\u2028LS\ufffd');
+    const chunkRow = rows.find((row) => JSON.stringify(row).includes('pair'))!;
+    expect(JSON.stringify(chunkRow)).toContain('pair 😀 upper 😀 lone \ufffd end');
+    const jq = await execa('jq', ['-c', '.'], { input: text, reject: false });
+    expect(jq.exitCode, jq.stderr).toBe(0);
+  });
+
+  it.skipIf(!hasPty)(
+    '-o and --summary-file to the terminal draw the answer made visible, as every line there',
+    async () => {
+      const dir = ptyDir();
+      const r = await onPty(
+        [
+          BIN,
+          'run',
+          '--agent',
+          await agentPath,
+          '--output-format',
+          'json',
+          '-o',
+          '/dev/tty',
+          '--summary-file',
+          '/dev/tty',
+          'go',
+        ],
+        [{ wait: 'exitCode' }, { pause: 300 }],
+        {
+          env: {
+            RHO_SCRIPT: JSON.stringify({ before: [chunk(`${TAKEOVER} \u202e`)] }),
+            CURSOR_CONFIG_DIR: dir,
+            NO_COLOR: '1',
+            TERM: 'xterm',
+          },
+        },
+      );
+      expect(r.code, r.screen).toBe(0);
+      for (const seq of ['\x1b]0;', '\x1b]52;', '\x1b[2J', '\u202e']) expect(r.screen).not.toContain(seq);
+      // Once from -o, once in the summary's fenced answer.
+      expect(r.screen.split('evil ␛]0;PWNED␇ ␛]52;c;SGk=␇ ␛[2J <U+202E>').length).toBeGreaterThanOrEqual(3);
+    },
+  );
+
+  it.skipIf(!hasPty)(
+    '--patch to the terminal draws the files’ content made visible; into a file it stays byte-exact',
+    async () => {
+      const dir = ptyDir();
+      const repo = userRepo();
+      const patch = join(dir, 'fix.diff');
+      const script = JSON.stringify({ before: [effect({ write: 'notes.txt', text: `${TAKEOVER}\n` })] });
+      const env = { RHO_SCRIPT: script, CURSOR_CONFIG_DIR: dir, NO_COLOR: '1', TERM: 'xterm' };
+      const agent = await agentPath;
+      const r = await onPty(
+        [BIN, 'run', '--agent', agent, '-C', repo, '--worktree', '--patch', '/dev/tty', 'go'],
+        [{ wait: 'stopReason' }, { pause: 300 }],
+        { env },
+      );
+      expect(r.code, r.screen).toBe(0);
+      for (const seq of ['\x1b]0;', '\x1b]52;', '\x1b[2J']) expect(r.screen).not.toContain(seq);
+      expect(r.screen).toContain('+evil ␛]0;PWNED␇ ␛]52;c;SGk=␇ ␛[2J');
+      const toFile = await runCli(['run', '-C', repo, '--worktree', '--patch', patch, 'go'], {
+        agent,
+        cliConfig: { approvalMode: 'allowlist' },
+        env: { RHO_SCRIPT: script },
+      });
+      expect(toFile.exitCode, toFile.stderr).toBe(0);
+      expect(readFileSync(patch, 'utf8')).toContain(`+${TAKEOVER}\n`);
+    },
+  );
 });
 
 // What GitHub's runner would take as workflow commands from one stream, honouring ::stop-commands::.

@@ -20,6 +20,32 @@ describe('wellFormedJson', () => {
     expect(JSON.parse(line)).toEqual({ text: '\\ud83d' });
   });
 
+  // A JSON text another writer made (the agent's own line, embedded by --wire-log): Python's json.dumps
+  // escapes every emoji as a pair, .NET writes its escapes in upper case.
+  it.each([
+    ['an escaped pair', '"\\ud83d\\ude00"', '"\\ud83d\\ude00"'],
+    ['an escaped pair in upper case', '"\\uD83D\\uDE00"', '"\\uD83D\\uDE00"'],
+    ['a lone high escape in upper case', '"a\\uD800b"', '"a\ufffdb"'],
+    ['a lone low escape in upper case', '"a\\uDC00b"', '"a\ufffdb"'],
+    ['a high escape before a high one', '"\\ud83d\\ud83d\\ude00"', '"\ufffd\\ud83d\\ude00"'],
+    ['a low escape after an escaped backslash and text', '"\\\\ud83d\\ude00"', '"\\\\ud83d\ufffd"'],
+    ['a high escape, then an escaped backslash', '"\\ud83d\\\\ude00"', '"\ufffd\\\\ude00"'],
+  ])('in a JSON text of another writer: %s', (_, json, out) => {
+    expect(wellFormedJson(json)).toBe(out);
+    expect(() => strictJson(out)).not.toThrow();
+  });
+
+  it('gives strict JSON for any JSON text with escaped surrogates, whatever their case', () => {
+    const escapes = fc.constantFrom('\\ud83d', '\\uDE00', '\\uD800', '\\udc00', '\\\\', 'a', '\\u0041');
+    fc.assert(
+      fc.property(fc.array(escapes), (parts) => {
+        const out = wellFormedJson(`"${parts.join('')}"`);
+        expect(() => strictJson(out)).not.toThrow();
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('gives strict JSON for any string', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), (s) => {
