@@ -16,8 +16,10 @@ export const SHOWN =
   '\\u2060-\\u206f\\u3164\\ufeff\\ufff9-\\ufffb\\uffa0';
 // The same outside the BMP, as surrogate pairs: the tag characters (U+E0000-U+E007F, which can spell a whole
 // hidden ASCII text; a subdivision flag's tags show too), the variation selectors supplement
-// (U+E0100-U+E01EF) and the musical format characters (U+1D173-U+1D17A).
-export const SHOWN_PAIRS = '\\udb40[\\udc00-\\udc7f\\udd00-\\uddef]|\\ud834[\\udd73-\\udd7a]';
+// (U+E0100-U+E01EF), the musical format characters (U+1D173-U+1D17A) and the shorthand format controls
+// (U+1BCA0-U+1BCA3).
+export const SHOWN_PAIRS =
+  '\\udb40[\\udc00-\\udc7f\\udd00-\\uddef]|\\ud834[\\udd73-\\udd7a]|\\ud82f[\\udca0-\\udca3]';
 // Everything a terminal could act on or draws as nothing, newline and tab left alone.
 // eslint-disable-next-line no-misleading-character-class -- a class of UTF-16 units: the combining ones (U+034F, U+17B4...) are meant alone
 const UNSAFE = new RegExp(`[\\x00-\\x08\\x0b-\\x1f\\u2028\\u2029${SHOWN}]|${SHOWN_PAIRS}`);

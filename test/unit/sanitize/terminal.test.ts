@@ -8,7 +8,7 @@ import { oneLine, terminalSafe } from '../../../src/sanitize/terminal.js';
 // line and paragraph separators, the invisible format characters and fillers, the tag characters).
 const INVISIBLE =
   '\\u00ad\\u034f\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b\\u2028\\u2029\\u2060-\\u206f\\u3164\\ufeff\\uffa0\\ufff9-\\ufffb';
-const PAIRS = '|\\udb40[\\udc00-\\udc7f\\udd00-\\uddef]|\\ud834[\\udd73-\\udd7a]';
+const PAIRS = '|\\udb40[\\udc00-\\udc7f\\udd00-\\uddef]|\\ud834[\\udd73-\\udd7a]|\\ud82f[\\udca0-\\udca3]';
 // eslint-disable-next-line no-misleading-character-class -- a class of UTF-16 units: the combining ones (U+034F, U+17B4...) are meant alone
 const ACTS = new RegExp(`[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u202a-\\u202e${INVISIBLE}]${PAIRS}`);
 // eslint-disable-next-line no-misleading-character-class -- a class of UTF-16 units: the combining ones (U+034F, U+17B4...) are meant alone
@@ -109,6 +109,8 @@ describe('the bidi marks and invisible format characters are made visible; the j
     ['\u{E0041}', '<U+E0041>'],
     ['\u{E0100}', '<U+E0100>'],
     ['\u{1D173}', '<U+1D173>'],
+    ['\u{1BCA0}', '<U+1BCA0>'],
+    ['\u{1BCA3}', '<U+1BCA3>'],
   ])('%j', (c, shown) => {
     expect(terminalSafe(`a${c}b`)).toBe(`a${shown}b`);
     expect(oneLine(`a${c}b`)).toBe(`a${shown}b`);
