@@ -2,6 +2,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { safeGitEnv, type ConfigPair, type GitEnvOptions } from './git-env.js';
 
 /** The longest one git command may take before it is ended (and counts as failed). */
 const GIT_TIMEOUT_MS = 60_000;
@@ -13,43 +14,37 @@ export interface GitResult {
   stderr: string;
 }
 
-// An environment in which git never writes the user's index on the side (status refreshes it otherwise)
-// and never asks on the terminal; nor runs a command the repository's config names for `core.fsmonitor`:
-// the agent can write .git/config, and rho-cursor's own `git status` after the turn must not run its
-// command (outside any fence, after the agent has ended). Added after any GIT_CONFIG_* the user gave.
-export function gitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const n = Math.max(0, Number.parseInt(env.GIT_CONFIG_COUNT ?? '0', 10) || 0);
-  return {
-    ...env,
-    GIT_OPTIONAL_LOCKS: '0',
-    GIT_TERMINAL_PROMPT: '0',
-    // No object is fetched (a promisor remote the agent configured would run its upload-pack, or any
-    // transport, from rho-cursor's own git), and no replace ref the agent made changes what a commit holds.
-    GIT_NO_LAZY_FETCH: '1',
-    GIT_ALLOW_PROTOCOL: 'none',
-    GIT_NO_REPLACE_OBJECTS: '1',
-    LC_ALL: 'C',
-    GIT_CONFIG_COUNT: String(n + 1),
-    [`GIT_CONFIG_KEY_${n}`]: 'core.fsmonitor',
-    [`GIT_CONFIG_VALUE_${n}`]: 'false',
-  };
+/** How one git command runs: its stdin, and what it needs beyond the neutral environment (git-env.ts). */
+export interface GitOptions extends GitEnvOptions {
+  input?: Buffer;
+}
+
+// The environment every git command of rho-cursor runs in (git-env.ts: no hook, fsmonitor, pager or fetch).
+export function gitEnv(env: NodeJS.ProcessEnv = process.env, o: GitEnvOptions = {}): NodeJS.ProcessEnv {
+  return safeGitEnv(env, o);
 }
 
 // Runs git in a directory; a missing git is a result with code 127, never a throw.
-export function git(cwd: string, args: string[], input?: Buffer): Promise<GitResult> {
+export function git(cwd: string, args: string[], o: GitOptions = {}): Promise<GitResult> {
   return new Promise((resolve) => {
     const child = execFile(
       'git',
       args,
       // Bounded: a git that hangs (a network filesystem, say) must not hold the run's end for ever.
-      { cwd, env: gitEnv(), encoding: 'buffer', maxBuffer: 1024 * 1024 * 1024, timeout: GIT_TIMEOUT_MS },
+      {
+        cwd,
+        env: gitEnv(process.env, o),
+        encoding: 'buffer',
+        maxBuffer: 1024 * 1024 * 1024,
+        timeout: GIT_TIMEOUT_MS,
+      },
       (err, stdout, stderr) => {
         const code =
           err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? Number(err.code) : 127;
         resolve({ code, stdout: stdout ?? Buffer.alloc(0), stderr: String(stderr ?? '').trim() });
       },
     );
-    if (input) child.stdin?.end(input);
+    if (o.input) child.stdin?.end(o.input);
   });
 }
 
@@ -64,16 +59,16 @@ export interface ArmedGit {
 // and the shell's start happen while the turn runs, not between the agent's answer and the result. The
 // shell holds nothing: it is unref'd until run(), and it exits without running git when its stdin ends
 // (disarm(), or rho-cursor gone). A fork that fails runs the command the usual way.
-export function armGit(cwd: string, args: string[]): ArmedGit {
+export function armGit(cwd: string, args: string[], o: GitEnvOptions = {}): ArmedGit {
   let child: ReturnType<typeof spawn>;
   try {
     child = spawn('/bin/sh', ['-c', 'read -r _ && exec git "$@"', 'sh', ...args], {
       cwd,
-      env: gitEnv(),
+      env: gitEnv(process.env, o),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
   } catch {
-    return { run: () => git(cwd, args), disarm: () => {} };
+    return { run: () => git(cwd, args, o), disarm: () => {} };
   }
   const out: Buffer[] = [];
   const err: Buffer[] = [];
@@ -91,7 +86,7 @@ export function armGit(cwd: string, args: string[]): ArmedGit {
   let used = false;
   return {
     run: async () => {
-      if (used) return git(cwd, args);
+      if (used) return git(cwd, args, o);
       used = true;
       for (const h of handles) h.ref?.();
       child.stdin!.end('\n');
@@ -99,7 +94,7 @@ export function armGit(cwd: string, args: string[]): ArmedGit {
       const code = await closed;
       clearTimeout(timer);
       // The shell never started (no /bin/sh, a spawn error): the usual way.
-      if (code === null && out.length === 0) return git(cwd, args);
+      if (code === null && out.length === 0) return git(cwd, args, o);
       return {
         code: code ?? 127,
         stdout: Buffer.concat(out),
@@ -115,8 +110,8 @@ export function armGit(cwd: string, args: string[]): ArmedGit {
 }
 
 // Runs git and returns its stdout as text, or throws an Error naming the command and git's own message.
-export async function gitText(cwd: string, args: string[], input?: Buffer): Promise<string> {
-  const r = await git(cwd, args, input);
+export async function gitText(cwd: string, args: string[], o: GitOptions = {}): Promise<string> {
+  const r = await git(cwd, args, o);
   if (r.code !== 0) throw new Error(`git ${args[0]} failed: ${r.stderr || `exit ${r.code}`}`);
   return r.stdout.toString('utf8');
 }
@@ -126,6 +121,8 @@ export async function gitText(cwd: string, args: string[], input?: Buffer): Prom
 export interface StatusEntry {
   xy: string;
   path: string;
+  /** A submodule's state (`S<c><m><u>`: commit changed, tracked changes, untracked files), for one only. */
+  sub?: string;
 }
 
 /** What one `git status --porcelain=v2 --branch -z` said: its entries and the commit HEAD names. */
@@ -169,7 +166,12 @@ export function parseStatusV2(out: string): StatusV2 {
     } else if (kind === 'u') path = afterFields(r, 10);
     else if (kind === '?' || kind === '!') path = r.slice(2);
     if (path === '') continue;
-    entries.push({ xy: kind === '?' ? '??' : kind === '!' ? '!!' : r.slice(2, 4), path });
+    const sub = kind === '1' || kind === '2' || kind === 'u' ? r.slice(5, 9) : '';
+    entries.push({
+      xy: kind === '?' ? '??' : kind === '!' ? '!!' : r.slice(2, 4),
+      path,
+      ...(sub.startsWith('S') ? { sub } : {}),
+    });
   }
   return { entries, head };
 }
@@ -182,6 +184,8 @@ export interface GitPlace {
   /** The repository's git dir and common dir (a linked worktree's differ), absolute. */
   gitDir?: string;
   commonDir?: string;
+  /** The index file git reads here (GIT_INDEX_FILE, or the git dir's `index`), absolute. */
+  index?: string;
   /** HEAD's commit, or null in a repository with no commit yet. */
   head: string | null;
 }
@@ -212,15 +216,18 @@ export async function gitRoot(cwd: string): Promise<Omit<GitPlace, 'head'> | und
     '--absolute-git-dir',
     '--path-format=absolute',
     '--git-common-dir',
+    '--git-path',
+    'index',
   ]);
   if (r.code !== 0) return undefined;
-  const [inside, root, prefix, gitDir, commonDir] = r.stdout.toString('utf8').split('\n');
+  const [inside, root, prefix, gitDir, commonDir, index] = r.stdout.toString('utf8').split('\n');
   if (inside !== 'true' || !root) return undefined;
   return {
     root,
     prefix: prefix ?? '',
     ...(gitDir ? { gitDir } : {}),
     ...(commonDir ? { commonDir } : {}),
+    ...(index ? { index: resolve(cwd, index) } : {}),
   };
 }
 
@@ -246,6 +253,8 @@ const FILTER_KEY = /^filter\..+\.(?:clean|smudge|process)$/;
 export interface ConfigSeen {
   filters: Map<string, string>;
   files: string[];
+  /** Each setting's last value, by its key as git lists it (section and name in lower case). */
+  values: Map<string, string>;
 }
 
 // `git config --list --show-origin -z`: each setting with the file it came from.
@@ -255,6 +264,7 @@ export async function configSeen(
 ): Promise<ConfigSeen> {
   const r = await git(cwd, ['config', '--list', '--show-origin', '-z']);
   const filters = new Map<string, string>();
+  const values = new Map<string, string>();
   const files = new Set(configCandidates(place));
   const f = r.stdout.toString('utf8').split('\0');
   for (let i = 0; i + 1 < f.length; i += 2) {
@@ -263,9 +273,10 @@ export async function configSeen(
     if (origin.startsWith('file:')) files.add(resolve(cwd, origin.slice('file:'.length)));
     const nl = entry.indexOf('\n');
     const key = nl < 0 ? entry : entry.slice(0, nl);
+    if (key !== '') values.set(key, nl < 0 ? 'true' : entry.slice(nl + 1));
     if (nl > 0 && FILTER_KEY.test(key)) filters.set(key, entry.slice(nl + 1));
   }
-  return { filters, files: [...files] };
+  return { filters, files: [...files], values };
 }
 
 // The config files git reads when they exist, whether or not they do now: one the agent creates counts too.
@@ -295,11 +306,21 @@ export async function filterCommands(cwd: string): Promise<Map<string, string>> 
   return (await configSeen(cwd, {})).filters;
 }
 
-// Pure: `-c key=` (an empty command: no filter) for each filter command that is not as it was, so git runs
-// only the filters that were there before the turn.
+// Pure: an empty command (no filter) for each filter command that is not as it was, so git runs only the
+// filters that were there before the turn. Settings, not `-c key=`: a filter's name may hold `=` (git-env.ts).
 export function filterOverrides(
   before: ReadonlyMap<string, string>,
   now: ReadonlyMap<string, string>,
-): string[] {
-  return [...now].filter(([k, v]) => before.get(k) !== v).flatMap(([k]) => ['-c', `${k}=`]);
+): ConfigPair[] {
+  return [...now].filter(([k, v]) => before.get(k) !== v).map(([k]) => [k, ''] as const);
+}
+
+// Pure: the excludes file git reads (core.excludesFile, `~/` its owner's home; else git's default under
+// XDG_CONFIG_HOME or ~/.config), from the settings and the environment; '' for none.
+export function excludesPath(values: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv): string {
+  const home = env.HOME ?? '';
+  const set = values.get('core.excludesfile');
+  if (set !== undefined) return set.startsWith('~/') ? join(home, set.slice(2)) : set;
+  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'git', 'ignore');
+  return home ? join(home, '.config', 'git', 'ignore') : '';
 }

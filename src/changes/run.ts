@@ -138,8 +138,8 @@ export class RunLedger {
     };
     const before = await this.snapshot;
     if (!prompted) {
-      // Nothing to measure: the second look's forked process goes unused.
-      if (before && !(before instanceof Error)) before.nextLook?.disarm();
+      // Nothing to measure: the second look's forked process goes unused, the private files are removed.
+      if (before && !(before instanceof Error)) before.dispose();
       return o;
     }
     const since = before && !(before instanceof Error) ? await changesSince(before).catch(asError) : before;

@@ -2,13 +2,24 @@
 // In a git work tree, what `git status` lists (untracked files included); outside git, a capped walk. The
 // snapshot the prompt waits for is stats only; the hashes are taken while the turn runs. The comparison
 // reads only what may have changed: stats first, a hash only where they differ.
-import { readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import {
+  copyFileSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { classify, type Change, type Was } from './compare.js';
 import {
   armGit,
   filterCommands,
   configSeen,
+  excludesPath,
   filterOverrides,
   gitDirConfigs,
   git,
@@ -29,6 +40,9 @@ import {
 } from './marks.js';
 import { decodeName } from './names.js';
 import { walkFiles } from './walk.js';
+import type { ConfigPair, GitEnvOptions } from './git-env.js';
+import { tempRoot } from '../files/temp.js';
+import { leftovers } from '../agent/tree.js';
 
 /** At most this many files are looked at (walked outside git, listed by git status in it). */
 export const MAX_FILES = 20_000;
@@ -55,6 +69,36 @@ export interface Snapshot {
   nextLook: ArmedGit | undefined;
   /** In git: the filter commands before the turn, and the marks of the config files git reads. */
   config?: { filters: ReadonlyMap<string, string>; marks: Map<string, FileMark | null> };
+  /** In git: how the ledger's git runs (its private index, the settings pinned as the snapshot saw them). */
+  view?: GitView;
+  /** In git: the ignored entries git listed (files, and folders ending in `/`), workspace-relative. */
+  ignored?: ReadonlySet<string>;
+  /** In git: the submodules git listed as changed, with their state (`.M S.M.`). */
+  submodules?: ReadonlyMap<string, string>;
+  /** Removes the snapshot's private files (its copy of the index); the ledger calls it once done. */
+  dispose(): void;
+}
+
+/** How the ledger's own git looks at the repository, the same before and after the turn. */
+export interface GitView {
+  /** The private directory holding the copy of the index and of the excludes file. */
+  dir: string;
+  env: GitEnvOptions;
+  /** The real index's mark at the snapshot: when it changed, the agent's staging is looked at too. */
+  index?: { path: string; mark: FileMark | null };
+  /** The git dir the snapshot found, and its identity (device and inode): git follows GIT_DIR through a link
+   * or a `gitdir:` file, so the agent could put another repository's in its place. */
+  gitDir?: { path: string; id: string };
+}
+
+// The identity of a real directory (not a link to one), or undefined.
+function dirId(path: string): string | undefined {
+  try {
+    const st = lstatSync(path);
+    return st.isDirectory() ? `${st.dev}:${st.ino}` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One changed path and how it changed. */
@@ -66,16 +110,34 @@ export interface Changed {
 // The workspace before the prompt: its stats now, its hashes while the turn runs (startHashing).
 export async function takeSnapshot(root: string): Promise<Snapshot> {
   const found = await gitRoot(root);
-  const [status, seen] = found
-    ? await Promise.all([git(root, statusArgs(found)), configSeen(root, found)])
-    : [undefined, undefined];
+  const seen = found ? await configSeen(root, found) : undefined;
+  const view = found && seen ? makeView(found, seen) : undefined;
+  try {
+    return await snapshotWith(root, found, seen, view);
+  } catch (e) {
+    if (view) removeView(view);
+    throw e;
+  }
+}
+
+async function snapshotWith(
+  root: string,
+  found: Omit<GitPlace, 'head'> | undefined,
+  seen: Awaited<ReturnType<typeof configSeen>> | undefined,
+  view: GitView | undefined,
+): Promise<Snapshot> {
+  const [status, flagged] =
+    found && view
+      ? await Promise.all([git(root, statusArgs(), view.env), flaggedPaths(root, found.prefix, view.env)])
+      : [undefined, []];
   const listed = found && status ? await withNested(root, readStatus(status, found.prefix)) : undefined;
   const place: GitPlace | undefined = found && listed ? { ...found, head: listed.head } : undefined;
   const walked = place ? undefined : await walkFiles(root, MAX_FILES);
   // In git, also the files in the git dir that decide what git runs and lists: an agent's hook, a config
-  // that names a command or moves the work tree, an exclude or attributes file that hides a change.
+  // that names a command or moves the work tree, an exclude or attributes file that hides a change. And the
+  // tracked files git is told not to look at (assume-unchanged, skip-worktree): looked at here, as a walk does.
   const paths = listed
-    ? [...new Set([...listed.entries.keys(), ...gitControls(root, place!)])]
+    ? [...new Set([...listed.entries.keys(), ...flagged, ...gitControls(root, place!)])]
     : walked!.files;
   const files = await marksOf(root, paths.slice(0, MAX_FILES));
   const budget = new HashBudget(MAX_HASH_BYTES);
@@ -85,8 +147,10 @@ export async function takeSnapshot(root: string): Promise<Snapshot> {
   const snapshot: Snapshot = {
     root,
     git: place,
-    nextLook: place ? armGit(root, statusArgs(place)) : undefined,
+    nextLook: place && view ? armGit(root, statusArgs(), view.env) : undefined,
     ...(seen ? { config: { filters: seen.filters, marks: await marksOf('/', seen.files) } } : {}),
+    ...(view ? { view } : {}),
+    ...(listed ? { ignored: listed.ignored, submodules: listed.submodules } : {}),
     files,
     truncated: (walked?.truncated ?? listed?.truncated ?? false) || paths.length > MAX_FILES,
     unreadable: new Set(walked?.unreadable ?? listed?.unreadable ?? []),
@@ -104,8 +168,110 @@ export async function takeSnapshot(root: string): Promise<Snapshot> {
       // Hashing stopped at the byte cap: past it, files are compared by their stat alone.
       if (budget.over) snapshot.truncated = true;
     },
+    dispose: () => {
+      snapshot.nextLook?.disarm();
+      if (view) removeView(view);
+    },
   };
   return snapshot;
+}
+
+// The ledger's view of the repository, made at the snapshot: a private copy of the index (the real one is
+// the agent's to change: an entry it marks assume-unchanged or skip-worktree, or whose stat it forges, would
+// hide a change from `git status`; the copy holds what the index held before the turn), a private copy of the
+// excludes file (the agent can append to the user's ~/.config/git/ignore), the git dir and work tree the
+// snapshot found, and the settings that decide what git calls unchanged pinned as the snapshot saw them.
+function makeView(found: Omit<GitPlace, 'head'>, seen: { values: ReadonlyMap<string, string> }): GitView {
+  // Those a run ended by SIGKILL left are removed first (their pid is gone).
+  for (const { path } of leftovers(tempRoot(), LEDGER_PREFIX)) rmSync(path, { recursive: true, force: true });
+  const dir = mkdtempSync(join(tempRoot(), `${LEDGER_PREFIX}${process.pid}-`));
+  views.add(dir);
+  const index = join(dir, 'index');
+  let indexMark: GitView['index'];
+  if (found.index) {
+    indexMark = { path: found.index, mark: markOfSync(found.index) };
+    try {
+      copyFileSync(found.index, index);
+      // Its own time kept: git tells a racily clean entry by comparing it with the index's mtime.
+      const st = statSync(found.index);
+      utimesSync(index, st.atime, st.mtime);
+    } catch {
+      // no index yet: an empty one
+    }
+  }
+  const excludes = join(dir, 'exclude');
+  writeFileSync(excludes, readSmall(excludesPath(seen.values, process.env)));
+  const vars: Record<string, string> = { GIT_INDEX_FILE: index, GIT_WORK_TREE: found.root };
+  if (found.gitDir) vars.GIT_DIR = found.gitDir;
+  const id = found.gitDir ? dirId(found.gitDir) : undefined;
+  return {
+    dir,
+    env: { vars, config: pinnedConfig(seen.values, excludes) },
+    ...(indexMark ? { index: indexMark } : {}),
+    ...(found.gitDir && id ? { gitDir: { path: found.gitDir, id } } : {}),
+  };
+}
+
+/** The private directories of the ledger's views: `<prefix><pid>-`. */
+export const LEDGER_PREFIX = 'rho-cursor-ledger-';
+const views = new Set<string>();
+// Removed however the run ends (the exit hook runs synchronously).
+process.once('exit', () => {
+  for (const d of views) rmSync(d, { recursive: true, force: true });
+});
+
+function removeView(view: GitView): void {
+  views.delete(view.dir);
+  rmSync(view.dir, { recursive: true, force: true });
+}
+
+// A small file's content ('' when absent or unreadable); at most 1 MiB of it.
+function readSmall(path: string): Buffer | string {
+  if (!path) return '';
+  try {
+    return readFileSync(path).subarray(0, 1024 * 1024);
+  } catch {
+    return '';
+  }
+}
+
+// Pure: the settings the ledger's `git status` runs with, the same before and after the turn whatever any
+// config says by then (the agent can write the repository's and the user's global config): modes count
+// (core.fileMode; a repository set to ignore them would hide a chmod), every stat field and ctime count
+// (core.checkStat=minimal or core.trustctime=false hide a same-size rewrite whose mtime was put back), names
+// by case as the snapshot saw it (core.ignoreCase=true hides `SRC/main.c` beside `src/main.c`), end-of-line
+// conversion and links as the snapshot saw them, and the excludes file's copy.
+export function pinnedConfig(values: ReadonlyMap<string, string>, excludes: string): ConfigPair[] {
+  return [
+    ['core.fileMode', 'true'],
+    ['core.checkStat', 'default'],
+    ['core.trustctime', 'true'],
+    ['core.ignoreCase', values.get('core.ignorecase') ?? 'false'],
+    ['core.autocrlf', values.get('core.autocrlf') ?? 'false'],
+    ['core.symlinks', values.get('core.symlinks') ?? 'true'],
+    ['core.excludesFile', excludes],
+  ];
+}
+
+// Pure: the paths of `git ls-files -v -z` whose tag says git does not look at the file (lower case:
+// assume-unchanged; `S`: skip-worktree), relative to the workspace.
+export function parseFlagged(out: string, prefix: string): string[] {
+  const paths: string[] = [];
+  for (const e of out.split('\0')) {
+    if (e.length < 3 || e[1] !== ' ') continue;
+    const tag = e[0]!;
+    if (!(tag === 'S' || (tag >= 'a' && tag <= 'z'))) continue;
+    const path = e.slice(2);
+    if (path.startsWith(prefix)) paths.push(path.slice(prefix.length));
+  }
+  return paths;
+}
+
+// Those paths, from the ledger's copy of the index.
+async function flaggedPaths(root: string, prefix: string, env: GitEnvOptions): Promise<string[]> {
+  const r = await git(root, ['ls-files', '-v', '-z', '--', '.'], env);
+  if (r.code !== 0) throw new Error(`git ls-files failed: ${r.stderr || `exit ${r.code}`}`);
+  return parseFlagged(decodeName(r.stdout), prefix);
 }
 
 /** What one `git status` said: the listed paths (workspace-relative, with their letters) and HEAD. */
@@ -118,10 +284,16 @@ interface GitStatus {
   truncated: boolean;
   /** The folders git (or the walk of a nested one) could not open. */
   unreadable: string[];
+  /** The ignored files, and folders (ending in `/`) git lists whole. */
+  ignored: Set<string>;
+  /** Submodules git lists as changed, with their state. */
+  submodules: Map<string, string>;
 }
 
-// `git status`: untracked files listed one by one, submodules not looked into, and HEAD from the same
-// process (`--branch`; no ahead/behind count, which reads history).
+// `git status`: untracked files listed one by one, the ignored ones too (a folder an ignore rule names is one
+// entry, never walked: `node_modules/`), submodules looked into (git asks each checked-out one for its own
+// status: none, no cost), and HEAD from the same process (`--branch`; no ahead/behind count, which reads
+// history).
 const STATUS_ARGS = [
   'status',
   '--porcelain=v2',
@@ -129,23 +301,15 @@ const STATUS_ARGS = [
   '--no-ahead-behind',
   '-z',
   '--untracked-files=all',
+  '--ignored=matching',
   '--no-renames',
-  '--ignore-submodules=all',
+  '--ignore-submodules=none',
   '--',
   '.',
 ];
 
-// The status of the work tree found at the snapshot, wherever the config the agent may have written points
-// git (`core.worktree`).
-// core.fileMode=true: a repository set to ignore modes (common on WSL and shared drives) would hide the
-// agent's chmod of a clean tracked file from `git status`, so the ledger would never look at it (found by
-// review).
-const statusArgs = (place: { root: string }): string[] => [
-  '-c',
-  'core.fileMode=true',
-  `--work-tree=${place.root}`,
-  ...STATUS_ARGS,
-];
+// The status, with the view's index, git dir, work tree and settings (GitView).
+const statusArgs = (): string[] => [...STATUS_ARGS];
 
 /** At most this many hooks are looked at. */
 const MAX_HOOKS = 256;
@@ -187,16 +351,35 @@ function readStatus(r: GitResult, prefix: string): GitStatus {
   if (r.code !== 0) throw new Error(`git status failed: ${r.stderr || `exit ${r.code}`}`);
   const entries = new Map<string, string>();
   const nested: string[] = [];
+  const ignored = new Set<string>();
+  const submodules = new Map<string, string>();
   const status = parseStatusV2(decodeName(r.stdout));
   for (const e of status.entries) {
     if (!e.path.startsWith(prefix)) continue;
+    const rel = e.path.slice(prefix.length);
+    if (e.xy === '!!') {
+      ignored.add(rel);
+      continue;
+    }
+    if (e.sub) {
+      submodules.set(rel, `${e.xy} ${e.sub}`);
+      continue;
+    }
     if (e.path.endsWith('/')) {
       if (e.xy === '??') nested.push(e.path.slice(prefix.length));
       continue;
     }
     entries.set(e.path.slice(prefix.length), e.xy);
   }
-  return { entries, head: status.head, nested, truncated: false, unreadable: unopened(r.stderr) };
+  return {
+    entries,
+    head: status.head,
+    nested,
+    truncated: false,
+    unreadable: unopened(r.stderr),
+    ignored,
+    submodules,
+  };
 }
 
 // The files of the untracked directories git does not look into (a repository made in the workspace: the
@@ -218,30 +401,66 @@ async function withNested(root: string, status: GitStatus): Promise<GitStatus> {
   return status;
 }
 
+// The options of the ledger's own diffs: paths from the root whatever diff.relative says, no renames, nothing
+// run (git-env.ts has the rest).
+const NAME_DIFF = ['--name-status', '-z', '--no-renames', '--no-relative', '--no-ext-diff', '--no-textconv'];
+
+// Pure: a `git diff --name-status -z` under the workspace: each path, with whether it existed on the old side.
+export function parseNameStatus(out: string, prefix: string): Map<string, boolean> {
+  const found = new Map<string, boolean>();
+  const f = out.split('\0');
+  for (let i = 0; i + 1 < f.length; i += 2) {
+    const path = f[i + 1]!;
+    if (path.startsWith(prefix)) found.set(path.slice(prefix.length), f[i] !== 'A');
+  }
+  return found;
+}
+
 // Paths changed between two commits under the workspace (the agent committed, or checked out another),
 // with whether each existed at the first.
 async function committed(
   root: string,
+  env: GitEnvOptions,
   from: string | null,
   to: string | null,
   prefix: string,
 ): Promise<Map<string, boolean>> {
-  const out = new Map<string, boolean>();
-  if (from === to || !from || !to) return out;
-  const r = await git(root, ['diff', '--name-status', '-z', '--no-renames', from, to, '--', '.']);
+  if (from === to || !from || !to) return new Map();
+  const r = await git(root, ['diff', ...NAME_DIFF, from, to, '--', '.'], env);
   // A diff that failed (the commit the snapshot saw is gone: the agent made a new repository, or removed
   // it) is no empty one: the ledger says it could not measure, never that nothing changed.
   if (r.code !== 0) throw new Error(`git diff failed: ${r.stderr || `exit ${r.code}`}`);
-  const f = decodeName(r.stdout).split('\0');
-  for (let i = 0; i + 1 < f.length; i += 2) {
-    const path = f[i + 1]!;
-    if (path.startsWith(prefix)) out.set(path.slice(prefix.length), f[i] !== 'A');
-  }
-  return out;
+  return parseNameStatus(decodeName(r.stdout), prefix);
+}
+
+// What the agent staged (its real index against the snapshot's HEAD), looked at only when that index changed:
+// the ledger's status reads its own copy, so a change staged and then undone in the work tree is found here.
+async function staged(before: Snapshot, place: GitPlace): Promise<Map<string, boolean>> {
+  const view = before.view;
+  if (!view?.index || markOfSync(view.index.path)?.stat === view.index.mark?.stat) return new Map();
+  const env = { ...view.env, vars: { ...view.env.vars, GIT_INDEX_FILE: view.index.path } };
+  const base = place.head ?? (await emptyTree(before.root, env));
+  const r = await git(before.root, ['diff-index', '--cached', ...NAME_DIFF, base, '--', '.'], env);
+  if (r.code !== 0) throw new Error(`git diff-index failed: ${r.stderr || `exit ${r.code}`}`);
+  return parseNameStatus(decodeName(r.stdout), place.prefix);
+}
+
+// The empty tree's id in this repository's object format.
+async function emptyTree(root: string, env: GitEnvOptions): Promise<string> {
+  const r = await git(root, ['hash-object', '-t', 'tree', '--stdin'], { ...env, input: Buffer.alloc(0) });
+  return r.stdout.toString('utf8').trim();
 }
 
 // What changed since the snapshot, sorted by path; and whether a cap kept part of it from being seen.
 export async function changesSince(before: Snapshot): Promise<{ changed: Changed[]; truncated: boolean }> {
+  try {
+    return await compareWith(before);
+  } finally {
+    before.dispose();
+  }
+}
+
+async function compareWith(before: Snapshot): Promise<{ changed: Changed[]; truncated: boolean }> {
   const { root } = before;
   const [, now] = await Promise.all([before.stopHashing(), lookAgain(before)]);
   // A folder that became unreadable during the turn (the agent's `chmod 000`, for anyone but root) hides
@@ -252,15 +471,39 @@ export async function changesSince(before: Snapshot): Promise<{ changed: Changed
   let truncated = before.truncated || now.truncated;
   for (const [p, existed] of now.committed) if (!was.has(p)) was.set(p, existed ? 'clean' : null);
   let more = 0;
-  for (const [p, w] of now.seen) {
-    if (was.has(p)) continue;
-    // At most MAX_FILES paths beyond the snapshot's: past them, `truncated` says more may have changed.
-    if (++more > MAX_FILES) {
-      truncated = true;
-      break;
+  const add = (entries: Iterable<[string, Was]>): void => {
+    for (const [p, w] of entries) {
+      if (was.has(p)) continue;
+      // At most MAX_FILES paths beyond the snapshot's: past them, `truncated` says more may have changed.
+      if (++more > MAX_FILES) {
+        truncated = true;
+        return;
+      }
+      was.set(p, w);
     }
-    was.set(p, w);
+  };
+  add(now.seen);
+  let changed = await compare(root, was);
+  // An ignore file the agent added or changed hides what it names from git status (`*` in a new
+  // src/.gitignore hides itself and every new file beside it): the ignored files that were not there
+  // before, under its folder, are looked at too.
+  const beyond = await newlyIgnored(before, now, changed);
+  truncated ||= beyond.truncated;
+  if (beyond.paths.length > 0) {
+    const checked = new Set(was.keys());
+    add(beyond.paths.map((p) => [p, null]));
+    changed = [...changed, ...(await compare(root, new Map([...was].filter(([p]) => !checked.has(p)))))];
   }
+  // A submodule's own changes (an edit, a new file, a commit in it) are its state in git status.
+  for (const p of new Set([...(before.submodules?.keys() ?? []), ...now.submodules.keys()]))
+    if (before.submodules?.get(p) !== now.submodules.get(p) && !was.has(p))
+      changed.push({ path: p, change: 'modified' });
+  changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { changed, truncated };
+}
+
+// How each path changed.
+async function compare(root: string, was: ReadonlyMap<string, Was>): Promise<Changed[]> {
   const changed: Changed[] = [];
   const marks = await marksOf(root, [...was.keys()]);
   for (const [path, w] of was) {
@@ -270,8 +513,72 @@ export async function changesSince(before: Snapshot): Promise<{ changed: Changed
     const change = classify(w, mark !== null, same);
     if (change) changed.push({ path, change });
   }
-  changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { changed, truncated };
+  return changed;
+}
+
+// Pure: the folders whose ignore rules changed during the turn (workspace-relative, '' for all of it): those
+// of a `.gitignore` that changed or appeared (listed, or new among the ignored: one holding `*` ignores
+// itself), all of it when the repository's info/exclude did.
+export function ignoreScopes(
+  changed: readonly string[],
+  newIgnored: readonly string[],
+  exclude: string,
+): string[] {
+  const scopes = new Set<string>();
+  for (const p of [...changed, ...newIgnored]) {
+    if (p === exclude) scopes.add('');
+    else if (p === '.gitignore' || p.endsWith('/.gitignore'))
+      scopes.add(dirname(p) === '.' ? '' : dirname(p));
+  }
+  return [...scopes];
+}
+
+// Pure: the ignored entries after the turn that were not ignored before (nor inside a folder ignored before),
+// under one of the scopes.
+export function newIgnoredEntries(
+  before: ReadonlySet<string>,
+  now: ReadonlySet<string>,
+  scopes: readonly string[],
+): string[] {
+  const folders = [...before].filter((p) => p.endsWith('/'));
+  return [...now].filter(
+    (p) =>
+      !before.has(p) &&
+      !folders.some((f) => p.startsWith(f)) &&
+      scopes.some((s) => s === '' || p.startsWith(`${s}/`)),
+  );
+}
+
+// The files to look at because an ignore file changed: the new ignored files under the changed rules' folders,
+// and the files in new ignored folders there (walked, within the walk's caps).
+async function newlyIgnored(
+  before: Snapshot,
+  now: { ignored: ReadonlySet<string> },
+  changed: readonly Changed[],
+): Promise<{ paths: string[]; truncated: boolean }> {
+  if (!before.ignored || !before.git) return { paths: [], truncated: false };
+  const common = before.git.commonDir ?? before.git.gitDir;
+  const exclude = common ? relative(before.root, join(common, 'info', 'exclude')) : '';
+  const fresh = [...now.ignored].filter((p) => !before.ignored!.has(p));
+  const scopes = ignoreScopes(
+    changed.map((c) => c.path),
+    fresh,
+    exclude,
+  );
+  if (scopes.length === 0) return { paths: [], truncated: false };
+  const paths: string[] = [];
+  let truncated = false;
+  for (const e of newIgnoredEntries(before.ignored, now.ignored, scopes)) {
+    if (!e.endsWith('/')) {
+      paths.push(e);
+      continue;
+    }
+    const walked = await walkFiles(join(before.root, e), MAX_FILES - paths.length);
+    truncated ||= walked.truncated;
+    for (const f of walked.files) paths.push(e + f);
+    if (paths.length >= MAX_FILES) return { paths, truncated: true };
+  }
+  return { paths, truncated };
 }
 
 // The second look: the paths to compare that the snapshot did not hold (with what they were before), and
@@ -281,37 +588,62 @@ async function lookAgain(before: Snapshot): Promise<{
   committed: Map<string, boolean>;
   truncated: boolean;
   unreadable: string[];
+  ignored: ReadonlySet<string>;
+  submodules: ReadonlyMap<string, string>;
 }> {
   const seen = new Map<string, Was>();
-  if (before.git) {
+  if (before.git && before.view) {
     const place = before.git;
+    const view = before.view;
+    if (view.gitDir && dirId(view.gitDir.path) !== view.gitDir.id) {
+      before.nextLook?.disarm();
+      throw new Error(`the repository's git dir was replaced during the turn: ${view.gitDir.path}`);
+    }
     // A filter command the agent added or changed is not run by this git: while every config file git reads
     // is as it was (its stat, ctime included), the status armed at the snapshot runs; else one that empties
     // every filter command that is not as it was.
     const config = before.config;
     const same = config !== undefined && [...config.marks].every(([f, m]) => markOfSync(f)?.stat === m?.stat);
     if (!same) before.nextLook?.disarm();
-    const look =
-      same && before.nextLook
-        ? await before.nextLook.run()
-        : await git(before.root, [
+    const env: GitEnvOptions = same
+      ? view.env
+      : {
+          ...view.env,
+          config: [
+            ...(view.env.config ?? []),
             ...filterOverrides(config?.filters ?? new Map(), await filterCommands(before.root)),
-            ...statusArgs(place),
-          ]);
+          ],
+        };
+    const look =
+      same && before.nextLook ? await before.nextLook.run() : await git(before.root, statusArgs(), env);
     const status = await withNested(before.root, readStatus(look, place.prefix));
     // Not listed before: a tracked file that was clean then, or a file that did not exist.
     for (const [p, xy] of status.entries) seen.set(p, xy === '??' || xy[0] === 'A' ? null : 'clean');
     // A hook or another of git's control files the agent added.
     for (const p of gitControls(before.root, place)) if (!before.files.has(p)) seen.set(p, null);
+    const [moved, stagedNow] = await Promise.all([
+      committed(before.root, env, place.head, status.head, place.prefix),
+      staged(before, place),
+    ]);
+    for (const [p, existed] of stagedNow) if (!seen.has(p)) seen.set(p, existed ? 'clean' : null);
     return {
       seen,
-      committed: await committed(before.root, place.head, status.head, place.prefix),
+      committed: moved,
       truncated: status.truncated,
       unreadable: status.unreadable,
+      ignored: status.ignored,
+      submodules: status.submodules,
     };
   }
   const now = await walkFiles(before.root, MAX_FILES);
   // Past the first walk's cap a file may have been there all along: only a full first walk tells new ones.
   if (!before.truncated) for (const p of now.files) seen.set(p, null);
-  return { seen, committed: new Map(), truncated: now.truncated, unreadable: now.unreadable ?? [] };
+  return {
+    seen,
+    committed: new Map(),
+    truncated: now.truncated,
+    unreadable: now.unreadable ?? [],
+    ignored: new Set(),
+    submodules: new Map(),
+  };
 }

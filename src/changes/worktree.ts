@@ -22,7 +22,8 @@ import {
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { RhoError } from '../errors.js';
 import type { SessionScope } from '../session.js';
-import { filterCommands, filterOverrides, git, gitEnv, gitPlace, gitText } from './git.js';
+import { DIFF_ARGS, type ConfigPair } from './git-env.js';
+import { git, gitEnv, gitPlace, gitText } from './git.js';
 import { eachLimited } from './marks.js';
 import { decodeName, fsPath } from './names.js';
 import { leftovers } from '../agent/tree.js';
@@ -41,8 +42,12 @@ export interface Worktree {
   userCwd: string;
   /** The tree of the worktree's start (HEAD plus the user's changes): what the patch is taken against. */
   base: string;
-  /** The filter commands git ran when the worktree was made (the user's own, from their global config). */
-  filters?: ReadonlyMap<string, string>;
+  /** The settings git had when the worktree was made (the user's system and global config, its includes
+   * read): the patch is taken with these alone, whatever the agent wrote into any config since. */
+  config?: readonly ConfigPair[];
+  /** The object stores the patch reads (the worktree's, then the user's), and their object format. */
+  objects?: string[];
+  format?: string;
   /** The links made to lead into the worktree rather than the user's tree. */
   relinked?: Relinked[];
 }
@@ -114,22 +119,33 @@ export async function makeWorktree(userCwd: string, keep = false): Promise<Workt
     // In the user's object format (SHA-1 or SHA-256): the objects it reads are theirs.
     const format = (await gitText(place.root, ['rev-parse', '--show-object-format'])).trim() || 'sha1';
     await gitText(tmp, ['init', '--quiet', '--template=', `--object-format=${format}`, dir]);
-    writeFileSync(join(dir, '.git', 'objects', 'info', 'alternates'), `${join(common, 'objects')}\n`);
+    // The objects the start adds (the user's uncommitted and untracked files, its trees) go to a store beside
+    // the worktree, not in it: the agent can remove or rewrite its repository's objects, never the start the
+    // patch is taken against. The worktree reads that store, and the user's, as alternates.
+    const store = join(tmp, 'objects');
+    await fsp.mkdir(join(store, 'info'), { recursive: true });
+    wt.objects = [store, join(common, 'objects')];
+    writeFileSync(join(dir, '.git', 'objects', 'info', 'alternates'), `${wt.objects.join('\n')}\n`);
+    const toStore = {
+      vars: { GIT_OBJECT_DIRECTORY: store, GIT_ALTERNATE_OBJECT_DIRECTORIES: join(common, 'objects') },
+    };
+    wt.format = format;
+    wt.config = frozenConfig((await git(dir, ['config', '--list', '-z'])).stdout);
     if (existsSync(join(common, 'shallow')))
       copyFileSync(join(common, 'shallow'), join(dir, '.git', 'shallow'));
-    await gitText(dir, ['-c', 'core.hooksPath=/dev/null', 'checkout', '--quiet', '--detach', place.head]);
-    const diff = (
-      await git(place.root, ['diff', '--binary', '--no-color', '--no-ext-diff', '--no-textconv', 'HEAD'])
-    ).stdout;
-    if (diff.length > 0) await gitText(dir, ['apply', '--binary', '--whitespace=nowarn', '-'], diff);
+    await gitText(dir, ['checkout', '--quiet', '--detach', place.head]);
+    // With explicit prefixes, context and paths from the root, whatever the user's diff settings say (their
+    // diff.noprefix made this patch unappliable: found by review).
+    const diff = (await git(place.root, ['diff', ...DIFF_ARGS, 'HEAD'])).stdout;
+    if (diff.length > 0)
+      await gitText(dir, ['apply', '--binary', '--whitespace=nowarn', '-'], { input: diff });
     await copyUntracked(place.root, dir);
     // The worktree's own index (never the user's) holds the start, so the patch is what the agent changed.
-    await gitText(dir, ['add', '-A']);
+    await gitText(dir, ['add', '-A'], toStore);
     // The start as the user has it (links with their own targets), then the links retargeted: the patch
     // puts those back first, so it says only what the agent did to them.
-    wt.base = (await gitText(dir, ['write-tree'])).trim();
+    wt.base = (await gitText(dir, ['write-tree'], toStore)).trim();
     wt.relinked = await retargetLinks(dir, realpathSync(place.root));
-    wt.filters = await filterCommands(dir);
     return wt;
   } catch (e) {
     removeWorktreeSync(wt);
@@ -230,31 +246,70 @@ async function copyUntracked(repo: string, dir: string): Promise<void> {
   });
 }
 
+// Pure: the settings of a `git config --list -z` to pass on as they are (git-env.ts), less the includes (their
+// settings are in the list already, and one followed again would read a file as it is now).
+export function frozenConfig(listing: Buffer): ConfigPair[] {
+  const out: ConfigPair[] = [];
+  for (const entry of listing.toString('utf8').split('\0')) {
+    if (entry === '') continue;
+    const nl = entry.indexOf('\n');
+    const key = nl < 0 ? entry : entry.slice(0, nl);
+    if (/^include(?:if\..*)?\.path$/i.test(key)) continue;
+    out.push([key, nl < 0 ? 'true' : entry.slice(nl + 1)]);
+  }
+  return out;
+}
+
 // The patch of what changed in the worktree since its start: `git diff --binary`, applies with `git apply`
 // in the user's tree (paths from the repository root, limited to the workspace).
-// The agent had the worktree's config and attributes to itself: a filter command it added is not run (`git
-// add` runs clean filters), and a `core.worktree` it set points nowhere else.
+// Only the worktree's files decide it. The worktree's git dir is the agent's (its index, config, hooks,
+// info/exclude and info/attributes, even the `.git` that names it: the agent can point it at the user's
+// repository), so none of it is used: the patch is taken in a git dir made for it here, with an index of its
+// own filled from the start's tree (read-tree, then `add -A`), its own object store (the worktree's and the
+// user's read as alternates, never written), and the config the worktree was made with.
 export async function worktreePatch(wt: Worktree): Promise<Buffer> {
-  const own = [
-    ...filterOverrides(wt.filters ?? new Map(), await filterCommands(wt.dir)),
-    `--work-tree=${wt.dir}`,
-  ];
   await restoreLinks(wt.relinked ?? []);
-  await gitText(wt.dir, [...own, 'add', '-A']);
-  const r = await git(wt.cwd, [
-    ...own,
-    'diff',
-    '--cached',
-    '--binary',
-    '--no-color',
-    '--no-ext-diff',
-    '--no-textconv',
-    wt.base,
-    '--',
-    '.',
-  ]);
-  if (r.code !== 0) throw new Error(`git diff failed: ${r.stderr}`);
-  return r.stdout;
+  const tmp = mkdtempSync(join(tempRoot(), `${WORKTREE_PREFIX}${process.pid}-patch-`));
+  try {
+    const gitDir = join(tmp, 'git');
+    const format = wt.format ?? 'sha1';
+    await gitText(tmp, ['init', '--quiet', '--bare', '--template=', `--object-format=${format}`, gitDir]);
+    const objects = wt.objects ?? [];
+    writeFileSync(join(gitDir, 'objects', 'info', 'alternates'), `${objects.join('\n')}\n`);
+    const o = patchEnv(wt, gitDir, join(tmp, 'index'));
+    await gitText(wt.dir, ['read-tree', wt.base], o);
+    await gitText(wt.dir, ['add', '-A'], o);
+    const r = await git(wt.cwd, ['diff', '--cached', ...DIFF_ARGS, wt.base, '--', '.'], o);
+    if (r.code !== 0) throw new Error(`git diff failed: ${r.stderr}`);
+    return r.stdout;
+  } finally {
+    removeTree(tmp);
+  }
+}
+
+// How the patch's git runs: that git dir, index and work tree; no config file read (not the system's, not the
+// global one, which the agent may have changed: the worktree's own config as made is passed instead), and
+// the work tree's files as they are: modes kept, names by their case, no excludes file.
+function patchEnv(wt: Worktree, gitDir: string, index: string) {
+  return {
+    vars: {
+      GIT_DIR: gitDir,
+      GIT_WORK_TREE: wt.dir,
+      GIT_INDEX_FILE: index,
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_COMMON_DIR: undefined,
+      GIT_OBJECT_DIRECTORY: undefined,
+      GIT_ALTERNATE_OBJECT_DIRECTORIES: undefined,
+    },
+    config: [
+      ...(wt.config ?? []),
+      ['core.bare', 'false'],
+      ['core.fileMode', 'true'],
+      ['core.ignoreCase', 'false'],
+      ['core.excludesFile', ''],
+    ] as ConfigPair[],
+  };
 }
 
 // Removes the worktree: its temporary directory, whatever the agent left in it.

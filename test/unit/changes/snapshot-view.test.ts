@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ignoreScopes,
+  newIgnoredEntries,
+  parseFlagged,
+  parseNameStatus,
+  pinnedConfig,
+} from '../../../src/changes/snapshot.js';
+
+describe('parseFlagged', () => {
+  it('assume-unchanged (lower case) and skip-worktree (S) entries under the workspace', () => {
+    const out = 'H src/a\0h src/b\0S src/c\0s src/d\0H other\0h other/e\0';
+    expect(parseFlagged(out, 'src/')).toEqual(['b', 'c', 'd']);
+    expect(parseFlagged(out, '')).toEqual(['src/b', 'src/c', 'src/d', 'other/e']);
+  });
+});
+
+describe('pinnedConfig', () => {
+  it('strict stat checks always; case, line ends and links as the snapshot saw them; the excludes copy', () => {
+    const pins = new Map(pinnedConfig(new Map([['core.ignorecase', 'true']]), '/private/exclude'));
+    expect(pins.get('core.checkStat')).toBe('default');
+    expect(pins.get('core.trustctime')).toBe('true');
+    expect(pins.get('core.fileMode')).toBe('true');
+    expect(pins.get('core.ignoreCase')).toBe('true');
+    expect(pins.get('core.autocrlf')).toBe('false');
+    expect(pins.get('core.excludesFile')).toBe('/private/exclude');
+    expect(new Map(pinnedConfig(new Map(), '')).get('core.ignoreCase')).toBe('false');
+  });
+});
+
+describe('ignoreScopes', () => {
+  it('the folder of each changed or new .gitignore; everything for info/exclude', () => {
+    expect(
+      ignoreScopes(['a.txt', 'src/.gitignore'], ['tools/.gitignore', 'x.log'], '.git/info/exclude'),
+    ).toEqual(['src', 'tools']);
+    expect(ignoreScopes(['.gitignore'], [], '.git/info/exclude')).toEqual(['']);
+    expect(ignoreScopes(['.git/info/exclude'], [], '.git/info/exclude')).toEqual(['']);
+    expect(ignoreScopes(['a.gitignore'], [], '.git/info/exclude')).toEqual([]);
+  });
+});
+
+describe('newIgnoredEntries', () => {
+  it('ignored now, not before nor inside a folder ignored before, under a scope', () => {
+    const before = new Set(['ignored.log', 'node_modules/']);
+    const now = new Set([
+      'ignored.log',
+      'node_modules/',
+      'node_modules/x',
+      'src/p.sh',
+      'lib/q.sh',
+      'src/new/',
+    ]);
+    expect(newIgnoredEntries(before, now, ['src'])).toEqual(['src/p.sh', 'src/new/']);
+    expect(newIgnoredEntries(before, now, [''])).toEqual(['src/p.sh', 'lib/q.sh', 'src/new/']);
+    expect(newIgnoredEntries(before, now, [])).toEqual([]);
+  });
+});
+
+describe('parseNameStatus', () => {
+  it('each path under the workspace, and whether it existed on the old side', () => {
+    const out = 'M\0src/a\0A\0src/b\0D\0other\0';
+    expect([...parseNameStatus(out, 'src/')]).toEqual([
+      ['a', true],
+      ['b', false],
+    ]);
+  });
+});
