@@ -225,10 +225,12 @@ function removeView(view: GitView): void {
   rmSync(view.dir, { recursive: true, force: true });
 }
 
-// A small file's content ('' when absent or unreadable); at most 1 MiB of it.
+// A small regular file's content ('' when absent, unreadable or anything else: a FIFO is never opened); at
+// most 1 MiB of it.
 function readSmall(path: string): Buffer | string {
   if (!path) return '';
   try {
+    if (!statSync(path).isFile()) return '';
     return readFileSync(path).subarray(0, 1024 * 1024);
   } catch {
     return '';
