@@ -59,6 +59,8 @@ export interface Snapshot {
   files: Map<string, FileMark | null>;
   /** A cap (files or hashed bytes) was reached: changes past it may go unseen. */
   truncated: boolean;
+  /** In git, past the files cap: the paths git listed that were not looked at (what they were is unknown). */
+  beyond?: ReadonlySet<string>;
   /** The folders that could not be read (permission denied): a new one after the turn hides what is in it. */
   unreadable: ReadonlySet<string>;
   /** Starts hashing the files in the background (once the prompt is sent: the turn is the idle time). */
@@ -136,8 +138,10 @@ async function snapshotWith(
   // In git, also the files in the git dir that decide what git runs and lists: an agent's hook, a config
   // that names a command or moves the work tree, an exclude or attributes file that hides a change. And the
   // tracked files git is told not to look at (assume-unchanged, skip-worktree): looked at here, as a walk does.
+  // Git's control files and the flagged ones first: few, and never cut by the cap (a control file missing
+  // from the snapshot would read as one the agent added).
   const paths = listed
-    ? [...new Set([...listed.entries.keys(), ...flagged, ...gitControls(root, place!)])]
+    ? [...new Set([...gitControls(root, place!), ...flagged, ...listed.entries.keys()])]
     : walked!.files;
   const files = await marksOf(root, paths.slice(0, MAX_FILES));
   const budget = new HashBudget(MAX_HASH_BYTES);
@@ -153,6 +157,7 @@ async function snapshotWith(
     ...(listed ? { ignored: listed.ignored, submodules: listed.submodules } : {}),
     files,
     truncated: (walked?.truncated ?? listed?.truncated ?? false) || paths.length > MAX_FILES,
+    ...(listed && paths.length > MAX_FILES ? { beyond: new Set(paths.slice(MAX_FILES)) } : {}),
     unreadable: new Set(walked?.unreadable ?? listed?.unreadable ?? []),
     startHashing: () => {
       // Once: a retry's prompt (--retries) waits for the same snapshot.
@@ -620,7 +625,10 @@ async function lookAgain(before: Snapshot): Promise<{
       same && before.nextLook ? await before.nextLook.run() : await git(before.root, statusArgs(), env);
     const status = await withNested(before.root, readStatus(look, place.prefix));
     // Not listed before: a tracked file that was clean then, or a file that did not exist.
-    for (const [p, xy] of status.entries) seen.set(p, xy === '??' || xy[0] === 'A' ? null : 'clean');
+    // Past the snapshot's cap, a path git listed then too was there all along, in a state not looked at:
+    // neither new nor clean (`truncated` says more may have changed).
+    for (const [p, xy] of status.entries)
+      if (!before.beyond?.has(p)) seen.set(p, xy === '??' || xy[0] === 'A' ? null : 'clean');
     // A hook or another of git's control files the agent added.
     for (const p of gitControls(before.root, place)) if (!before.files.has(p)) seen.set(p, null);
     const [moved, stagedNow] = await Promise.all([

@@ -178,6 +178,39 @@ describe('what changed, in a git work tree', () => {
   });
 });
 
+describe('past the ledger’s cap of 20,000 files, in git', () => {
+  // A repository with more untracked files than the snapshot looks at: those past the cap were there all
+  // along, and git's own control files (listed after them, once) were there too.
+  function bigRepo(): string {
+    const repo = userRepo();
+    mkdirSync(join(repo, 'many'));
+    spawnSync('sh', ['-c', 'seq 1 20010 | sed s/^/f/ | xargs touch'], { cwd: join(repo, 'many') });
+    return repo;
+  }
+
+  it('an agent that does nothing breaches nothing: no file reads as added, and the result says the cap was reached', async () => {
+    const repo = bigRepo();
+    const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], repo, { before: [chunk('looked')] });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(resultOf(r.events).changes).toEqual({
+      added: [],
+      modified: [],
+      deleted: [],
+      unaccounted: [],
+      truncated: true,
+    });
+  });
+
+  it('a file the agent adds is still seen (exit 8 under --fence read-only)', async () => {
+    const repo = bigRepo();
+    const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], repo, {
+      before: [effect({ write: 'new.sh', text: 'x' })],
+    });
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(resultOf(r.events).changes).toMatchObject({ added: ['new.sh'], truncated: true });
+  });
+});
+
 describe('breach: a promise about effects, checked by the ledger', () => {
   it('--fence read-only: a change made by a shell command the agent never reported is exit 8, naming it; result last', async () => {
     const ws = plainWorkspace();
