@@ -117,7 +117,7 @@ const Extra = z
   .record(z.string(), z.unknown())
   .optional()
   .describe(
-    'fields of the session/update (and its params, e.g. _meta) this event does not name, as the agent sent them; absent when none',
+    "fields of the session/update this event does not name (its params' own as `params.<name>`, e.g. `params._meta`), and under a named field's own name what of it the event does not carry: a tool's rawOutput keys and content blocks its output leaves out, a title, kind, status, rawInput or locations of another type (or the locations that are none), a plan's entries that are no object; as the agent sent them, absent when none",
   );
 
 export const MessageEvent = z

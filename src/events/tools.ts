@@ -49,17 +49,25 @@ export function contentText(content: unknown): string | undefined {
 
 // Normalises what a tool returned into the contract's per-kind output shape.
 export function normalizeOutput(kind: string, rawOutput: unknown, content: unknown): ToolEvent['output'] {
-  const diffs = diffsOf(content);
+  return outputOf(kind, rawOutput, content, diffsOf(content));
+}
+
+function outputOf(
+  kind: string,
+  rawOutput: unknown,
+  content: unknown,
+  diffs: Diff[] | undefined,
+): ToolEvent['output'] {
   if (diffs) return { diffs };
   if (isRecord(rawOutput)) {
-    if (kind === 'execute' && ('stdout' in rawOutput || 'exitCode' in rawOutput)) {
+    if (isExecuteShape(kind, rawOutput)) {
       return {
         exitCode: Number.isFinite(rawOutput.exitCode) ? (rawOutput.exitCode as number) : null,
         stdout: typeof rawOutput.stdout === 'string' ? rawOutput.stdout : '',
         stderr: typeof rawOutput.stderr === 'string' ? rawOutput.stderr : '',
       };
     }
-    if (kind === 'read' && typeof rawOutput.content === 'string') return { content: rawOutput.content };
+    if (isReadShape(kind, rawOutput)) return { content: rawOutput.content as string };
     return rawOutput;
   }
   // Other agents send a string (Claude's adapter for Read and Bash): the text is the output, shaped by kind.
@@ -70,6 +78,105 @@ export function normalizeOutput(kind: string, rawOutput: unknown, content: unkno
   if (rawOutput !== undefined && rawOutput !== null) return rawOutput;
   const text = contentText(content);
   return text === undefined ? null : { content: text };
+}
+
+const isExecuteShape = (kind: string, raw: Record<string, unknown>): boolean =>
+  kind === 'execute' && ('stdout' in raw || 'exitCode' in raw);
+const isReadShape = (kind: string, raw: Record<string, unknown>): boolean =>
+  kind === 'read' && typeof raw.content === 'string';
+
+// A field the agent sent a value in (null and absent are nothing sent).
+const sent = (v: unknown): boolean => v !== undefined && v !== null;
+
+/** What of one update's fields a tool event names its event does not carry, by field, as the agent sent it. */
+type Rest = Record<string, unknown>;
+
+// `key: value` added to `o` (made if need be) as an own key: an own `__proto__` from JSON.parse stays a key.
+function keep(o: Rest | undefined, key: string, value: unknown): Rest {
+  o ??= {};
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  return o;
+}
+
+// The keys of a rawOutput record its shaped output does not carry (undefined when it carries it whole):
+// execute keeps exitCode, stdout and stderr (a null as much as a value), read its content; any other
+// record is the output as it came.
+function rawRest(kind: string, raw: Record<string, unknown>): Rest | undefined {
+  let rest: Rest | undefined;
+  if (isExecuteShape(kind, raw)) {
+    for (const k in raw) {
+      const v = raw[k];
+      if (v === null && (k === 'exitCode' || k === 'stdout' || k === 'stderr')) continue;
+      if (k === 'exitCode' ? Number.isFinite(v) : (k === 'stdout' || k === 'stderr') && typeof v === 'string')
+        continue;
+      rest = keep(rest, k, v);
+    }
+  } else if (isReadShape(kind, raw)) {
+    for (const k in raw) if (k !== 'content') rest = keep(rest, k, raw[k]);
+  }
+  return rest;
+}
+
+// Has `o` no key but these?
+function onlyKeys(o: Record<string, unknown>, a: string, b: string, c = a, d = a): boolean {
+  for (const k in o) if (k !== a && k !== b && k !== c && k !== d) return false;
+  return true;
+}
+
+// Does the output carry this content block whole: a diff (when the output is the diffs), or a text block
+// (when it is the text)? A block with a field more than that, or of another kind, is not carried.
+function carriedBlock(c: unknown, carries: 'diff' | 'text'): boolean {
+  if (!isRecord(c)) return false;
+  if (carries === 'diff')
+    return (
+      c.type === 'diff' &&
+      typeof c.path === 'string' &&
+      typeof c.newText === 'string' &&
+      (c.oldText === undefined || c.oldText === null || typeof c.oldText === 'string') &&
+      onlyKeys(c, 'type', 'path', 'oldText', 'newText')
+    );
+  const inner = c.type === 'content' ? c.content : c;
+  if (inner !== c && !onlyKeys(c, 'type', 'content')) return false;
+  return (
+    isRecord(inner) &&
+    inner.type === 'text' &&
+    typeof inner.text === 'string' &&
+    onlyKeys(inner, 'type', 'text')
+  );
+}
+
+// The blocks of an update's content the output does not carry (undefined when it carries them all); content
+// that is no array is carried by nothing.
+function contentRest(content: unknown, carries: 'diff' | 'text' | undefined): unknown {
+  if (!Array.isArray(content) || carries === undefined) return content;
+  let rest: unknown[] | undefined;
+  for (const c of content) if (!carriedBlock(c, carries)) (rest ??= []).push(c);
+  return rest;
+}
+
+// What of an update's rawOutput and content the tool's output leaves out, added to `rest`. The output is
+// made of the tool's latest rawOutput and content (which this update's replace): its diffs when the content
+// holds any (a rawOutput beside them is not carried), else its rawOutput shaped by kind (the content is not
+// carried), else the content's text blocks.
+function outputRest(
+  kind: string,
+  held: Extra,
+  u: Record<string, unknown>,
+  diffs: boolean,
+  rest: Rest | undefined,
+): Rest | undefined {
+  const raw = u.rawOutput;
+  if (sent(raw)) {
+    const left = diffs ? raw : isRecord(raw) ? rawRest(kind, raw) : undefined;
+    if (left !== undefined) rest = keep(rest, 'rawOutput', left);
+  }
+  const content = u.content;
+  if (sent(content)) {
+    const rawHeld = sent(held.rawOutput);
+    const left = contentRest(content, diffs ? 'diff' : rawHeld ? undefined : 'text');
+    if (left !== undefined) rest = keep(rest, 'content', left);
+  }
+  return rest;
 }
 
 // Cursor's todo statuses arrive as TODO_STATUS_IN_PROGRESS in tool input and in_progress elsewhere.
@@ -210,24 +317,48 @@ export class ToolStore {
     // A request is judged by this kind: a later update or a second tool_call cannot change it.
     if (extra.announced === undefined && u.sessionUpdate !== 'tool_call_update')
       extra.announced = { kind: u.kind };
+    // A field the event cannot carry (a title that is no string, locations that are none) is kept in `rest`,
+    // as sent, for the event's `extra`; a null is nothing sent.
+    let rest: Rest | undefined;
     if (typeof u.kind === 'string') tool.kind = u.kind;
+    else if (sent(u.kind)) rest = keep(rest, 'kind', u.kind);
     if (typeof u.title === 'string') tool.title = u.title;
+    else if (sent(u.title)) rest = keep(rest, 'title', u.title);
     if (isRecord(u.rawInput)) tool.input = mergeInput(tool.input, u.rawInput);
-    if (Array.isArray(u.locations)) tool.locations = u.locations.filter(isLocation);
+    else if (sent(u.rawInput)) rest = keep(rest, 'rawInput', u.rawInput);
+    if (Array.isArray(u.locations)) {
+      const locations = u.locations.filter(isLocation);
+      if (locations.length < u.locations.length)
+        rest = keep(
+          rest,
+          'locations',
+          u.locations.filter((l) => !isLocation(l)),
+        );
+      tool.locations = locations;
+    } else if (sent(u.locations)) rest = keep(rest, 'locations', u.locations);
     if (typeof u.status === 'string') extra.reported = u.status;
+    else if (sent(u.status)) rest = keep(rest, 'status', u.status);
     if (u.rawOutput !== undefined) extra.rawOutput = u.rawOutput;
     if (u.content !== undefined && u.content !== null) extra.content = u.content;
-    tool.output = normalizeOutput(tool.kind, extra.rawOutput, extra.content);
+    const diffs = diffsOf(extra.content);
+    tool.output = outputOf(tool.kind, extra.rawOutput, extra.content, diffs);
+    if (sent(u.rawOutput) || sent(u.content))
+      rest = outputRest(tool.kind, extra, u, diffs !== undefined, rest);
     this.settleStatus(tool, extra);
     this.retireIfFinished(held);
-    return { ...tool };
+    // The snapshot, with what of this update it could not carry (the event's `extra`: updates.ts adds the
+    // update's unnamed fields to it).
+    const snapshot: ToolEvent = { ...tool };
+    if (rest !== undefined) snapshot.extra = rest;
+    return snapshot;
   }
 
-  // Would the update change nothing of a tool already held (a field apply ignores, or one with the value the
+  // Would the update change nothing of a tool already held (a field that is null, or one with the value the
   // tool has: its kind, title or status again, input keys it holds with those primitive values)? Such an
   // update makes no event: every event carries the whole state, so a stream of them after one large input
   // would write that input again each time (a hostile agent's 1 MB input and 4k bare updates: 4 GB). Any
-  // field it does not know, an output, content or locations count as a change.
+  // field it does not know, an output, content or locations count as a change, and so does a field of a
+  // type the event cannot carry (a title that is an object): its event carries it as `extra`.
   unchangedBy(u: Record<string, unknown>): boolean {
     const held = this.entries.get(idText(u.toolCallId));
     if (!held) return false;
@@ -235,13 +366,13 @@ export class ToolStore {
     for (const k in u) {
       const v = u[k];
       if (k === 'toolCallId' || k === 'sessionUpdate') continue;
-      if (k === 'kind' && (typeof v !== 'string' || v === tool.kind)) continue;
-      if (k === 'title' && (typeof v !== 'string' || v === tool.title)) continue;
-      if (k === 'status' && (typeof v !== 'string' || v === extra.reported)) continue;
-      if (k === 'rawInput' && (!isRecord(v) || sameInput(tool.input, v))) continue;
-      if (k === 'locations' && !Array.isArray(v)) continue;
-      if ((k === 'rawOutput' || k === 'content') && (v === undefined || (k === 'content' && v === null)))
-        continue;
+      // A null is nothing sent; a value of another type than the event's field is carried as `extra`.
+      if (!sent(v) && k !== 'rawOutput') continue;
+      if (k === 'kind' && v === tool.kind) continue;
+      if (k === 'title' && v === tool.title) continue;
+      if (k === 'status' && v === extra.reported) continue;
+      if (k === 'rawInput' && isRecord(v) && sameInput(tool.input, v)) continue;
+      if ((k === 'rawOutput' || k === 'content') && v === undefined) continue;
       return false;
     }
     return true;

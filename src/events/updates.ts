@@ -91,7 +91,10 @@ function onlyUpdate(params: Record<string, unknown>): boolean {
 }
 
 // Converts a session/update's params into events (usually one); unknown kinds pass through as `extension`.
-// A known kind's fields the event does not name ride along as `extra` on its first event.
+// A known kind's fields the event does not name ride along as `extra` on its first event (the event of the
+// update itself: a tool's, not the todos after it), beside what that event already holds in `extra` (what of
+// a named field it could not carry). An update whose fields make no change makes no event only when it
+// carries nothing else.
 export function eventsFromUpdate(params: unknown, ctx: UpdateContext): Event[] {
   const events = eventsOf(params, ctx);
   if (!isRecord(params) || !isRecord(params.update)) return events;
@@ -101,8 +104,10 @@ export function eventsFromUpdate(params: unknown, ctx: UpdateContext): Event[] {
   if (!named || first === undefined) return events;
   for (const e of events) if (e.type === 'extension') return events;
   const extra = extraFields(params, params.update);
+  if (extra === undefined) return events;
   // A copy: a tool event is the store's live state, and its extras belong to this update alone.
-  if (extra) events[0] = { ...first, extra } as Event;
+  const held = (first as { extra?: Record<string, unknown> }).extra;
+  events[0] = { ...first, extra: held === undefined ? extra : { ...extra, ...held } } as Event;
   return events;
 }
 

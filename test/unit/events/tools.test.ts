@@ -811,7 +811,10 @@ describe('what a tool holds stays bounded, whatever the updates (found by review
         status: 'in_progress',
       }),
     ).toBe(true);
-    expect(store.unchangedBy({ toolCallId: 't', kind: null, title: 7, locations: 'x' })).toBe(true);
+    expect(store.unchangedBy({ toolCallId: 't', kind: null, title: null, locations: null })).toBe(true);
+    // A value the event cannot carry in its field is a change: the event carries it as extra.
+    expect(store.unchangedBy({ toolCallId: 't', title: 7 })).toBe(false);
+    expect(store.unchangedBy({ toolCallId: 't', locations: 'x' })).toBe(false);
     expect(store.unchangedBy({ toolCallId: 't', rawInput: { a: 2 } })).toBe(false);
     expect(store.unchangedBy({ toolCallId: 't', rawInput: { b: 1 } })).toBe(false);
     expect(store.unchangedBy({ toolCallId: 't', rawInput: { a: {} } })).toBe(false);
@@ -840,5 +843,157 @@ describe('ToolStore.announcedKind: the kind a permission request is judged by', 
     expect(store.announcedKind('bare')).toEqual({ kind: undefined });
     expect(store.announcedKind('late')).toBeUndefined();
     expect(store.announcedKind('never')).toBeUndefined();
+  });
+});
+
+describe('what of an update its tool event cannot carry is its extra, as sent', () => {
+  const held = (): ToolStore => {
+    const store = new ToolStore();
+    store.apply({ toolCallId: 't', kind: 'read', title: 'Read a', status: 'in_progress' });
+    return store;
+  };
+
+  it("keeps an execute rawOutput's keys beyond exitCode, stdout and stderr (marker 1)", () => {
+    const store = new ToolStore();
+    const t = store.apply({
+      toolCallId: 'e1',
+      kind: 'execute',
+      status: 'completed',
+      rawOutput: { stdout: 'ok', exitCode: 0, extraKey: 'LOST-1', stderr: 5 },
+    });
+    expect(t.output).toEqual({ exitCode: 0, stdout: 'ok', stderr: '' });
+    expect(t.extra).toEqual({ rawOutput: { extraKey: 'LOST-1', stderr: 5 } });
+  });
+
+  it('keeps the text content sent beside a rawOutput (marker 2)', () => {
+    const store = new ToolStore();
+    const content = [{ type: 'content', content: { type: 'text', text: 'LOST-2' } }];
+    const t = store.apply({
+      toolCallId: 'e1',
+      kind: 'execute',
+      rawOutput: { stdout: 'ok', exitCode: 0 },
+      content,
+    });
+    expect(t.extra).toEqual({ content });
+    // Also when the content comes after the rawOutput, in an update of its own.
+    const later = store.apply({ toolCallId: 'e1', content });
+    expect(later.output).toEqual({ exitCode: 0, stdout: 'ok', stderr: '' });
+    expect(later.extra).toEqual({ content });
+  });
+
+  it("keeps an edit's rawOutput and its content that is no diff, whenever a diff is present (markers 3, 4)", () => {
+    const store = new ToolStore();
+    const note = { type: 'content', content: { type: 'text', text: 'LOST-4' } };
+    const diff = { type: 'diff', path: 'a.txt', oldText: 'a', newText: 'b' };
+    const t = store.apply({
+      toolCallId: 'e2',
+      kind: 'edit',
+      status: 'completed',
+      rawOutput: { note: 'LOST-3' },
+      content: [diff, note, { type: 'terminal', terminalId: 'x' }],
+    });
+    expect(t.output).toEqual({ diffs: [{ path: 'a.txt', oldText: 'a', newText: 'b' }] });
+    expect(t.extra).toEqual({
+      rawOutput: { note: 'LOST-3' },
+      content: [note, { type: 'terminal', terminalId: 'x' }],
+    });
+    // A rawOutput of any kind after the diffs is not carried either: the output stays the diffs.
+    expect(store.apply({ toolCallId: 'e2', rawOutput: 'done' }).extra).toEqual({ rawOutput: 'done' });
+  });
+
+  it('keeps a diff with a field the output drops, and the text blocks the output joins only when whole', () => {
+    const store = new ToolStore();
+    const diff = { type: 'diff', path: 'a.txt', newText: 'b', _meta: { x: 1 } };
+    expect(store.apply({ toolCallId: 'd', kind: 'edit', content: [diff] }).extra).toEqual({
+      content: [diff],
+    });
+    const text = { type: 'text', text: 'a' };
+    const annotated = { type: 'content', content: { type: 'text', text: 'b' }, annotations: { p: 1 } };
+    const t = store.apply({ toolCallId: 'o', kind: 'other', content: [text, annotated, 'junk'] });
+    expect(t.output).toEqual({ content: 'a\nb' });
+    expect(t.extra).toEqual({ content: [annotated, 'junk'] });
+    expect(store.apply({ toolCallId: 'p', kind: 'other', content: { text: 'no array' } }).extra).toEqual({
+      content: { text: 'no array' },
+    });
+  });
+
+  it('keeps a title, kind, status, rawInput or locations of another type (marker 5)', () => {
+    const store = held();
+    const t = store.apply({
+      toolCallId: 't',
+      title: { note: 'LOST-5' },
+      kind: 3,
+      status: ['done'],
+      rawInput: 'cat a',
+      locations: [{ path: 'a' }, { line: 2 }, 'b'],
+    });
+    expect(t).toMatchObject({ title: 'Read a', kind: 'read', status: 'in_progress', input: {} });
+    expect(t.locations).toEqual([{ path: 'a' }]);
+    expect(t.extra).toEqual({
+      title: { note: 'LOST-5' },
+      kind: 3,
+      status: ['done'],
+      rawInput: 'cat a',
+      locations: [{ line: 2 }, 'b'],
+    });
+    expect(store.apply({ toolCallId: 't', locations: 'here' }).extra).toEqual({ locations: 'here' });
+  });
+
+  it("keeps a read rawOutput's keys beyond its content (marker 8)", () => {
+    const store = held();
+    const t = store.apply({
+      toolCallId: 't',
+      status: 'completed',
+      rawOutput: { content: 'r', note: 'LOST-8' },
+    });
+    expect(t.output).toEqual({ content: 'r' });
+    expect(t.extra).toEqual({ rawOutput: { note: 'LOST-8' } });
+  });
+
+  it('has no extra when the event carries it all: the shapes Cursor sends, nulls, a rawOutput passed whole', () => {
+    const store = new ToolStore();
+    const updates = [
+      { toolCallId: 'r', kind: 'read', title: 'Read', rawInput: { path: 'a' }, locations: [{ path: 'a' }] },
+      { toolCallId: 'r', status: 'completed', rawOutput: { content: 'x' } },
+      { toolCallId: 'x', kind: 'execute', rawOutput: { exitCode: 0, stdout: 'o', stderr: '' } },
+      { toolCallId: 'x', rawOutput: { exitCode: null, stdout: null } },
+      { toolCallId: 's', kind: 'search', rawOutput: { totalMatches: 2, truncated: false, more: 1 } },
+      { toolCallId: 'e', kind: 'edit', content: [{ type: 'diff', path: 'a', oldText: null, newText: 'b' }] },
+      { toolCallId: 'e', content: [NEW_FILE_DIFF] },
+      {
+        toolCallId: 'o',
+        kind: 'other',
+        content: [{ type: 'content', content: { type: 'text', text: 'ok' } }],
+      },
+      {
+        toolCallId: 'n',
+        title: null,
+        kind: null,
+        status: null,
+        rawInput: null,
+        locations: null,
+        rawOutput: null,
+      },
+      { toolCallId: 'n', content: null },
+      { toolCallId: 'q', kind: 'read', rawOutput: 'text' },
+      { toolCallId: 'q', rawOutput: ['a', 'b'] },
+    ];
+    for (const u of updates) expect(store.apply(u), JSON.stringify(u)).not.toHaveProperty('extra');
+  });
+
+  it('keeps an own __proto__ key a key in what it keeps', () => {
+    const store = new ToolStore();
+    const raw = JSON.parse('{"stdout":"o","__proto__":{"x":1}}') as object;
+    const t = store.apply({ toolCallId: 'x', kind: 'execute', rawOutput: raw });
+    const rest = (t.extra as { rawOutput: object }).rawOutput;
+    expect(Object.getPrototypeOf(rest)).toBe(Object.prototype);
+    expect(Object.hasOwn(rest, '__proto__')).toBe(true);
+  });
+
+  it("leaves the store's state without it: the next event of the tool has none", () => {
+    const store = held();
+    expect(store.apply({ toolCallId: 't', title: 7 }).extra).toEqual({ title: 7 });
+    expect(store.apply({ toolCallId: 't', status: 'completed' })).not.toHaveProperty('extra');
+    expect(store.get('t')).not.toHaveProperty('extra');
   });
 });
