@@ -18,6 +18,12 @@ const Todo = z
     id: z.string(),
     content: z.string(),
     status: z.string().describe('pending, in_progress, completed or cancelled'),
+    extra: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        "an ACP plan entry's fields this todo does not name (or a content, status or priority that is no string), as the agent sent them; absent when none",
+      ),
   })
   .loose()
   .meta({ title: 'todo' });

@@ -1,7 +1,7 @@
 // Pure: one session/update notification -> the contract's events, merging tool state in the store.
 import { isRecord, str } from '../acp/messages.js';
 import { contentRef } from './content.js';
-import type { Event, ExtensionEvent, ResultEvent, WarningEvent } from './types.js';
+import type { Event, ExtensionEvent, ResultEvent, Todo, TodosEvent, WarningEvent } from './types.js';
 import type { ToolStore } from './tools.js';
 
 export type Usage = NonNullable<ResultEvent['usage']>;
@@ -146,7 +146,7 @@ function eventsOf(params: unknown, ctx: UpdateContext): Event[] {
       return events;
     }
     case 'plan':
-      return planTodos(update, ctx) ?? raw();
+      return planTodos(params, update, ctx) ?? raw();
     case 'current_mode_update': {
       const mode = str(update.currentModeId) ?? str(update.modeId);
       if (mode === null) return raw();
@@ -184,19 +184,64 @@ function foreignSession(params: Record<string, unknown>, ctx: UpdateContext): Ev
   return events;
 }
 
-// ACP `plan` entries become the todo list; an entry's id is its position, as ACP plans have none.
-function planTodos(update: Record<string, unknown>, ctx: UpdateContext): Event[] | undefined {
-  if (!Array.isArray(update.entries)) return undefined;
-  const todos = update.entries.filter(isRecord).map((e, i) => ({
-    id: String(i + 1),
-    content: str(e.content) ?? '',
-    status: str(e.status) ?? 'pending',
-    ...(typeof e.priority === 'string' ? { priority: e.priority } : {}),
-  }));
+// ACP `plan` entries become the todo list; an entry's id is its position, as ACP plans have none. An
+// entry's fields its todo does not name (or a content, status or priority of another type) are the todo's
+// `extra`; entries that are no object, the event's `extra.entries`. The same list again makes no event,
+// unless the update carries more than its entries (its `extra` then has a place to go).
+function planTodos(
+  params: Record<string, unknown>,
+  update: Record<string, unknown>,
+  ctx: UpdateContext,
+): Event[] | undefined {
+  const entries = update.entries;
+  if (!Array.isArray(entries)) return undefined;
+  const todos: Todo[] = [];
+  let others: unknown[] | undefined;
+  for (const e of entries) {
+    if (!isRecord(e)) {
+      (others ??= []).push(e);
+      continue;
+    }
+    const todo: Todo = {
+      id: String(todos.length + 1),
+      content: str(e.content) ?? '',
+      status: str(e.status) ?? 'pending',
+      ...(typeof e.priority === 'string' ? { priority: e.priority } : {}),
+    };
+    const extra = entryExtra(e);
+    if (extra !== undefined) todo.extra = extra;
+    todos.push(todo);
+  }
   const key = JSON.stringify(todos);
-  if (key === ctx.lastTodos) return [];
+  if (key === ctx.lastTodos && others === undefined && onlyEntries(update) && onlyUpdate(params)) return [];
   ctx.lastTodos = key;
-  return [{ type: 'todos', todos, source: 'plan' }];
+  const event: TodosEvent = { type: 'todos', todos, source: 'plan' };
+  if (others !== undefined) event.extra = { entries: others };
+  return [event];
+}
+
+// A plan entry's fields its todo does not carry, as sent; undefined when it carries them all.
+function entryExtra(e: Record<string, unknown>): Record<string, unknown> | undefined {
+  let extra: Record<string, unknown> | undefined;
+  for (const k in e) {
+    const v = e[k];
+    const named = k === 'content' || k === 'status' || k === 'priority';
+    if (named && (typeof v === 'string' || v === null)) continue;
+    // Defined, not assigned: an own `__proto__` key from JSON.parse stays a key, never a prototype.
+    Object.defineProperty((extra ??= {}), k, {
+      value: v,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return extra;
+}
+
+// Does a plan update carry nothing but its entries?
+function onlyEntries(update: Record<string, unknown>): boolean {
+  for (const k in update) if (k !== 'sessionUpdate' && k !== 'entries') return false;
+  return true;
 }
 
 // usage_update {used, size, cost}: the fields the result reports. A null or absent field is left out and the

@@ -53,6 +53,16 @@ describe('SurrogateJoiner', () => {
     });
   });
 
+  it('keeps the extra of a chunk it holds whole on that chunk, now empty: the half goes on with the next', () => {
+    const joiner = new SurrogateJoiner();
+    expect(joiner.take({ ...message(HIGH), extra: { messageId: 'LOST-10' } })).toEqual({
+      type: 'message',
+      text: '',
+      extra: { messageId: 'LOST-10' },
+    });
+    expect(joiner.take(message(`${LOW} ok`))).toEqual(message(`${EMOJI} ok`));
+  });
+
   it('replaces a lone half with U+FFFD', () => {
     const joiner = new SurrogateJoiner();
     expect(joiner.take(message(`a${LOW}b`))).toEqual(message('a\uFFFDb'));

@@ -425,7 +425,7 @@ describe('eventsFromUpdate: the less common shapes', () => {
     ]);
   });
 
-  it('reads a plan leniently: entries that are no objects dropped, missing fields filled', () => {
+  it('reads a plan leniently: entries that are no objects kept as extra, missing fields filled', () => {
     const p = params({
       sessionUpdate: 'plan',
       entries: [
@@ -439,9 +439,10 @@ describe('eventsFromUpdate: the less common shapes', () => {
         type: 'todos',
         source: 'plan',
         todos: [
-          { id: '1', content: '', status: 'pending' },
+          { id: '1', content: '', status: 'pending', extra: { content: 3, priority: 1 } },
           { id: '2', content: 'Write', status: 'completed', priority: 'low' },
         ],
+        extra: { entries: ['junk'] },
       },
     ]);
   });
@@ -636,5 +637,81 @@ describe('extraFields', () => {
       writable: true,
       configurable: true,
     });
+  });
+});
+
+describe('what an update carries reaches its event, also where the event could not hold it before', () => {
+  it("gives a tool event both the update's unnamed fields and what of its named ones it cannot carry", () => {
+    const ctx = newContext();
+    eventsFromUpdate(params({ sessionUpdate: 'tool_call', toolCallId: 't', kind: 'execute' }), ctx);
+    const u = {
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 't',
+      status: 'completed',
+      rawOutput: { stdout: 'ok', exitCode: 0, extraKey: 'LOST-1' },
+      durationMs: 5,
+    };
+    expect(eventsFromUpdate({ ...params(u), _meta: { a: 1 } }, ctx)).toMatchObject([
+      {
+        type: 'tool',
+        output: { exitCode: 0, stdout: 'ok', stderr: '' },
+        extra: { durationMs: 5, 'params._meta': { a: 1 }, rawOutput: { extraKey: 'LOST-1' } },
+      },
+    ]);
+    // What the store keeps has no extra: the next event carries its own update's alone.
+    const [next] = eventsFromUpdate(
+      params({ sessionUpdate: 'tool_call_update', toolCallId: 't', x: 1 }),
+      ctx,
+    );
+    expect(next).toHaveProperty('extra', { x: 1 });
+  });
+
+  it('makes an event of a tool_call_update whose title is an object, to carry it (marker 5)', () => {
+    const ctx = newContext();
+    eventsFromUpdate(params({ sessionUpdate: 'tool_call', toolCallId: 'e3', title: 'x', kind: 'read' }), ctx);
+    const u = params({ sessionUpdate: 'tool_call_update', toolCallId: 'e3', title: { note: 'LOST-5' } });
+    expect(eventsFromUpdate(u, ctx)).toEqual([
+      expect.objectContaining({ type: 'tool', title: 'x', extra: { title: { note: 'LOST-5' } } }),
+    ]);
+    // A null title is nothing sent: still no event.
+    const none = params({ sessionUpdate: 'tool_call_update', toolCallId: 'e3', title: null });
+    expect(eventsFromUpdate(none, ctx)).toEqual([]);
+  });
+
+  it("keeps a plan entry's own fields as its todo's extra (marker 6)", () => {
+    const p = params({
+      sessionUpdate: 'plan',
+      entries: [{ content: 'step', status: 'pending', note: 'LOST-6', id: 'a' }],
+    });
+    expect(eventsFromUpdate(p, newContext())).toEqual([
+      {
+        type: 'todos',
+        source: 'plan',
+        todos: [{ id: '1', content: 'step', status: 'pending', extra: { note: 'LOST-6', id: 'a' } }],
+      },
+    ]);
+  });
+
+  it('writes the same plan again when its update carries an extra, to carry it (marker 7)', () => {
+    const ctx = newContext();
+    const entries = [{ content: 'step', status: 'pending' }];
+    const todos = [{ id: '1', content: 'step', status: 'pending' }];
+    expect(eventsFromUpdate(params({ sessionUpdate: 'plan', entries }), ctx)).toHaveLength(1);
+    expect(eventsFromUpdate(params({ sessionUpdate: 'plan', entries, note: 'LOST-7' }), ctx)).toEqual([
+      { type: 'todos', todos, source: 'plan', extra: { note: 'LOST-7' } },
+    ]);
+    expect(eventsFromUpdate({ ...params({ sessionUpdate: 'plan', entries }), turn: 2 }, ctx)).toEqual([
+      { type: 'todos', todos, source: 'plan', extra: { 'params.turn': 2 } },
+    ]);
+    // The same plan with nothing more is still no event.
+    expect(eventsFromUpdate(params({ sessionUpdate: 'plan', entries }), ctx)).toEqual([]);
+  });
+
+  it("keeps an own __proto__ key of a plan entry a key of its todo's extra", () => {
+    const entry = JSON.parse('{"content":"a","__proto__":{"x":1}}') as object;
+    const [e] = eventsFromUpdate(params({ sessionUpdate: 'plan', entries: [entry] }), newContext());
+    const extra = (e as unknown as { todos: Array<{ extra: object }> }).todos[0]!.extra;
+    expect(Object.getPrototypeOf(extra)).toBe(Object.prototype);
+    expect(Object.hasOwn(extra, '__proto__')).toBe(true);
   });
 });
