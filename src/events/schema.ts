@@ -129,7 +129,11 @@ const Extra = z
 export const MessageEvent = z
   .object({
     type: z.literal('message'),
-    text: z.string().describe("a chunk of the agent's reply (an embedded resource's text included)"),
+    text: z
+      .string()
+      .describe(
+        "a chunk of the agent's reply (an embedded resource's text included); empty for a chunk written only for its extra (an empty chunk, or one whose one character waits for the rest of its surrogate pair)",
+      ),
     content: ContentRef.optional(),
     extra: Extra,
   })

@@ -195,7 +195,8 @@ export class Output {
 
   // Every event of the run, in wire order; after `result` nothing more is written. Returns the event as the
   // run's facts should see it (surrogates joined), or undefined when it is not one of the run's (dropped:
-  // the output closed, an empty chunk, a silenced warning). It calls nothing back.
+  // the output closed, an empty chunk, a silenced warning). An empty chunk that carries `extra` is written
+  // in stream-json, for its extra. It calls nothing back.
   emit(e: Event): Event | undefined {
     if (this.closed) return undefined;
     // A warning that writes nothing here (silenced) leaves the spinner running.
@@ -204,7 +205,8 @@ export class Output {
     // A surrogate pair split across two chunks is joined; a lone one becomes U+FFFD.
     if (e.type === 'message' || e.type === 'thought') {
       e = this.joiner.take(e);
-      if (e.text === '' && e.content === undefined) return undefined;
+      if (e.text === '' && e.content === undefined && (e.extra === undefined || !this.plan.extraOnlyChunks))
+        return undefined;
     }
     if (this.spinner && e.type !== 'extension') this.stopSpinner();
     if (e.type === 'warning') {

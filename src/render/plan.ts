@@ -25,6 +25,9 @@ export interface OutputPlan {
   spinner: boolean;
   /** Warning codes the user silenced. */
   silenced: ReadonlySet<string>;
+  /** A text chunk with no text that carries `extra` (an empty chunk, or one whose one character waits for the
+   * rest of its pair) is written for it: stream-json, the one output that writes chunks' extras. */
+  extraOnlyChunks: boolean;
 }
 
 export interface PlanInput {
@@ -53,5 +56,6 @@ export function planOutput(i: PlanInput): OutputPlan {
     silencedAsEvents: !text,
     spinner: text,
     silenced: new Set(i.silenced ?? []),
+    extraOnlyChunks: i.format === 'stream-json',
   };
 }

@@ -7,14 +7,25 @@ const rows: Row[] = [
   [
     'text at a terminal',
     { format: 'text' },
-    { answerTo: 'stdout', valueOnStdout: false, collect: false, stderrLines: false, spinner: true },
+    {
+      answerTo: 'stdout',
+      valueOnStdout: false,
+      collect: false,
+      stderrLines: false,
+      spinner: true,
+      extraOnlyChunks: false,
+    },
   ],
   [
     'stream-json',
     { format: 'stream-json' },
-    { answerTo: 'stdout', collect: false, stderrLines: true, spinner: false },
+    { answerTo: 'stdout', collect: false, stderrLines: true, spinner: false, extraOnlyChunks: true },
   ],
-  ['json collects the run', { format: 'json' }, { collect: true, stderrLines: true, silencedAsEvents: true }],
+  [
+    'json collects the run',
+    { format: 'json' },
+    { collect: true, stderrLines: true, silencedAsEvents: true, extraOnlyChunks: false },
+  ],
   [
     'text with --output-schema: the answer aside, the value alone on stdout',
     { format: 'text', outputSchema: 's.json' },
