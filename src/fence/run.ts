@@ -2,7 +2,7 @@
 // stack (after the agent is ended, also from the exit hook), and the correction of tools its rules stopped.
 import type { LoadedConfig } from '../config/load.js';
 import type { ToolStore } from '../events/tools.js';
-import type { Event } from '../events/types.js';
+import type { Event, ToolEvent } from '../events/types.js';
 import type { Teardown } from '../lifecycle/teardown.js';
 import type { Fence } from '../options.js';
 import { cursorDenyStops } from '../policy/judge.js';
@@ -43,7 +43,14 @@ export function fenceEnv(
 export function fenceTool(fence: Fence, tools: ToolStore, e: Event): Event {
   if (e.type !== 'tool' || !fenceRuleBlocks(fence, e.kind)) return e;
   if (e.status !== 'completed' || e.output !== null) return e;
-  return tools.markVerdict(e.toolCallId, 'rejected') ?? e;
+  return rejected(tools, e);
+}
+
+// The tool's state marked rejected, with the extra of the update the event came from (the store keeps none).
+function rejected(tools: ToolStore, e: ToolEvent): Event {
+  const marked = tools.markVerdict(e.toolCallId, 'rejected');
+  if (marked === undefined) return e;
+  return e.extra === undefined ? marked : { ...marked, extra: e.extra };
 }
 
 // The same for a call one of the run's --deny rules stopped in Cursor's config (a `git push` under
@@ -51,5 +58,5 @@ export function fenceTool(fence: Fence, tools: ToolStore, e: Event): Event {
 export function rulesTool(rules: RuleSet, cwd: string, tools: ToolStore, e: Event): Event {
   if (e.type !== 'tool' || rules.deny.length === 0 || e.status !== 'completed' || e.output !== null) return e;
   if (!cursorDenyStops(e.kind, subjectOf({}, e), rules, cwd)) return e;
-  return tools.markVerdict(e.toolCallId, 'rejected') ?? e;
+  return rejected(tools, e);
 }

@@ -96,6 +96,19 @@ describe('fenceTool', () => {
   });
 });
 
+describe('fenceTool and the extra of the update it marks', () => {
+  it('keeps it on the rejected state (the store holds no extra)', () => {
+    const tools = new ToolStore();
+    const e = {
+      ...tools.apply({ toolCallId: 'a', kind: 'edit', title: 't', status: 'completed' }),
+      extra: { durationMs: 5 },
+    };
+    expect(fenceTool('read-only', tools, e)).toMatchObject({ status: 'rejected', extra: { durationMs: 5 } });
+    const bare = tools.apply({ toolCallId: 'b', kind: 'edit', title: 't', status: 'completed' });
+    expect(fenceTool('read-only', tools, bare)).not.toHaveProperty('extra');
+  });
+});
+
 describe('fenceTool before any decision', () => {
   it.each(['pending', 'in_progress'])(
     'leaves a %s call of a fenced kind as the agent reported it',
