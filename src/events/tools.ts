@@ -88,6 +88,16 @@ const isReadShape = (kind: string, raw: Record<string, unknown>): boolean =>
 // A field the agent sent a value in (null and absent are nothing sent).
 const sent = (v: unknown): boolean => v !== undefined && v !== null;
 
+// The fields of a tool update that, null, leave the tool as it is.
+const NULL_IS_NOTHING: ReadonlySet<string> = new Set([
+  'kind',
+  'title',
+  'status',
+  'rawInput',
+  'locations',
+  'content',
+]);
+
 /** What of one update's fields a tool event names its event does not carry, by field, as the agent sent it. */
 type Rest = Record<string, unknown>;
 
@@ -366,13 +376,14 @@ export class ToolStore {
     for (const k in u) {
       const v = u[k];
       if (k === 'toolCallId' || k === 'sessionUpdate') continue;
-      // A null is nothing sent; a value of another type than the event's field is carried as `extra`.
-      if (!sent(v) && k !== 'rawOutput') continue;
+      // A null field the event names is nothing sent (a null rawOutput clears the output); a value of
+      // another type than the event's field is carried as `extra`, as is any field it does not name.
+      if (!sent(v) && NULL_IS_NOTHING.has(k)) continue;
       if (k === 'kind' && v === tool.kind) continue;
       if (k === 'title' && v === tool.title) continue;
       if (k === 'status' && v === extra.reported) continue;
       if (k === 'rawInput' && isRecord(v) && sameInput(tool.input, v)) continue;
-      if ((k === 'rawOutput' || k === 'content') && v === undefined) continue;
+      if (k === 'rawOutput' && v === undefined) continue;
       return false;
     }
     return true;

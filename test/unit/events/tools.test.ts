@@ -822,6 +822,9 @@ describe('what a tool holds stays bounded, whatever the updates (found by review
     expect(store.unchangedBy({ toolCallId: 't', locations: [] })).toBe(false);
     expect(store.unchangedBy({ toolCallId: 't', content: [] })).toBe(false);
     expect(store.unchangedBy({ toolCallId: 't', _meta: {} })).toBe(false);
+    // A null the event does not name is the agent's too: it is carried, so it is a change.
+    expect(store.unchangedBy({ toolCallId: 't', _meta: null })).toBe(false);
+    expect(store.unchangedBy({ toolCallId: 't', rawOutput: null })).toBe(false);
   });
 });
 
