@@ -1,7 +1,7 @@
 // Answers every request the agent sends: permissions by policy, Cursor's extensions, -32601 for the rest.
 import type { Connection } from './acp/connection.js';
 import { methodNotFound, WITHDRAWN, type RequestHandler } from './acp/handlers.js';
-import { isRecord } from './acp/messages.js';
+import { idText, isRecord } from './acp/messages.js';
 import type { AgentIdentity } from './agent/identity.js';
 import {
   permissionEvent,
@@ -13,7 +13,7 @@ import {
   type QuestionBase,
 } from './events/requests.js';
 import { normalizeTodos, type ToolStore } from './events/tools.js';
-import type { Event, PlanEvent } from './events/types.js';
+import type { Event, PlanEvent, ToolEvent } from './events/types.js';
 import { extension } from './events/updates.js';
 import type { RunOptions } from './options.js';
 import type { Asker } from './policy/ask.js';
@@ -109,29 +109,32 @@ export class AgentRequests {
     throw methodNotFound(method);
   }
 
-  // session/request_permission: the rules and the policy decide at once, or a person is asked.
+  // session/request_permission: the rules and the policy decide at once, or a person is asked. The request
+  // is judged with what is known of its tool: the kind it was announced with and what it names (held, or
+  // kept once let go: events/retired.ts), so the decision is the same whatever --output-format.
   private permission(params: unknown, signal: AbortSignal): unknown {
+    const tc = isRecord(params) && isRecord(params.toolCall) ? params.toolCall : undefined;
+    // One id for one tool however it is written (7 and "7"): the store keys tools by idText too.
+    const id = idText(tc?.toolCallId);
+    const { tools } = this.ctx;
+    const held = tools.get(id);
+    const retired = held ? undefined : tools.retired.get(id);
+    const forgotten = !held && !retired && tools.retired.forgot(id);
     // A tool first seen in its own request has no announced kind: the request's is judged as it is.
-    const read = this.announceTool(params)
-      ? readPermissionRequest(params)
-      : { ...readPermissionRequest(this.withKnownTool(params)), ...this.claimNote(params) };
-    // What the request is about (its command, paths, URL), read once for both judgements below.
-    const subject = subjectOf(
-      isRecord(params) ? params.toolCall : undefined,
-      this.ctx.tools.get(read.toolCallId),
-    );
-    const req = this.namesCommand(read, subject);
+    const fresh = !held && !retired && !forgotten && this.announceTool(tc);
+    const heldKind = held ? tools.announcedKind(id) : undefined;
+    const announced = [heldKind, retired?.announced].filter((a) => a !== undefined);
+    // What the request is about (its command, paths, URL), read once for every judgement below.
+    const subject = subjectOf(tc, fresh ? undefined : held, retired?.tool);
+    const req = readPermissionRequest(params, {
+      announced,
+      title: held?.title ?? retired?.tool.title,
+      subject,
+      forgotten,
+    });
     const verdict = this.foreignSession(params) ?? this.verdict(req, subject);
     if (verdict) return this.answerPermission(req, verdict);
-    return this.askPermission(req, signal);
-  }
-
-  // A request whose tool names a command in its rawInput (command, cmd) may run it, whatever kind it claims:
-  // it is judged as execute, so the fence, the Shell(...) rules and --allow execute decide it.
-  private namesCommand(req: PermissionRequest, subject: Subject): PermissionRequest {
-    if (req.isQuestion || req.kind === 'execute' || !subject.commandInInput) return req;
-    const note = `the tool names a command in its rawInput, so the request is judged as execute, not ${req.kind}`;
-    return { ...req, kind: 'execute', kindNote: req.kindNote ? `${req.kindNote}; ${note}` : note };
+    return this.askPermission(req, subject, held ?? retired?.tool, signal, tc);
   }
 
   // cursor/update_todos: accepted at once, and shown.
@@ -149,44 +152,13 @@ export class AgentRequests {
 
   // A permission request for a tool no tool_call announced still yields the tool, so its outcome shows, with
   // the kind the request is judged by. Returns whether it did.
-  private announceTool(params: unknown): boolean {
-    const tc = isRecord(params) && isRecord(params.toolCall) ? params.toolCall : undefined;
-    if (!tc || typeof tc.toolCallId !== 'string' || this.ctx.tools.get(tc.toolCallId)) return false;
+  private announceTool(tc: Record<string, unknown> | undefined): boolean {
+    if (!tc || (typeof tc.toolCallId !== 'string' && typeof tc.toolCallId !== 'number')) return false;
     // Its content is the agent's reason for asking, not the tool's output.
     const { content: _reason, ...call } = tc;
     const tool = this.ctx.tools.take({ ...call, kind: judgedKind(call.kind).kind });
     if (tool) this.ctx.emit(tool);
     return tool !== undefined;
-  }
-
-  // A permission's toolCall is an update (ACP): its title may be the one tool_call announced, and its kind
-  // is: a request is judged by the kind its tool was announced with (its first tool_call; no kind or an
-  // unknown one is execute), never by a different one it claims or a tool_call_update set later. A tool no
-  // tool_call announced is judged by the request's own kind.
-  private withKnownTool(params: unknown): unknown {
-    if (!isRecord(params) || !isRecord(params.toolCall)) return params;
-    const tc = params.toolCall;
-    const known = typeof tc.toolCallId === 'string' ? this.ctx.tools.get(tc.toolCallId) : undefined;
-    if (!known) return params;
-    const announced = this.ctx.tools.announcedKind(known.toolCallId);
-    const kind = announced ? judgedKind(announced.kind).kind : tc.kind;
-    return { ...params, toolCall: { title: known.title, ...tc, kind } };
-  }
-
-  // Says so when the request is judged by another kind than the one it claims: its tool was announced with
-  // another, or with none or an unknown one.
-  private claimNote(params: unknown): { kindNote?: string } {
-    const tc = isRecord(params) && isRecord(params.toolCall) ? params.toolCall : undefined;
-    const announced =
-      tc && typeof tc.toolCallId === 'string' ? this.ctx.tools.announcedKind(tc.toolCallId) : undefined;
-    if (!announced) return {};
-    const judged = judgedKind(announced.kind);
-    const as = judged.kindNote
-      ? `with ${typeof announced.kind === 'string' ? `an unknown kind ${JSON.stringify(announced.kind)}` : 'no kind'}: judged as execute`
-      : `as ${judged.kind}`;
-    if (!judged.kindNote && (tc?.kind === undefined || tc.kind === judged.kind)) return {};
-    const claim = tc?.kind === undefined ? 'claims no kind' : `claims kind ${JSON.stringify(tc.kind)}`;
-    return { kindNote: `the request ${claim}; its tool was announced ${as}` };
   }
 
   // A request for a session that is not this run's is cancelled (undefined: it is this run's).
@@ -239,13 +211,20 @@ export class AgentRequests {
     return decided && req.kindNote ? { ...decided, reason: `${decided.reason}; ${req.kindNote}` } : decided;
   }
 
-  // The person decides: what the question shows and offers is built in policy/prompts.ts. A withdrawn
-  // request says so as its question closes, and is never answered.
-  private async askPermission(req: PermissionRequest, signal: AbortSignal): Promise<unknown> {
-    const input = this.ctx.tools.get(req.toolCallId)?.input ?? {};
+  // The person decides: what the question shows and offers is built in policy/prompts.ts; it shows what
+  // the answer is judged on (the subject), read from the request and from what is known of its tool. A
+  // withdrawn request says so as its question closes, and is never answered.
+  private async askPermission(
+    req: PermissionRequest,
+    subject: Subject,
+    known: Readonly<ToolEvent> | undefined,
+    signal: AbortSignal,
+    toolCall: unknown,
+  ): Promise<unknown> {
+    const inputs = [isRecord(toolCall) ? toolCall.rawInput : undefined, known?.input];
     const q = req.isQuestion
       ? permissionAsQuestion(req, this.who())
-      : permissionQuestion(req, input, this.who());
+      : permissionQuestion(req, inputs, this.who(), subject);
     const choice = await this.questions.ask(q, signal, (why) => {
       if (why !== WITHDRAWN) return;
       this.ctx.emit(

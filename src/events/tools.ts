@@ -2,6 +2,7 @@
 import { idText, isRecord } from '../acp/messages.js';
 import type { Todo, ToolEvent, ToolStatus } from './types.js';
 import { ChurnMap } from './churn.js';
+import { RetiredTools } from './retired.js';
 
 /** The most tool calls a run holds: those unfinished (pending, in progress, or completed with no output yet),
  * each kept to the end of the turn to be settled, so an agent that leaves them open would fill memory (found
@@ -278,6 +279,9 @@ export class ToolStore {
     calls: 0,
     finished: { completed: 0, failed: 0, rejected: 0, cancelled: 0 },
   };
+  /** What the permission judge needs of the tools let go (retired.ts): the decision never depends on the
+   * output format. */
+  readonly retired = new RetiredTools();
 
   /**
    * keepFinished: hold every tool's whole state to the end (the json output prints them all); without it a
@@ -468,6 +472,7 @@ export class ToolStore {
     if (!FINAL.has(extra.reported)) return;
     if (tool.status === 'completed' && tool.output === null && !extra.verdict) return;
     this.counts.finished[tool.status as keyof ToolFacts['finished']]++;
+    this.retired.keep(tool, extra.announced);
     this.entries.delete(tool.toolCallId);
     this.verdicts.delete(tool.toolCallId);
   }

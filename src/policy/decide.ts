@@ -4,7 +4,9 @@ import { contentText } from '../events/tools.js';
 import { fenceRejects } from '../fence/rules.js';
 import { TOOL_KINDS, type Fence, type Policy, type ToolKind } from '../options.js';
 import type { RuleVerdict } from './judge.js';
+import { moreDangerous, widenedByWebId } from './kinds.js';
 import { answerFor } from './matrix.js';
+import { namesSomething, type Subject } from './subject.js';
 
 export const QUESTION_SKIP = '__ask_question_skip__';
 
@@ -23,6 +25,20 @@ export interface PermissionRequest {
   isQuestion: boolean;
   /** Why the kind judged is not the one the request claims (an unknown kind, or the tool's announced one). */
   kindNote?: string;
+  /** Its tool may be one rho-cursor let go past its bound (events/retired.ts): nothing is known of it. */
+  forgotten?: boolean;
+}
+
+/** What rho-cursor knows of a request's tool besides the request itself. */
+export interface KnownTool {
+  /** The kinds it was announced with (its first tool_call; held, and kept once it was let go), as sent. */
+  announced: ReadonlyArray<{ kind: unknown }>;
+  /** The title it was announced with, for a request that carries none. */
+  title?: string;
+  /** What the request and its tool name (subject.ts). */
+  subject?: Subject;
+  /** The tool may be one let go past the bound, of which nothing is kept. */
+  forgotten?: boolean;
 }
 
 export type DecidedBy = 'policy' | 'allow-flag' | 'rule' | 'person' | 'cancel' | 'no-option';
@@ -33,8 +49,11 @@ export interface Verdict {
   decidedBy: DecidedBy;
 }
 
-// Reads a session/request_permission's params leniently into what the policy needs.
-export function readPermissionRequest(params: unknown): PermissionRequest {
+// Reads a session/request_permission's params leniently into what the policy needs, with what is known of
+// its tool: the kind judged is the most dangerous of what the request claims and what its tool was announced
+// with (kinds.ts); a command in rawInput makes it execute; only a request that names nothing to judge is
+// taken for a question.
+export function readPermissionRequest(params: unknown, known?: KnownTool): PermissionRequest {
   const p = isRecord(params) ? params : {};
   const tc = isRecord(p.toolCall) ? p.toolCall : {};
   // Stryker disable next-line ArrayDeclaration: filtered to records below, a placeholder is dropped
@@ -44,28 +63,77 @@ export function readPermissionRequest(params: unknown): PermissionRequest {
     kind: typeof o.kind === 'string' ? o.kind : '',
   }));
   const agentReason = contentText(tc.content) ?? null;
+  const isQuestion =
+    questionShaped(options, tc.kind) &&
+    (known?.announced ?? []).every((a) => quietKind(a.kind)) &&
+    !known?.forgotten &&
+    !(known?.subject && namesSomething(known.subject));
   return {
-    toolCallId: typeof tc.toolCallId === 'string' ? tc.toolCallId : '',
-    title: typeof tc.title === 'string' ? tc.title : '',
-    ...judgedKind(tc.kind),
+    // One id for one tool however it is written (7 and "7"), as the tool store keys it.
+    toolCallId: idText(tc.toolCallId),
+    title: typeof tc.title === 'string' ? tc.title : (known?.title ?? ''),
+    ...(isQuestion ? judgedKind(tc.kind) : kindJudged(tc.kind, known)),
     options,
     agentReason,
-    isQuestion: questionShaped(options, tc.kind),
+    isQuestion,
+    ...(known?.forgotten ? { forgotten: true } : {}),
   };
 }
 
+// The kind a request is judged by, from its claim and what is known of its tool, with the notes that say why
+// when it is not the kind claimed. A request that names only its tool (no kind) takes the announced kind.
+function kindJudged(claimed: unknown, known: KnownTool | undefined): { kind: string; kindNote?: string } {
+  const announced = known?.announced ?? [];
+  const notes: string[] = [];
+  let kind: string | undefined;
+  if (claimed !== undefined || announced.length === 0) {
+    const c = judgedKind(claimed);
+    kind = c.kind;
+    if (c.kindNote) notes.push(c.kindNote);
+  }
+  const claim = claimed === undefined ? 'claims no kind' : `claims kind ${JSON.stringify(claimed)}`;
+  for (const a of announced) {
+    const j = judgedKind(a.kind);
+    const before = kind;
+    kind = before === undefined ? j.kind : moreDangerous(before, j.kind);
+    if (j.kindNote) {
+      const what = typeof a.kind === 'string' ? `an unknown kind ${JSON.stringify(a.kind)}` : 'no kind';
+      notes.push(`the request ${claim}; its tool was announced with ${what}: judged as execute`);
+    } else if (before !== undefined && kind !== before)
+      notes.push(`the request ${claim}; its tool was announced as ${kind}`);
+    else if (before !== undefined && before !== j.kind)
+      notes.push(`its tool was announced as ${j.kind}; the request claims ${before}, the more dangerous`);
+  }
+  if (known?.forgotten) {
+    kind = 'execute';
+    notes.push(
+      'its tool may be one of the finished tools rho-cursor no longer keeps: nothing is known of it',
+    );
+  } else if (known?.subject?.commandInInput && kind !== 'execute') {
+    notes.push(`the tool names a command in its rawInput, so the request is judged as execute, not ${kind}`);
+    kind = 'execute';
+  }
+  return { kind: kind ?? 'execute', ...(notes.length > 0 ? { kindNote: notes.join('; ') } : {}) };
+}
+
+// A kind of tool that acts on nothing: a question may be sent for one (or for none).
+const quietKind = (kind: unknown): boolean =>
+  kind === undefined || kind === null || kind === 'other' || kind === 'think';
+
 // Cursor's ask_question sent as a permission request (the spike, from Cursor's source): one allow_once option
 // per answer and the skip option, a reject_once, for no tool that acts (a kind of other or think, or none).
-// Only then is it shown and answered as a question: a request with the skip option and a tool kind, or an
-// allow_always, is a permission request like any other, judged by the fence, the rules and the policy, and
-// shown with its kind and command (else an execute request could pass as "Shall I keep the formatting?").
+// Only then, and only when neither the request nor its tool names a command, a path or a URL to fetch (and
+// its tool was announced with no kind that acts), is it shown and answered as a question: a request with the
+// skip option and a tool kind, an allow_always, or a command (`curl ... | sh` in rawInput) is a permission
+// request like any other, judged by the fence, the rules, the policy and --strict, and shown with its kind
+// and command (else an execute request could pass as "Shall I keep the formatting?": found by review).
 function questionShaped(options: readonly PermOption[], kind: unknown): boolean {
   const skips = options.filter((o) => o.optionId === QUESTION_SKIP);
   return (
     skips.length === 1 &&
     skips[0]!.kind === 'reject_once' &&
     options.every((o) => o.optionId === QUESTION_SKIP || o.kind === 'allow_once') &&
-    (kind === undefined || kind === null || kind === 'other' || kind === 'think')
+    quietKind(kind)
   );
 }
 
@@ -103,11 +171,11 @@ function pick(
 }
 
 // The network is one kind whatever Cursor calls it: web search asks with kind `search` (toolCallId
-// `web_search_<n>`), fetch with `fetch` (`web_fetch_<n>`); both count as fetch for --allow and the fences.
+// `web_search_<n>`), fetch with `fetch` (`web_fetch_<n>`); both count as fetch for --allow and the fences. The
+// id only ever widens (kinds.ts): an execute, edit, delete or move request stays what it is.
 export function requestKind(req: Pick<PermissionRequest, 'kind' | 'toolCallId'>): ToolKind {
-  if (/^web_(fetch|search)_/.test(req.toolCallId)) return 'fetch';
   // Other kinds (fetch among them) pass as they are: an unknown kind matches no --allow, as before.
-  return req.kind as ToolKind;
+  return widenedByWebId(req.kind, req.toolCallId) as ToolKind;
 }
 
 // Decides a permission request without a person; returns undefined when a person at the terminal must choose.
@@ -127,6 +195,8 @@ export function decidePermission(
       reason: 'ambiguous: two options share an optionId',
       decidedBy: 'no-option',
     };
+  // Nothing is known of its tool, so nothing can vouch for it: rejected, whatever the policy and the rules.
+  if (req.forgotten) return pick(req, 'reject_once', 'its tool is not known any more', 'policy');
   if (req.isQuestion) {
     if (policy === 'ask' && interactive) return undefined;
     const skip = req.options.find((o) => o.optionId === QUESTION_SKIP);

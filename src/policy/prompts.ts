@@ -2,7 +2,9 @@
 import type { Todo } from '../events/types.js';
 import { cutMiddle } from '../sanitize/cut.js';
 import { oneLine, terminalSafe } from '../sanitize/terminal.js';
+import { isRecord } from '../acp/messages.js';
 import type { PermissionRequest } from './decide.js';
+import { subjectOf, type Subject } from './subject.js';
 
 export interface Choice {
   /** What the person types (or the label, or a unique start of it). */
@@ -79,19 +81,36 @@ export function wrapRows(line: string, width: number | undefined): string[] {
 /** What starts each row of a question line after its first. */
 export const CONTINUED = '  \u21b3 ';
 
-const DETAIL_KEYS = ['command', 'cwd', 'path', 'url', 'query', 'pattern'] as const;
+// The rawInput fields shown beside what is judged: where a command runs, and what a search looks for.
+const WHERE_KEYS = ['cwd'] as const;
+const SEARCH_KEYS = ['query', 'pattern'] as const;
 
-// A permission request: the tool kind and title, its command or path, and the reason the agent (`who`: Cursor,
-// or another agent's agentInfo.title) gives.
+// The strings under a key of any of the inputs, each once.
+function stringsOf(inputs: readonly unknown[], key: string): string[] {
+  const out = new Set<string>();
+  for (const i of inputs) if (isRecord(i) && typeof i[key] === 'string' && i[key] !== '') out.add(i[key]);
+  return [...out];
+}
+
+// A permission request: the tool kind and title, and then everything the answer is judged on (subject.ts):
+// every command (an argv joined as one quoted command line, `cmd` too), path and URL the request and its
+// announced tool name, each whole, beside the cwd, query and pattern of their rawInput (`input`: one, or a
+// list of them); then the reason the agent (`who`: Cursor, or another agent's agentInfo.title) gives. The
+// subject is the judge's (requests.ts); without one, what the input names.
 export function permissionQuestion(
   req: PermissionRequest,
-  input: Record<string, unknown>,
+  input: Record<string, unknown> | readonly unknown[],
   who = 'Cursor',
+  subject: Pick<Subject, 'commands' | 'paths' | 'urls'> = subjectOf({ rawInput: input }),
 ): TerminalQuestion {
+  const inputs: readonly unknown[] = Array.isArray(input) ? input : [input];
   // The kind shown is the kind the answer is judged by (policy/decide.ts).
   const lines = [`${questionText(who)} asks permission to ${oneLine(req.kind)}: ${questionText(req.title)}`];
-  for (const k of DETAIL_KEYS)
-    if (typeof input[k] === 'string' && input[k] !== '') lines.push(...field(k, input[k], true));
+  for (const c of subject.commands) lines.push(...field('command', c, true));
+  for (const k of WHERE_KEYS) for (const v of stringsOf(inputs, k)) lines.push(...field(k, v, true));
+  for (const p of subject.paths) lines.push(...field('path', p, true));
+  for (const u of subject.urls) lines.push(...field('url', u, true));
+  for (const k of SEARCH_KEYS) for (const v of stringsOf(inputs, k)) lines.push(...field(k, v, true));
   if (req.agentReason) lines.push(...field('reason', req.agentReason));
   const allow = req.options.find((o) => o.kind === 'allow_once');
   const reject = req.options.find((o) => o.kind === 'reject_once');

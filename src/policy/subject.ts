@@ -13,6 +13,14 @@ export interface Subject {
   paths: string[];
   /** Every URL or host the agent named (rawInput.url; else a URL in the title). */
   urls: string[];
+  /** Whether the URLs were named in rawInput (url, uri), not only found in a title. */
+  urlInInput?: boolean;
+}
+
+// Does the request name anything the fence or the rules judge: a command (in rawInput or a backquoted
+// title), a path, or a URL it would fetch? Such a request is never taken for a question (decide.ts).
+export function namesSomething(s: Subject): boolean {
+  return s.commands.length > 0 || s.paths.length > 0 || s.urlInInput === true;
 }
 
 type Source = { title?: unknown; rawInput?: unknown; locations?: unknown; content?: unknown };
@@ -57,11 +65,13 @@ function pathsOf(list: unknown, type?: string): string[] {
 
 const unique = (xs: string[]): string[] => [...new Set(xs.filter((x) => x !== ''))];
 
-// Collects the subject from the request's toolCall and the tool announced with that id, if any.
-export function subjectOf(toolCall: unknown, known: ToolEvent | undefined): Subject {
+// Collects the subject from the request's toolCall and what is known of the tool with that id (held, and
+// kept once let go: events/retired.ts).
+export function subjectOf(toolCall: unknown, ...knownTools: Array<Readonly<ToolEvent> | undefined>): Subject {
   const tc: Source = isRecord(toolCall) ? toolCall : {};
   const sources: Source[] = [tc];
-  if (known) {
+  for (const known of knownTools) {
+    if (!known) continue;
     const diffs = isRecord(known.output) && Array.isArray(known.output.diffs) ? known.output.diffs : [];
     sources.push({
       title: known.title,
@@ -90,5 +100,6 @@ export function subjectOf(toolCall: unknown, known: ToolEvent | undefined): Subj
       ]),
     ),
     urls: urls.length > 0 ? urls : titleUrls,
+    ...(urls.length > 0 ? { urlInInput: true } : {}),
   };
 }

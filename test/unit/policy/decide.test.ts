@@ -447,7 +447,8 @@ describe('readPermissionRequest reads what it is sent leniently', () => {
       ],
     });
     expect(r).toEqual({
-      toolCallId: '',
+      // A numeric id is the same tool as its text (the tool store keys it so).
+      toolCallId: '7',
       title: '',
       kind: 'read',
       options: [
@@ -645,5 +646,120 @@ describe('what the agent is told instead of a person’s answer', () => {
     ],
   ])('%j', (reason, text) => {
     expect(reason).toBe(text);
+  });
+});
+
+describe('readPermissionRequest with what is known of the tool (found by review)', () => {
+  const subject = (commands: string[] = [], more: object = {}) => ({
+    commands,
+    paths: [],
+    urls: [],
+    ...more,
+  });
+  const QUESTION_OPTIONS = [
+    { optionId: 'yes', name: 'Yes, keep it', kind: 'allow_once' },
+    { optionId: QUESTION_SKIP, name: 'Skip', kind: 'reject_once' },
+  ];
+
+  it.each<[unknown, unknown, string]>([
+    ['read', 'execute', 'execute'],
+    ['execute', 'read', 'execute'],
+    ['edit', 'delete', 'delete'],
+    ['fetch', 'read', 'fetch'],
+    [undefined, 'read', 'read'],
+    [undefined, undefined, 'execute'],
+    ['read', 'shell', 'execute'],
+    ['shell', 'read', 'execute'],
+  ])('claiming %j for a tool announced %j is judged as %s', (claimed, announced, kind) => {
+    const req = readPermissionRequest(
+      { toolCall: { toolCallId: 't', kind: claimed } },
+      { announced: [{ kind: announced }] },
+    );
+    expect(req.kind).toBe(kind);
+  });
+
+  it('says when the claim is the more dangerous, and when the announced kind is', () => {
+    const up = readPermissionRequest(
+      { toolCall: { toolCallId: 't', kind: 'execute' } },
+      { announced: [{ kind: 'read' }] },
+    );
+    expect(up.kindNote).toBe(
+      'its tool was announced as read; the request claims execute, the more dangerous',
+    );
+    const down = readPermissionRequest(
+      { toolCall: { toolCallId: 't', kind: 'read' } },
+      { announced: [{ kind: 'execute' }] },
+    );
+    expect(down.kindNote).toBe('the request claims kind "read"; its tool was announced as execute');
+  });
+
+  it('takes the most dangerous of every kind it was announced with (held, and kept once let go)', () => {
+    const req = readPermissionRequest(
+      { toolCall: { toolCallId: 't', kind: 'read' } },
+      { announced: [{ kind: 'read' }, { kind: 'edit' }] },
+    );
+    expect(req.kind).toBe('edit');
+  });
+
+  it('judges a command in rawInput as execute whatever the kinds say', () => {
+    const req = readPermissionRequest(
+      { toolCall: { toolCallId: 't', kind: 'read' } },
+      { announced: [{ kind: 'read' }], subject: subject(['rm -rf ~'], { commandInInput: true }) },
+    );
+    expect(req.kind).toBe('execute');
+  });
+
+  it.each<[string, object]>([
+    ['a command in rawInput', subject(['curl x | sh'], { commandInInput: true })],
+    ['a command in a backquoted title', subject(['curl x | sh'])],
+    ['a path', subject([], { paths: ['../../outside.txt'] })],
+    ['a URL in rawInput', subject([], { urls: ['https://x'], urlInInput: true })],
+  ])('is no question when it names %s', (_, s) => {
+    const req = readPermissionRequest(
+      { toolCall: { toolCallId: 'q', kind: 'other', title: 'Keep it?' }, options: QUESTION_OPTIONS },
+      { announced: [], subject: s as never },
+    );
+    expect(req.isQuestion).toBe(false);
+    expect(decidePermission(req, 'allow', [], false, 'no-shell')?.decision).toEqual(
+      req.kind === 'execute'
+        ? { optionId: QUESTION_SKIP, kind: 'reject_once' }
+        : { optionId: 'yes', kind: 'allow_once' },
+    );
+  });
+
+  it('is a question when it names nothing, a URL in its title included', () => {
+    const req = readPermissionRequest(
+      { toolCall: { toolCallId: 'q', kind: 'other', title: 'Use https://x?' }, options: QUESTION_OPTIONS },
+      { announced: [], subject: subject([], { urls: ['https://x?'] }) },
+    );
+    expect(req.isQuestion).toBe(true);
+  });
+
+  it('is no question for a tool announced with a kind that acts', () => {
+    const req = readPermissionRequest(
+      { toolCall: { toolCallId: 'q', kind: 'other', title: 'Keep it?' }, options: QUESTION_OPTIONS },
+      { announced: [{ kind: 'execute' }], subject: subject() },
+    );
+    expect(req).toMatchObject({ isQuestion: false, kind: 'execute' });
+  });
+
+  it('rejects a request for a tool it may have let go, whatever the policy', () => {
+    const req = readPermissionRequest(
+      { toolCall: { toolCallId: 't', kind: 'read' }, options: CURSOR_OPTIONS },
+      { announced: [], forgotten: true },
+    );
+    expect(req).toMatchObject({ kind: 'execute', forgotten: true, isQuestion: false });
+    expect(decidePermission(req, 'allow', ['read'], false)).toMatchObject({
+      decision: { optionId: 'reject-once' },
+      reason: 'its tool is not known any more',
+    });
+  });
+
+  it('takes the announced title when the request has none', () => {
+    const req = readPermissionRequest(
+      { toolCall: { toolCallId: 7, kind: 'read' } },
+      { announced: [], title: '`ls`' },
+    );
+    expect(req).toMatchObject({ toolCallId: '7', title: '`ls`' });
   });
 });

@@ -413,3 +413,38 @@ describe('a question line cannot be padded into looking like another', () => {
     expect(wrapRows('日'.repeat(12), 20)[0]).toBe('日'.repeat(9));
   });
 });
+
+describe('permissionQuestion shows what the answer is judged on (found by review)', () => {
+  it('every command, an argv joined as quoted words, cmd, every path and URL of the subject', () => {
+    const q = permissionQuestion(
+      shell,
+      [
+        { command: 'rm -rf ~', cwd: '/w' },
+        { cwd: '/w', pattern: 'x' },
+      ],
+      'Cursor',
+      { commands: ['rm -rf ~', 'npm test'], paths: ['src/a.ts'], urls: ['https://x'] },
+    );
+    expect(q.lines.slice(1, -1)).toEqual([
+      '  command: rm -rf ~',
+      '  command: npm test',
+      '  cwd: /w',
+      '  path: src/a.ts',
+      '  url: https://x',
+      '  pattern: x',
+    ]);
+  });
+
+  it('without a subject, reads one from the input: an argv, cmd and the path keys', () => {
+    expect(permissionQuestion(shell, { command: ['bash', '-lc', 'curl x | sh'] }).lines[1]).toBe(
+      "  command: 'bash' '-lc' 'curl x | sh'",
+    );
+    expect(permissionQuestion(shell, { cmd: 'curl x | sh' }).lines[1]).toBe('  command: curl x | sh');
+    // In the order subject.ts reads the keys (path-keys.ts).
+    expect(permissionQuestion(shell, { file_path: 'a', paths: ['b', 'c'] }).lines.slice(1, 4)).toEqual([
+      '  path: b',
+      '  path: c',
+      '  path: a',
+    ]);
+  });
+});
