@@ -33,6 +33,9 @@ export class RunFacts {
   /** The current turn's answer, kept only when something needs it (-o, the summary, --output-schema). */
   answer = '';
   rejections = 0;
+  /** Requests rho-cursor or the person allowed (a permission's allow option, a plan accepted), all turns:
+   * what they allowed may have run, so --retries never tries again after one. */
+  allowed = 0;
   /** The current turn's last request rho-cursor rejected, and how many tools the turn had started by then. */
   private lastRejection: { title: string; kind: string; atTool: number } | undefined;
   /** Rejected updates of tools beyond the kept ones (a fence's rule, a rejected permission); > 0 is what counts. */
@@ -74,6 +77,7 @@ export class RunFacts {
         const d = e.decision;
         const rejected = !('optionId' in d) || d.kind.startsWith('reject');
         if (rejected) this.rejections++;
+        else this.allowed++;
         if (rejected && e.decidedBy !== 'withdrawn' && e.decidedBy !== 'cancel')
           this.lastRejection = { title: e.title, kind: e.kind, atTool: this.turnToolCalls };
         if (this.decisionCount++ < FACTS_KEPT)
@@ -85,6 +89,9 @@ export class RunFacts {
           });
         return;
       }
+      case 'plan':
+        if (e.answer.outcome === 'accepted') this.allowed++;
+        return;
       case 'warning':
         if (this.warningCount++ < FACTS_KEPT) this.warnings.push({ code: e.code, message: e.message });
         return;

@@ -242,11 +242,12 @@ async function answerOnce(ctx: RunContext, a: Attempt, prepared: Prepared, ws: W
 }
 
 // What --retries tries again: the agent gone, the prompt answered with an error, or an answer that reads as
-// an API error; only before any tool started (nothing it did can have changed anything), never what a stop
-// caused.
+// an API error; only before any tool started and before any request was allowed (a permission's allow
+// option, a plan accepted: what it allowed may have run, with or without a toolCallId, found by review), so
+// nothing it did can have changed anything; never what a stop caused.
 function retriable(ctx: RunContext, e: RhoError): boolean {
   if (ctx.stop.cause !== undefined) return false;
-  if (ctx.facts.turnToolCalls !== 0 || ctx.tools.held !== 0) return false;
+  if (ctx.facts.turnToolCalls !== 0 || ctx.tools.held !== 0 || ctx.facts.allowed !== 0) return false;
   if (e.code === 'agent_exited' || e.code === 'agent_closed' || e.code === 'reply_error') return true;
   return e.code === 'rpc_error' && ctx.phase === 'prompt';
 }

@@ -126,6 +126,29 @@ describe('--retries', () => {
     expect(r.events.some((e) => e.type === 'attempt')).toBe(false);
   });
 
+  // Found by review: an allowed request with no toolCallId started no tool, so the try was made again,
+  // though what it allowed had run.
+  it('never retries once a request was allowed, with or without a toolCallId', async () => {
+    const allowed = await retryRun([...SJ, '--permissions', 'allow', '--retries', '3'], {
+      failTimes: 1,
+      failWith: 'askThenExit',
+    });
+    expect(allowed.r.exitCode).toBe(1);
+    expect(allowed.tries).toBe(1);
+    expect(allowed.r.events.some((e) => e.type === 'attempt')).toBe(false);
+    // A rejected one ran nothing: tried again.
+    const rejected = await retryRun(
+      [...SJ, '--permissions', 'reject', '--retries', '3'],
+      {
+        failTimes: 1,
+        failWith: 'askThenExit',
+      },
+      SHORT_BACKOFF,
+    );
+    expect(rejected.tries).toBe(2);
+    expect(rejected.r.exitCode).toBe(0);
+  });
+
   it("json: the text is the last try's alone; text mode says it retried", async () => {
     const json = await retryRun(
       ['--output-format', 'json', '--retries', '1'],
