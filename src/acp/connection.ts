@@ -3,7 +3,16 @@ import { RhoError } from '../errors.js';
 import { cutEnd } from '../sanitize/cut.js';
 import { MAX_DEPTH, tooDeep } from './depth.js';
 import { Handlers, type FallbackHandler, type RequestHandler } from './handlers.js';
-import { classify, isRecord, type Id, type Notification, type RpcError } from './messages.js';
+import { classify, isRecord, type Id, type Notification, type Request, type RpcError } from './messages.js';
+
+/** JSON-RPC's (LSP's) "request cancelled", which ACP uses for a withdrawn request. */
+export const REQUEST_CANCELLED = -32800;
+/** The agent's requests whose answer can say `cancelled` itself, as ACP answers them after session/cancel. */
+const LATE_CANCELLED: ReadonlySet<string> = new Set([
+  'session/request_permission',
+  'cursor/ask_question',
+  'cursor/create_plan',
+]);
 
 export class RpcRequestError extends RhoError {
   constructor(
@@ -35,8 +44,8 @@ export interface ConnectionHandlers {
   /** Writes one serialised message line (without the newline) to the agent; `answer`: it answers one of
    * the agent's requests (not a request or notification of ours). */
   send(line: string, answer: boolean): void;
-  /** Whether the agent's requests are taken now: when false one is dropped unanswered, and its withdrawal
-   * ($/cancel_request) passes on to onNotification. Always, when not given. */
+  /** Whether the agent's requests are taken now: when false one is answered cancelled at once (answerLate),
+   * and its withdrawal ($/cancel_request) passes on to onNotification. Always, when not given. */
   accepting?(): boolean;
   /** Every notification but a $/cancel_request that withdrew an open request. */
   onNotification(msg: Notification): void;
@@ -154,6 +163,7 @@ export class Connection {
     switch (msg.kind) {
       case 'request':
         if (this.h.accepting?.() ?? true) this.incoming.run(msg.msg);
+        else this.answerLate(msg.msg);
         return;
       case 'notification':
         if (!this.withdrew(msg.msg)) this.h.onNotification(msg.msg);
@@ -174,6 +184,19 @@ export class Connection {
         else p.resolve(msg.msg.result);
       }
     }
+  }
+
+  // A request that comes while the agent's requests are not taken (after the turn's answer, even in the same
+  // read; from an earlier try's agent) is answered at once, never left unanswered (found by review): it is
+  // not this turn's, so it is cancelled: `cancelled` for a permission, a question or a plan (as after
+  // session/cancel), -32800 for any other method. Nothing of it is shown.
+  private answerLate(msg: Request): void {
+    if (LATE_CANCELLED.has(msg.method)) return this.respond(msg.id, { outcome: { outcome: 'cancelled' } });
+    this.respondError(
+      msg.id,
+      REQUEST_CANCELLED,
+      `Request cancelled: ${msg.method} came after the turn ended`,
+    );
   }
 
   // $/cancel_request for a request still open aborts its handler, and it is never answered.

@@ -974,6 +974,33 @@ describe('decisions rest on what rho-cursor knows', () => {
     });
   });
 
+  // Found by review: requests sent right after a turn's answer (same read) were dropped, never answered,
+  // while the session went on (--output-schema's follow-up prompt).
+  it('answers every request, one sent right after the turn ended too: cancelled', async () => {
+    const dir = tempDir('rho-late-');
+    const schema = join(dir, 'schema.json');
+    writeFileSync(schema, JSON.stringify({ type: 'object', required: ['ok'] }));
+    const r = await play(['--output-schema', schema, '--schema-retries', '1', ...SJ], {
+      before: [chunk('no json here')],
+      after: [
+        permission(100, { toolCallId: 't9', kind: 'read', title: 'Read a' }),
+        { jsonrpc: '2.0', id: 101, method: 'cursor/update_todos', params: { todos: [] } },
+        { jsonrpc: '2.0', id: 102, method: 'fs/read_text_file', params: {} },
+      ],
+      together: true,
+    });
+    expect(r.exitCode).toBe(6);
+    const late = (id: number) => r.received.filter((m) => m.id === id && !m.method);
+    // Each turn sent the three; the first turn's were answered while the session went on (the last turn's
+    // may meet an agent already ended).
+    for (const id of [100, 101, 102]) expect(late(id).length).toBeGreaterThanOrEqual(1);
+    for (const a of late(100)) expect(a.result).toEqual({ outcome: { outcome: 'cancelled' } });
+    for (const a of [...late(101), ...late(102)]) expect(a.error).toMatchObject({ code: -32800 });
+    // Not this run's output: nothing of them is shown, and result is last.
+    expect(events(r, 'permission')).toEqual([]);
+    expect(r.events.at(-1)?.type).toBe('result');
+  });
+
   it('a JSON-RPC batch is answered per request it holds', async () => {
     const batch = JSON.stringify([
       permission(7, { toolCallId: 'b1', title: 'ls', kind: 'read' }),

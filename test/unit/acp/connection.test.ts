@@ -416,7 +416,8 @@ describe('Connection: the handler registry', () => {
     expect(conn.openIncoming).toBe(0);
   });
 
-  it('while not accepting, drops a request unanswered and passes a withdrawal on', () => {
+  // Found by review: a request the agent sent right after the turn's answer was dropped, never answered.
+  it('while not accepting, answers a request cancelled at once and passes a withdrawal on', () => {
     let accepting = true;
     const sent: string[] = [];
     const notified: string[] = [];
@@ -434,11 +435,21 @@ describe('Connection: the handler registry', () => {
     conn.handleLine(JSON.stringify(ask(0)));
     accepting = false;
     conn.handleLine(JSON.stringify(ask(1)));
+    conn.handleLine(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'fs/read_text_file', params: {} }));
+    conn.handleLine(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'cursor/create_plan', params: {} }));
     conn.handleLine(JSON.stringify(withdraw(0)));
     expect(signals).toHaveLength(1);
     expect(signals[0]!.aborted).toBe(false);
     expect(notified).toEqual(['$/cancel_request']);
-    expect(sent).toEqual([]);
+    expect(sent.map((l) => JSON.parse(l) as unknown)).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { outcome: { outcome: 'cancelled' } } },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        error: { code: -32800, message: 'Request cancelled: fs/read_text_file came after the turn ended' },
+      },
+      { jsonrpc: '2.0', id: 3, result: { outcome: { outcome: 'cancelled' } } },
+    ]);
   });
 });
 
