@@ -62,7 +62,7 @@ interface Pending {
   resolve(result: unknown): void;
   reject(err: Error): void;
   timer: NodeJS.Timeout | undefined;
-  answered: (() => void) | undefined;
+  answered: ((result: unknown) => void) | undefined;
 }
 
 export class Connection {
@@ -100,13 +100,13 @@ export class Connection {
   }
 
   // Sends a request and resolves with its result; a timeout rejects with the given error. `answered` runs
-  // synchronously when the answer is read, before any later line of the same chunk is dispatched (the
-  // promise settles only a microtask later).
+  // synchronously when the answer is read (with its result; undefined for an error), before any later line
+  // of the same chunk is dispatched (the promise settles only a microtask later).
   request<T = unknown>(
     method: string,
     params: unknown,
     timeout?: { ms: number; error: () => Error },
-    answered?: () => void,
+    answered?: (result: unknown) => void,
   ): Promise<T> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     const id = this.nextId++;
@@ -179,7 +179,7 @@ export class Connection {
         }
         this.pending.delete(msg.msg.id);
         clearTimeout(p.timer);
-        p.answered?.();
+        p.answered?.(msg.msg.error ? undefined : msg.msg.result);
         if (msg.msg.error) p.reject(new RpcRequestError(p.method, msg.msg.error));
         else p.resolve(msg.msg.result);
       }
@@ -221,7 +221,7 @@ export class Connection {
     if (p) {
       this.pending.delete(m.id as Id);
       clearTimeout(p.timer);
-      p.answered?.();
+      p.answered?.(undefined);
       return p.reject(new RhoError('protocol', `the agent answered ${p.method} with a message ${why}`));
     }
     this.h.onInvalid(cutEnd(line, 200), `a message ${why}`);

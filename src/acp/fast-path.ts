@@ -25,7 +25,8 @@ export function isPlainBody(body: string): boolean {
 }
 
 // Returns the message or thought event of a plain text-chunk line, or undefined to take the general path
-// (which also judges a chunk for a session other than `sessionId`, this run's once known).
+// (which also judges a chunk for a session other than `sessionId`, this run's once known). Before it is known
+// (null), every line takes the general path: no chunk is this run's answer yet (found by review).
 export function textChunkEvent(
   line: string,
   sessionId?: string | null,
@@ -34,7 +35,9 @@ export function textChunkEvent(
   // this session has the `a` of `agent_` tells them apart, before any longer comparison (they cost ~0.3 µs
   // a line). Whatever it lets through is checked in full below.
   // Stryker disable next-line ConditionalExpression: a shortcut; the session check below refuses the same
-  if (sessionId && line.charCodeAt(PREFIX.length + sessionId.length + KIND_AT) !== A) return undefined;
+  if (sessionId === null) return undefined;
+  if (sessionId !== undefined && line.charCodeAt(PREFIX.length + sessionId.length + KIND_AT) !== A)
+    return undefined;
   if (!line.startsWith(PREFIX) || !line.endsWith(SUFFIX)) return undefined;
   // The session id ends at the next quote (an escaped one is refused below): the update kind must follow it.
   // Looking there, not anywhere in the line, keeps a long line of another kind from being scanned whole.
@@ -44,7 +47,7 @@ export function textChunkEvent(
   const chunkSession = line.slice(PREFIX.length, mid);
   // The id is read raw, so it must be its own text: an escape or a control character (not valid JSON) is
   // left to the general path, which decodes it or reports the line.
-  if (!isPlainBody(chunkSession) || (sessionId && chunkSession !== sessionId)) return undefined;
+  if (!isPlainBody(chunkSession) || (sessionId !== undefined && chunkSession !== sessionId)) return undefined;
   const kindAt = mid + MIDDLE.length;
   const type = line.startsWith(MESSAGE, kindAt)
     ? 'message'

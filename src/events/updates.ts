@@ -13,7 +13,8 @@ export interface UpdateContext {
   title: string | null;
   /** The session's current mode; changed only by noteMode. */
   readonly mode: string | null;
-  /** This run's session once session/new answered; an update for another one is not this run's. */
+  /** This run's session once session/new answered (null before): an update for any other, or before, is not
+   * this run's. Undefined: no session is tracked, and every update is taken as this run's. */
   sessionId?: string | null;
   /** The last usage_update, reported as result.usage. */
   usage?: Usage | null;
@@ -166,18 +167,23 @@ function eventsOf(params: unknown, ctx: UpdateContext): Event[] {
   }
 }
 
-// An update for another session: a warning (once per session) and the update kept raw, never rendered as ours.
+// An update that is not for this run's session: a warning (once per session) and the update kept raw, never
+// rendered as ours. Only this run's own id is ours: another id, a sessionId that is no string or none, and
+// any update before session/new answered are not (found by review: 42, null and none rendered as the answer).
 function foreignSession(params: Record<string, unknown>, ctx: UpdateContext): Event[] | undefined {
   const id = params.sessionId;
-  if (!ctx.sessionId || typeof id !== 'string' || id === ctx.sessionId) return undefined;
+  if (ctx.sessionId === undefined || (typeof ctx.sessionId === 'string' && id === ctx.sessionId))
+    return undefined;
+  const named = typeof id === 'string' ? id : (JSON.stringify(id) ?? 'none');
   const seen = (ctx.foreign ??= new Set());
   const events: Event[] = [];
-  if (!seen.has(id)) {
-    seen.add(id);
+  if (!seen.has(named)) {
+    seen.add(named);
+    const not = ctx.sessionId === null ? "before this run's session was known" : `not ${ctx.sessionId}`;
     events.push({
       type: 'warning',
       code: 'foreign-session-update',
-      message: `the agent sent updates for another session (${id}, not ${ctx.sessionId}): kept as extension events, not shown as this run's answer`,
+      message: `the agent sent updates for another session (${named}, ${not}): kept as extension events, not shown as this run's answer`,
     });
   }
   events.push(extension('session/update', params));

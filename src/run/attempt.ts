@@ -62,7 +62,8 @@ export class Attempt {
       run: () => agent.terminate(ctx.timing.killGraceMs),
       runSync: () => agent.killNowAndRelease(),
     });
-    this.update = { tools: ctx.tools, lastTodos: '', title: null, mode: null };
+    // No session yet: until session/new answers, no update is this run's (events/updates.ts).
+    this.update = { tools: ctx.tools, lastTodos: '', title: null, mode: null, sessionId: null };
     this.idle = opts.idleTimeoutMs
       ? new IdleTimer(opts.idleTimeoutMs, () => {
           // The agent owes nothing while a person is still deciding one of its questions (this try's or, until

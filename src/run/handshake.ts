@@ -39,11 +39,17 @@ export interface Session {
 export type StepMethod = Exclude<Phase, 'config' | 'spawn' | 'prompt' | 'teardown'>;
 
 // Sends one handshake request, bounded by --step-timeout and by a stop.
-export function step<T>(ctx: RunContext, a: Attempt, method: StepMethod, params: unknown): Promise<T> {
+export function step<T>(
+  ctx: RunContext,
+  a: Attempt,
+  method: StepMethod,
+  params: unknown,
+  answered?: (result: unknown) => void,
+): Promise<T> {
   ctx.phase = method;
   const ms = ctx.opts.stepTimeoutMs;
   const timeout = { ms, error: () => stepTimeoutError(method, ms) };
-  return ctx.stop.race(a.conn.request<T>(method, params, timeout));
+  return ctx.stop.race(a.conn.request<T>(method, params, timeout, answered));
 }
 
 // initialize, then the session; the renderer loads while the agent starts.
@@ -201,7 +207,13 @@ async function openSession(
   }
   if (id === undefined) {
     out.spinnerText('creating a session');
-    return { answer: await step(ctx, a, 'session/new', { cwd: opts.cwd, mcpServers: [] }), resumed: false };
+    // The session is known as the answer is read, so an update in the same read after it is this run's
+    // (before it, every update is another session's: events/updates.ts).
+    const known = (r: unknown): void => {
+      if (isRecord(r) && typeof r.sessionId === 'string') a.update.sessionId = r.sessionId;
+    };
+    const answer = await step(ctx, a, 'session/new', { cwd: opts.cwd, mcpServers: [] }, known);
+    return { answer, resumed: false };
   }
   if (!sessionCaps(initResult).load)
     throw new RhoError(

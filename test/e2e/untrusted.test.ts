@@ -1001,6 +1001,34 @@ describe('decisions rest on what rho-cursor knows', () => {
     expect(r.events.at(-1)?.type).toBe('result');
   });
 
+  // Found by review: an update naming no session, 42, null or an array, and chunks for other sessions sent
+  // before session/new answered, were rendered as the answer with no warning.
+  it('only an update for this run’s own session is its answer; any other is foreign', async () => {
+    const say = (text: string, sessionId?: unknown) => ({
+      jsonrpc: '2.0',
+      method: 'session/update',
+      params: {
+        ...(sessionId === undefined ? {} : { sessionId }),
+        update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } },
+      },
+    });
+    const r = await play(['--output-format', 'json'], {
+      at: { initialize: [say('[evil-1] ', 'evil-1')], 'session/new': [say('[evil-2] ', 'evil-2')] },
+      before: [
+        say('[none] '),
+        say('[42] ', 42),
+        say('[null] ', null),
+        say('[array] ', ['x']),
+        say('[other] ', 'other-session'),
+        chunk('the real answer'),
+      ],
+    });
+    expect(r.exitCode).toBe(0);
+    const out = JSON.parse(r.stdout) as { text: string; warnings: Array<{ code: string }> };
+    expect(out.text).toBe('the real answer');
+    expect(out.warnings.filter((w) => w.code === 'foreign-session-update')).toHaveLength(7);
+  });
+
   it('a JSON-RPC batch is answered per request it holds', async () => {
     const batch = JSON.stringify([
       permission(7, { toolCallId: 'b1', title: 'ls', kind: 'read' }),

@@ -536,20 +536,37 @@ describe('eventsFromUpdate: the less common shapes', () => {
     ]);
   });
 
-  it('takes every update as its own before the session is known, or when it names no session', () => {
+  // Found by review: an update naming no session, 42, null or an array, and any before session/new
+  // answered, was rendered as the answer with no warning. Only this run's own id is its own.
+  it('takes only an update naming this run’s session as its own', () => {
     const text = { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } };
+    const types = (params: object, sessionId: string | null) =>
+      eventsFromUpdate(params, { ...newContext(), sessionId }).map((e) => e.type);
+    expect(types({ sessionId: 's1', update: text }, 's1')).toEqual(['message']);
+    for (const sessionId of [undefined, 7, null, ['s1'], 's2', ''])
+      expect(types({ sessionId, update: text }, 's1')).toEqual(['warning', 'extension']);
+    expect(types({ sessionId: 's1', update: text }, null)).toEqual(['warning', 'extension']);
+    // A context that tracks no session takes every update as its own.
     expect(eventsFromUpdate({ sessionId: 's2', update: text }, newContext())).toEqual([
       { type: 'message', text: 'hi' },
     ]);
-    expect(eventsFromUpdate({ sessionId: 's2', update: text }, { ...newContext(), sessionId: null })).toEqual(
-      [{ type: 'message', text: 'hi' }],
-    );
-    expect(eventsFromUpdate({ update: text }, { ...newContext(), sessionId: 's1' })).toEqual([
-      { type: 'message', text: 'hi' },
-    ]);
-    expect(eventsFromUpdate({ sessionId: 7, update: text }, { ...newContext(), sessionId: 's1' })).toEqual([
-      { type: 'message', text: 'hi' },
-    ]);
+  });
+
+  it('says an update came before the session was known, and names a sessionId that is no string', () => {
+    const text = { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } };
+    expect(
+      eventsFromUpdate({ sessionId: 'evil-1', update: text }, { ...newContext(), sessionId: null })[0],
+    ).toMatchObject({
+      message:
+        "the agent sent updates for another session (evil-1, before this run's session was known): kept as extension events, not shown as this run's answer",
+    });
+    const ctx = { ...newContext(), sessionId: 's1' };
+    expect(eventsFromUpdate({ update: text }, ctx)[0]).toMatchObject({
+      message: expect.stringContaining('(none, not s1)') as unknown,
+    });
+    expect(eventsFromUpdate({ sessionId: 42, update: text }, ctx)[0]).toMatchObject({
+      message: expect.stringContaining('(42, not s1)') as unknown,
+    });
   });
 
   it('emits no todos for an updateTodos tool with an empty list', () => {
