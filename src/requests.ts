@@ -312,8 +312,11 @@ export class AgentRequests {
   }
 
   // cursor/create_plan: decided by --plan, the fence and the policy, or asked; the plan is shown either way.
+  // After session/cancel it is answered cancelled, as a permission request is (found by review: it was
+  // accepted under --permissions allow, the agent told to go ahead).
   private plan(params: unknown, signal: AbortSignal): unknown {
     const base = readPlan(params);
+    if (this.cancelled) return this.answerPlan(base, { outcome: 'cancelled' }, 'cancel');
     const { policy, plan, fence } = this.ctx.opts;
     const decided = decidePlan(policy, plan, this.canAsk(), fence);
     if (decided) return this.answerPlan(base, decided, 'policy');

@@ -1029,6 +1029,29 @@ describe('decisions rest on what rho-cursor knows', () => {
     expect(out.warnings.filter((w) => w.code === 'foreign-session-update')).toHaveLength(7);
   });
 
+  // Found by review: after session/cancel, permission requests were answered cancelled but a plan was
+  // accepted under --permissions allow, the agent told to go ahead.
+  it('after session/cancel, a plan is answered cancelled as a permission request is', async () => {
+    const r = await play([...SJ, '--permissions', 'allow', '--timeout', '1s'], {
+      answer: false,
+      onCancel: {
+        lines: [
+          permission(5, { toolCallId: 'tc', kind: 'read', title: 'Read' }),
+          {
+            jsonrpc: '2.0',
+            id: 6,
+            method: 'cursor/create_plan',
+            params: { name: 'wipe', plan: '1. rm -rf build' },
+          },
+        ],
+        answer: true,
+      },
+    });
+    const cancelled = { outcome: { outcome: 'cancelled' } };
+    expect(r.answerTo(5)?.result).toEqual(cancelled);
+    expect(r.answerTo(6)?.result).toEqual(cancelled);
+  });
+
   it('a JSON-RPC batch is answered per request it holds', async () => {
     const batch = JSON.stringify([
       permission(7, { toolCallId: 'b1', title: 'ls', kind: 'read' }),

@@ -321,6 +321,20 @@ describe('AgentRequests: the run ending the questions', () => {
     ).toEqual(['the run was cancelled', 'the run was cancelled', 'the run was cancelled']);
   });
 
+  // Found by review: after session/cancel a cursor/create_plan was still accepted under --permissions allow.
+  it('after cancelAll, a plan is answered cancelled whatever the policy', () => {
+    const { requests, agentRequests, sent, events } = setup({ policy: 'allow' });
+    agentRequests.cancelAll();
+    requests.handle({
+      jsonrpc: '2.0',
+      id: 6,
+      method: 'cursor/create_plan',
+      params: { plan: '1. rm -rf build' },
+    });
+    expect(sent).toEqual([{ id: 6, result: { outcome: { outcome: 'cancelled' } } }]);
+    expect(events).toMatchObject([{ type: 'plan', answer: { outcome: 'cancelled' }, decidedBy: 'cancel' }]);
+  });
+
   it('endQuestions closes what is still asked with the turn-ended line, unanswered and with no event', async () => {
     const { requests, agentRequests, sent, events, asked } = setup({ policy: 'ask', interactive: true });
     requests.handle({ jsonrpc: '2.0', id: 5, method: 'cursor/create_plan', params: { plan: '1. do it' } });
