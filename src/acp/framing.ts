@@ -13,12 +13,20 @@ export class LineBuffer {
   private readonly decoder = new StringDecoder('utf8');
   private parts: string[] = [];
   private size = 0;
+  /** No text read yet: a byte order mark that starts the stream is dropped. */
+  private atStart = true;
 
   constructor(private readonly maxLineChars = DEFAULT_MAX_LINE_CHARS) {}
 
   // Splits a chunk into complete lines (without the newline or a trailing CR) and keeps the rest.
   push(chunk: Buffer, onLine: (line: string) => void): void {
-    const text = this.decoder.write(chunk);
+    let text = this.decoder.write(chunk);
+    // A UTF-8 byte order mark before the first line (what .NET's UTF-8 console writer emits) is no part of
+    // it (found by review: the initialize answer after one was "not JSON"). The decoder holds a split one.
+    if (this.atStart && text.length > 0) {
+      this.atStart = false;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
     let start = 0;
     let nl = text.indexOf('\n');
     while (nl !== -1) {

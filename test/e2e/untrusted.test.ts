@@ -1052,6 +1052,21 @@ describe('decisions rest on what rho-cursor knows', () => {
     expect(r.answerTo(6)?.result).toEqual(cancelled);
   });
 
+  // Found by review: a UTF-8 byte order mark before the agent's first line lost the initialize answer.
+  it('reads an initialize answer after a byte order mark', async () => {
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] },
+    };
+    const r = await play([...SJ, '--step-timeout', '3s'], {
+      hangAt: 'initialize',
+      at: { initialize: ['\ufeff' + JSON.stringify(init)] },
+      before: [chunk('hi')],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+  });
+
   it('a JSON-RPC batch is answered per request it holds', async () => {
     const batch = JSON.stringify([
       permission(7, { toolCallId: 'b1', title: 'ls', kind: 'read' }),

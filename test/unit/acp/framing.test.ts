@@ -13,6 +13,14 @@ describe('LineBuffer', () => {
     expect(linesOf(['{"a":1}\n{"b":2}\n'])).toEqual(['{"a":1}', '{"b":2}']);
   });
 
+  // Found by review: a BOM before the first line made the initialize answer "not JSON".
+  it('drops a byte order mark that starts the stream, even split across chunks, and no other', () => {
+    expect(linesOf(['\ufeff{"a":1}\n\ufeff{"b":2}\n'])).toEqual(['{"a":1}', '\ufeff{"b":2}']);
+    const bom = Buffer.from('\ufeff{"a":1}\n');
+    expect(linesOf([bom.subarray(0, 1), bom.subarray(1, 2), bom.subarray(2)])).toEqual(['{"a":1}']);
+    expect(linesOf(['{"a":1}\n', '\ufeff{"b":2}\n'])).toEqual(['{"a":1}', '\ufeff{"b":2}']);
+  });
+
   it('holds an unfinished line until its newline arrives', () => {
     const buffer = new LineBuffer();
     expect(linesOf(['{"a":'], buffer)).toEqual([]);
