@@ -1067,6 +1067,23 @@ describe('decisions rest on what rho-cursor knows', () => {
     expect(r.exitCode, r.stderr).toBe(0);
   });
 
+  // Found by review: request ids past 2^53 or 1e400 were answered under the id JSON.parse rounded them to.
+  it('answers a request whose id is no exact number -32600 with a null id, never under another id', async () => {
+    const r = await play([...SJ, '--permissions', 'allow'], {
+      before: [
+        '{"jsonrpc":"2.0","id":9007199254740993,"method":"fs/read_text_file","params":{}}',
+        `{"jsonrpc":"2.0","id":18446744073709551615,"method":"session/request_permission","params":{"sessionId":"${S}","toolCall":{"toolCallId":"t","kind":"read"},"options":[{"optionId":"a","name":"a","kind":"allow_once"}]}}`,
+        '{"jsonrpc":"2.0","id":1e400,"method":"x/y"}',
+      ],
+      waitAnswers: 3,
+    });
+    expect(r.exitCode).toBe(0);
+    const answers = r.received.filter((m) => !m.method);
+    expect(answers).toHaveLength(3);
+    for (const a of answers) expect(a).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(events(r, 'permission')).toEqual([]);
+  });
+
   it('a JSON-RPC batch is answered per request it holds', async () => {
     const batch = JSON.stringify([
       permission(7, { toolCallId: 'b1', title: 'ls', kind: 'read' }),

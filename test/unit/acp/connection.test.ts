@@ -416,6 +416,47 @@ describe('Connection: the handler registry', () => {
     expect(conn.openIncoming).toBe(0);
   });
 
+  // Found by review: ids past 2^53 or 1e400 were answered under the id JSON.parse rounded them to.
+  it.each(['9007199254740993', '18446744073709551615', '1e400', '-1e400'])(
+    'answers a request with id %s -32600 with a null id, and never handles it',
+    (id) => {
+      const sent: string[] = [];
+      const invalid: string[] = [];
+      const conn = new Connection({
+        send: (l) => sent.push(l),
+        onNotification: () => {},
+        onInvalid: (_l, why) => invalid.push(why),
+      });
+      let handled = 0;
+      conn.handle('session/request_permission', () => handled++);
+      conn.handleLine(`{"jsonrpc":"2.0","id":${id},"method":"session/request_permission","params":{}}`);
+      expect(handled).toBe(0);
+      expect(sent.map((l) => JSON.parse(l) as unknown)).toEqual([
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32600,
+            message: 'Invalid Request: an id that is no exact number (session/request_permission)',
+          },
+        },
+      ]);
+      expect(invalid).toHaveLength(1);
+    },
+  );
+
+  it('answers a request with a safe integer or fractional id under that id', () => {
+    const sent: string[] = [];
+    const conn = new Connection({ send: (l) => sent.push(l), onNotification: () => {}, onInvalid: () => {} });
+    conn.handle('x/y', () => 'ok');
+    conn.handleLine('{"jsonrpc":"2.0","id":9007199254740991,"method":"x/y"}');
+    conn.handleLine('{"jsonrpc":"2.0","id":1.5,"method":"x/y"}');
+    expect(sent).toEqual([
+      '{"jsonrpc":"2.0","id":9007199254740991,"result":"ok"}',
+      '{"jsonrpc":"2.0","id":1.5,"result":"ok"}',
+    ]);
+  });
+
   // Found by review: a request the agent sent right after the turn's answer was dropped, never answered.
   it('while not accepting, answers a request cancelled at once and passes a withdrawal on', () => {
     let accepting = true;
