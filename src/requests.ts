@@ -110,31 +110,29 @@ export class AgentRequests {
   }
 
   // session/request_permission: the rules and the policy decide at once, or a person is asked. The request
-  // is judged with what is known of its tool: the kind it was announced with and what it names (held, or
-  // kept once let go: events/retired.ts), so the decision is the same whatever --output-format.
+  // is judged with what is known of its tool: the kind it was announced with and what it names; one for a
+  // tool that already finished is rejected (events/finished-ids.ts), whatever --output-format.
   private permission(params: unknown, signal: AbortSignal): unknown {
     const tc = isRecord(params) && isRecord(params.toolCall) ? params.toolCall : undefined;
     // One id for one tool however it is written (7 and "7"): the store keys tools by idText too.
     const id = idText(tc?.toolCallId);
     const { tools } = this.ctx;
+    const finished = tools.finishedIds.has(id);
     const held = tools.get(id);
-    const retired = held ? undefined : tools.retired.get(id);
-    const forgotten = !held && !retired && tools.retired.forgot(id);
     // A tool first seen in its own request has no announced kind: the request's is judged as it is.
-    const fresh = !held && !retired && !forgotten && this.announceTool(tc);
-    const heldKind = held ? tools.announcedKind(id) : undefined;
-    const announced = [heldKind, retired?.announced].filter((a) => a !== undefined);
+    const fresh = !held && !finished && this.announceTool(tc);
+    const announced = held ? tools.announcedKind(id) : undefined;
     // What the request is about (its command, paths, URL), read once for every judgement below.
-    const subject = subjectOf(tc, fresh ? undefined : held, retired?.tool);
+    const subject = subjectOf(tc, fresh ? undefined : held);
     const req = readPermissionRequest(params, {
-      announced,
-      title: held?.title ?? retired?.tool.title,
+      announced: announced ? [announced] : [],
+      title: held?.title,
       subject,
-      forgotten,
+      finished,
     });
     const verdict = this.foreignSession(params) ?? this.verdict(req, subject);
     if (verdict) return this.answerPermission(req, verdict);
-    return this.askPermission(req, subject, held ?? retired?.tool, signal, tc);
+    return this.askPermission(req, subject, held, signal, tc);
   }
 
   // cursor/update_todos: accepted at once, and shown.
@@ -261,7 +259,8 @@ export class AgentRequests {
       return permissionResult(v);
     }
     this.ctx.emit(permissionEvent(req, v));
-    if (isRejection(v) && req.toolCallId) {
+    // A finished tool's verdict is not kept: it is settled, and a flood of such requests would fill memory.
+    if (isRejection(v) && req.toolCallId && !req.finished) {
       const tool = this.ctx.tools.markVerdict(
         req.toolCallId,
         'optionId' in v.decision ? 'rejected' : 'cancelled',

@@ -2,7 +2,7 @@
 import { idText, isRecord } from '../acp/messages.js';
 import type { Todo, ToolEvent, ToolStatus } from './types.js';
 import { ChurnMap } from './churn.js';
-import { RetiredTools } from './retired.js';
+import { FinishedIds } from './finished-ids.js';
 
 /** The most tool calls a run holds: those unfinished (pending, in progress, or completed with no output yet),
  * each kept to the end of the turn to be settled, so an agent that leaves them open would fill memory (found
@@ -279,9 +279,9 @@ export class ToolStore {
     calls: 0,
     finished: { completed: 0, failed: 0, rejected: 0, cancelled: 0 },
   };
-  /** What the permission judge needs of the tools let go (retired.ts): the decision never depends on the
-   * output format. */
-  readonly retired = new RetiredTools();
+  /** The ids of the tools that finished, in every output format: a permission request for one is rejected
+   * (finished-ids.ts), so the decision never depends on whether the tool is still held. */
+  readonly finishedIds = new FinishedIds();
 
   /**
    * keepFinished: hold every tool's whole state to the end (the json output prints them all); without it a
@@ -468,11 +468,12 @@ export class ToolStore {
   // Cursor reports completed with no output stays (small): a rejection may still arrive and correct it. So
   // does one only our verdict finished while the agent still reports it pending: its update may yet come.
   private retireIfFinished({ tool, extra }: Held): void {
-    if (!FINAL.has(tool.status) || this.keepFinished) return;
+    if (!FINAL.has(tool.status)) return;
     if (!FINAL.has(extra.reported)) return;
     if (tool.status === 'completed' && tool.output === null && !extra.verdict) return;
+    this.finishedIds.add(tool.toolCallId);
+    if (this.keepFinished) return;
     this.counts.finished[tool.status as keyof ToolFacts['finished']]++;
-    this.retired.keep(tool, extra.announced);
     this.entries.delete(tool.toolCallId);
     this.verdicts.delete(tool.toolCallId);
   }

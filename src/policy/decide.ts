@@ -25,20 +25,20 @@ export interface PermissionRequest {
   isQuestion: boolean;
   /** Why the kind judged is not the one the request claims (an unknown kind, or the tool's announced one). */
   kindNote?: string;
-  /** Its tool may be one rho-cursor let go past its bound (events/retired.ts): nothing is known of it. */
-  forgotten?: boolean;
+  /** Its tool already finished (events/finished-ids.ts): whatever it asks now is not that tool's to run. */
+  finished?: boolean;
 }
 
 /** What rho-cursor knows of a request's tool besides the request itself. */
 export interface KnownTool {
-  /** The kinds it was announced with (its first tool_call; held, and kept once it was let go), as sent. */
+  /** The kinds it was announced with (its first tool_call), as sent. */
   announced: ReadonlyArray<{ kind: unknown }>;
   /** The title it was announced with, for a request that carries none. */
   title?: string;
   /** What the request and its tool name (subject.ts). */
   subject?: Subject;
-  /** The tool may be one let go past the bound, of which nothing is kept. */
-  forgotten?: boolean;
+  /** The tool already finished (events/finished-ids.ts). */
+  finished?: boolean;
 }
 
 export type DecidedBy = 'policy' | 'allow-flag' | 'rule' | 'person' | 'cancel' | 'no-option';
@@ -66,7 +66,7 @@ export function readPermissionRequest(params: unknown, known?: KnownTool): Permi
   const isQuestion =
     questionShaped(options, tc.kind) &&
     (known?.announced ?? []).every((a) => quietKind(a.kind)) &&
-    !known?.forgotten &&
+    !known?.finished &&
     !(known?.subject && namesSomething(known.subject));
   return {
     // One id for one tool however it is written (7 and "7"), as the tool store keys it.
@@ -76,7 +76,7 @@ export function readPermissionRequest(params: unknown, known?: KnownTool): Permi
     options,
     agentReason,
     isQuestion,
-    ...(known?.forgotten ? { forgotten: true } : {}),
+    ...(known?.finished ? { finished: true } : {}),
   };
 }
 
@@ -104,12 +104,7 @@ function kindJudged(claimed: unknown, known: KnownTool | undefined): { kind: str
     else if (before !== undefined && before !== j.kind)
       notes.push(`its tool was announced as ${j.kind}; the request claims ${before}, the more dangerous`);
   }
-  if (known?.forgotten) {
-    kind = 'execute';
-    notes.push(
-      'its tool may be one of the finished tools rho-cursor no longer keeps: nothing is known of it',
-    );
-  } else if (known?.subject?.commandInInput && kind !== 'execute') {
+  if (known?.subject?.commandInInput && kind !== 'execute') {
     notes.push(`the tool names a command in its rawInput, so the request is judged as execute, not ${kind}`);
     kind = 'execute';
   }
@@ -195,8 +190,9 @@ export function decidePermission(
       reason: 'ambiguous: two options share an optionId',
       decidedBy: 'no-option',
     };
-  // Nothing is known of its tool, so nothing can vouch for it: rejected, whatever the policy and the rules.
-  if (req.forgotten) return pick(req, 'reject_once', 'its tool is not known any more', 'policy');
+  // Its tool already ran (or failed, or was stopped): nothing it asks now is that tool's, and text mode keeps
+  // nothing of it to judge by, so it is rejected whatever the policy and the rules, in every output format.
+  if (req.finished) return pick(req, 'reject_once', 'its tool had already finished', 'policy');
   if (req.isQuestion) {
     if (policy === 'ask' && interactive) return undefined;
     const skip = req.options.find((o) => o.optionId === QUESTION_SKIP);

@@ -65,8 +65,7 @@ function pathsOf(list: unknown, type?: string): string[] {
 
 const unique = (xs: string[]): string[] => [...new Set(xs.filter((x) => x !== ''))];
 
-// Collects the subject from the request's toolCall and what is known of the tool with that id (held, and
-// kept once let go: events/retired.ts).
+// Collects the subject from the request's toolCall and the tools known by that id (the one announced, if any).
 export function subjectOf(toolCall: unknown, ...knownTools: Array<Readonly<ToolEvent> | undefined>): Subject {
   const tc: Source = isRecord(toolCall) ? toolCall : {};
   const sources: Source[] = [tc];

@@ -743,15 +743,15 @@ describe('readPermissionRequest with what is known of the tool (found by review)
     expect(req).toMatchObject({ isQuestion: false, kind: 'execute' });
   });
 
-  it('rejects a request for a tool it may have let go, whatever the policy', () => {
+  it('rejects a request for a tool that already finished, whatever the policy', () => {
     const req = readPermissionRequest(
       { toolCall: { toolCallId: 't', kind: 'read' }, options: CURSOR_OPTIONS },
-      { announced: [], forgotten: true },
+      { announced: [], finished: true },
     );
-    expect(req).toMatchObject({ kind: 'execute', forgotten: true, isQuestion: false });
+    expect(req).toMatchObject({ kind: 'read', finished: true, isQuestion: false });
     expect(decidePermission(req, 'allow', ['read'], false)).toMatchObject({
       decision: { optionId: 'reject-once' },
-      reason: 'its tool is not known any more',
+      reason: 'its tool had already finished',
     });
   });
 
