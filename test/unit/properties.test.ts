@@ -196,8 +196,12 @@ describe('framing: any chunking of the agent’s output reads the same', () => {
           const whole = feed([Buffer.from(bytes)]);
           expect(feed(cutBytes(bytes, cuts))).toEqual(whole);
           if (utf8) {
-            // Valid UTF-8 also matches a plain split on LF: one trailing CR dropped, empty lines skipped.
-            const parts = Buffer.from(bytes).toString('utf8').split('\n');
+            // Valid UTF-8 also matches a plain split on LF: one trailing CR dropped, empty lines skipped, and a
+            // byte order mark that starts the stream dropped.
+            const parts = Buffer.from(bytes)
+              .toString('utf8')
+              .replace(/^\ufeff/, '')
+              .split('\n');
             const rest = parts.pop()!;
             const lines = parts.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)).filter((l) => l !== '');
             expect(whole).toEqual({ lines, pending: rest });
