@@ -12,8 +12,16 @@ import { consolePath } from './ci/console.js';
 import { safeJson } from './sanitize/json.js';
 import { inertJson } from './sanitize/workflow.js';
 
+/**
+ * What may wait in memory for the reader of a wire log that is a FIFO or a pipe (`--wire-log >(gzip >log)`):
+ * past it the reader is too far behind (or not reading at all), and the log stops (wire-log-failed). A
+ * regular file has no cap: the disk always takes what is written.
+ */
+export const WIRE_LOG_MAX_PENDING = 16 * 1024 * 1024;
+
 export class WireLog {
   private readonly stream: Writable;
+  private readonly pipe: boolean;
   private readonly forms: string[];
   private readonly inert: boolean;
   private failed = false;
@@ -29,20 +37,24 @@ export class WireLog {
     github = false,
   ) {
     this.inert = github && consolePath(path);
+    this.pipe = isPipe(path);
     try {
       // A FIFO (`--wire-log >(gzip >log)`) without ever blocking on it: see files/pipes.ts.
-      this.stream = isPipe(path)
+      this.stream = this.pipe
         ? pipeStream(openPipe(path))
         : createWriteStream('', { fd: openSync(path, 'w', 0o600) });
     } catch (err) {
       throw new RhoError('usage', `option '--wire-log' cannot open ${path}: ${(err as Error).message}`);
     }
     this.forms = secret && secret.length >= 8 ? secretForms(secret) : [];
-    this.stream.on('error', (e) => {
-      if (this.failed) return;
-      this.failed = true;
-      this.onFailure(`cannot write the wire log ${this.path}: ${e.message}`);
-    });
+    this.stream.on('error', (e) => this.fail(`cannot write the wire log ${this.path}: ${e.message}`));
+  }
+
+  // The log stops for good; the run is told once.
+  private fail(message: string): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.onFailure(message);
   }
 
   // Writes one row; `json` says the line parsed as JSON (only then is it embedded as it arrived).
@@ -58,11 +70,16 @@ export class WireLog {
     this.write(safeJson(JSON.stringify({ dir: 'summary', ms, msg: fields })) + '\n');
   }
 
-  // Ends the log; `giveUp` stops waiting for a reader (a FIFO's) that takes nothing: the rest is dropped. A
+  // Ends the log; `giveUp` stops waiting for a reader (a FIFO's) that takes nothing: the rest is dropped, and
+  // that is a failure like any other (its reason says when: `before SIGINT`, `within 2s of the timeout`). A
   // failure to write was reported when it happened.
   async close(giveUp?: AbortSignal): Promise<void> {
     if (this.stream.destroyed) return;
-    await endWithin(this.stream, giveUp).catch(() => {});
+    const taken = await endWithin(this.stream, giveUp).catch(() => true);
+    if (!taken)
+      this.fail(
+        `the reader of the wire log ${this.path} did not take it ${String(giveUp?.reason)}: the rest is dropped`,
+      );
   }
 
   // A key never reaches the log, in any form the agent could spell it.
@@ -71,5 +88,14 @@ export class WireLog {
     const masked = this.forms.length > 0 ? redact(text, this.forms) : text;
     // Each row is one JSON line starting with `{`: only the legacy `##[command]` could act, in a string.
     this.stream.write(this.inert ? inertJson(masked) : masked);
+    // A pipe's reader that falls too far behind would make the run hold the whole log in memory (found by
+    // review: 529 MB for a flood its reader never read). It stops here instead; waiting for the reader would
+    // let a log nobody reads stall the run.
+    if (this.pipe && this.stream.writableLength > WIRE_LOG_MAX_PENDING) {
+      this.stream.destroy();
+      this.fail(
+        `the reader of the wire log ${this.path} fell more than ${WIRE_LOG_MAX_PENDING / 1024 / 1024} MiB behind: the rest is dropped`,
+      );
+    }
   }
 }

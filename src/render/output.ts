@@ -10,7 +10,6 @@ import { safeJson } from '../sanitize/json.js';
 import { GuardState, inertJson } from '../sanitize/workflow.js';
 import { cutEnd } from '../sanitize/cut.js';
 import type { OutputPlan } from './plan.js';
-import { fmtMs } from '../stop.js';
 import { sleepSync } from '../lifecycle/timing.js';
 import { makeRenderer, startSpinner, type Spinner, type Style } from './index.js';
 import { message as shownMessage } from './lines.js';
@@ -128,8 +127,8 @@ export class Output {
   private nonJsonShown = true;
   /** The last answer checked against --output-schema matched it (its value may be null). */
   private matched = false;
-  /** While close() waits for stdout to take the output: stops that wait. */
-  private abandon: (() => void) | undefined;
+  /** Why stdout's last output was dropped (its reader did not take it in time); undefined when it was not. */
+  dropped: string | undefined;
   /** Set once stdout failed; further writes are pointless but the run still reads the agent to the end. */
   failure: OutputFailure | undefined;
   /** Resolves once stdout fails: a reader that went away, or a write error such as a full disk. */
@@ -356,10 +355,11 @@ export class Output {
     target.on('close', once);
   }
 
-  // The last event: writes the result (and the json object), then closes. With `giveUpMs` (a run that timed
-  // out), a reader that has not taken everything within that time no longer holds the run: the rest is
-  // dropped, so the agent is still ended and the run still exits.
-  async close(result: ResultEvent, giveUpMs?: number): Promise<void> {
+  // The last event: writes the result (and the json object), then closes. With `giveUp` (aborted at a signal
+  // during the end, or once a timeout's grace is spent), a reader that has not taken everything by then no
+  // longer holds the run: the rest is dropped, which is a write failure (`dropped` says why), so the agent is
+  // still ended, the run still exits, and never with 0.
+  async close(result: ResultEvent, giveUp?: AbortSignal): Promise<void> {
     if (this.closed) return;
     this.stopSpinner();
     await this.open();
@@ -383,34 +383,33 @@ export class Output {
     // A write to a file fails synchronously: the stream is errored now, its 'error' event comes a tick later.
     if (stdout.errored) this.stdoutFailed(stdout.errored);
     else if (!stdout.destroyed && stdout.writable) {
-      let timer: NodeJS.Timeout | undefined;
-      let why = `within ${fmtMs(giveUpMs ?? 0)} of the timeout`;
-      const drained = await new Promise<boolean>((resolve) => {
-        // A signal while we wait (the person presses Ctrl-C again) stops waiting at once.
-        this.abandon = () => {
-          why = 'before a second signal';
-          resolve(false);
-        };
+      let onAbort: (() => void) | undefined;
+      const why = await new Promise<string | undefined>((resolve) => {
         stdout.write('', (e) => {
           // The callback can learn of the failure before the 'error' event does.
           if (e) this.stdoutFailed(e);
-          resolve(true);
+          resolve(undefined);
         });
-        if (giveUpMs !== undefined) timer = setTimeout(() => resolve(false), giveUpMs);
+        if (!giveUp) return;
+        // Already given up (a signal during the end's earlier steps): only what is still queued is dropped.
+        if (giveUp.aborted && stdout.writableLength === 0) return resolve(undefined);
+        onAbort = () => resolve(String(giveUp.reason));
+        if (giveUp.aborted) onAbort();
+        else giveUp.addEventListener('abort', onAbort, { once: true });
       });
-      clearTimeout(timer);
-      this.abandon = undefined;
-      if (!drained) {
-        this.err.write(`rho-cursor: warning: stdout did not take the output ${why}: the rest is dropped\n`);
+      if (onAbort) giveUp?.removeEventListener('abort', onAbort);
+      if (why !== undefined) {
+        this.dropped = `stdout did not take the output ${why}: the rest is dropped`;
+        this.failure ??= { kind: 'write_failed', message: this.dropped };
         // Ended, so nothing waits on it any more (what it holds is dropped when the process exits).
         stdout.end();
       }
     }
   }
 
-  // Stops waiting for a stdout reader that does not read (a signal during teardown).
-  giveUp(): void {
-    this.abandon?.();
+  /** Output is closed: the result was written (or stdout had failed); nothing more is drawn. */
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   private stdoutFailed(e: NodeJS.ErrnoException): void {

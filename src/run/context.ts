@@ -14,7 +14,7 @@ import type { RunOptions } from '../options.js';
 import type { Asker } from '../policy/ask.js';
 import { Output } from '../render/output.js';
 import { planOutput } from '../render/plan.js';
-import type { StopSignal } from '../stop.js';
+import { fmtMs, type StopSignal } from '../stop.js';
 import type { OutputSchema } from '../structured/schema.js';
 import type { RunLedger } from '../changes/run.js';
 import type { FileId } from '../ci/console.js';
@@ -88,7 +88,8 @@ export interface RunContext {
   readonly teardown: Teardown;
   /** The stop spine: every stop cause, the grace, and the races every wait runs against. */
   readonly stop: Cancel;
-  /** Aborted by a signal during teardown: every wait on a reader that takes nothing stops (readerGiveUp). */
+  /** Aborted by a signal during teardown (its reason: `before SIGINT`, say): every wait on a reader that takes
+   * nothing stops (readerGiveUp). */
   readonly abandon: AbortController;
   readonly tools: ToolStore;
   /** Small facts about the run for what is reported after the turn (summary, -o, --strict). */
@@ -189,11 +190,20 @@ export function warn(ctx: RunContext, code: string, message: string, line?: stri
   if (seen) ctx.observer.observe(seen, ctx.phase);
 }
 
-// When to stop waiting on a reader that takes nothing (a FIFO or pipe the wire log or a report goes to, as
-// stdout in Output.close): at a signal during teardown, and in a timed-out run once the kill grace is spent.
+// When to stop waiting on a reader that takes nothing (stdout, or a FIFO or pipe the wire log or a report goes
+// to): at a signal during teardown (the abort's reason says which), and once the run's --timeout or
+// --idle-timeout has fired, the kill grace later: whether it fired during the turn or while the end is being
+// written (the deadline bounds the whole run, its last writes included). Each wait gets its own grace from
+// the later of its start and the timeout, so a slow measurement before it cannot spend it.
 export function readerGiveUp(ctx: RunContext): AbortSignal {
-  const timedOut = ctx.stop.cause === 'timeout' || ctx.stop.cause === 'idle';
-  return timedOut
-    ? AbortSignal.any([ctx.abandon.signal, AbortSignal.timeout(ctx.timing.killGraceMs)])
-    : ctx.abandon.signal;
+  const grace = new AbortController();
+  const timedOut = (): boolean => ctx.stop.cause === 'timeout' || ctx.stop.cause === 'idle';
+  const arm = (): void => {
+    const ms = ctx.timing.killGraceMs;
+    setTimeout(() => grace.abort(`within ${fmtMs(ms)} of the timeout`), ms).unref();
+  };
+  if (timedOut()) arm();
+  else if (!ctx.stop.signal.aborted)
+    ctx.stop.signal.addEventListener('abort', () => timedOut() && arm(), { once: true });
+  return AbortSignal.any([ctx.abandon.signal, grace.signal]);
 }

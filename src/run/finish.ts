@@ -53,13 +53,16 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
     result = resultEvent(ctx, o, measured);
     for (const e of o.alsoSay) out.line(`rho-cursor: ${e.message}`);
   }
-  // --timeout and --idle-timeout bound the run: a reader that takes nothing does not hold it past them.
-  const timedOut = stop.cause === 'timeout' || stop.cause === 'idle';
-  await out.close(result, timedOut ? ctx.timing.killGraceMs : undefined);
-  // stdout failed while the result itself was written (json writes everything at the end).
+  // --timeout and --idle-timeout bound the run, its last writes included, and so does a signal meanwhile: a
+  // reader that takes nothing does not hold it past them.
+  await out.close(result, readerGiveUp(ctx));
+  // stdout failed while the result itself was written (json writes everything at the end), or did not take it
+  // before the deadline or a signal: a failure (exit 1) unless the run had failed before.
   const written =
     out.failure?.kind === 'write_failed' ? new RhoError('write_failed', out.failure.message) : undefined;
   const { error, exitCode } = outcome({ ...facts, delivery, written });
+  // What was dropped is said once: as the error line when it is the run's error, else as a warning.
+  if (out.dropped && error !== written) out.line(`rho-cursor: warning: ${out.dropped}`);
   // Outside text mode the error is also one line on stderr; a closed stdout is a quiet end.
   const quiet = out.failure?.kind === 'epipe' || error?.code === 'stdout_closed';
   if (error && !quiet && (out.plan.stderrLines || out.failure))

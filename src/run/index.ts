@@ -19,7 +19,7 @@ import { cursorRules, needsCursorRules } from '../policy/rules.js';
 import { promptBlocks } from '../prompt/attach.js';
 import { useSecret } from '../sanitize/cut.js';
 import { replyReadsAsError } from '../session.js';
-import type { StopSignal } from '../stop.js';
+import { isSignal, type StopSignal } from '../stop.js';
 import { loadOutputSchema, schemaInstruction } from '../structured/schema.js';
 import { WireLog } from '../wirelog.js';
 import { Attempt } from './attempt.js';
@@ -59,7 +59,6 @@ export async function run(opts: RunOptions, io: RunIO, timing: Readonly<Timing> 
     // The machine out of files, processes or memory anywhere in the run is named, never `internal`.
     thrown = osLimitError(e, `the run's ${ctx.phase} step`) ?? toRhoError(e);
   } finally {
-    ctx.stop.settle();
     ctx.attempt?.stopIdle();
   }
   let exitCode;
@@ -68,9 +67,15 @@ export async function run(opts: RunOptions, io: RunIO, timing: Readonly<Timing> 
     ctx.exitCode = exitCode;
   } finally {
     await teardown.drain((name, e) => out.line(`rho-cursor: could not release the ${name}: ${String(e)}`));
+    // --timeout bounded the end too (the result's writes, the wire log's close): only now is it over.
+    ctx.stop.settle();
   }
-  // A write that failed after the result was sent still fails the run.
-  return afterTeardown(exitCode, out.failure?.kind === 'write_failed');
+  // A write that failed after the result was decided (stdout, or the wire log, cut at the deadline or by a
+  // signal) still fails the run.
+  return afterTeardown(
+    exitCode,
+    out.failure?.kind === 'write_failed' || ctx.sideFailure?.code === 'write_failed',
+  );
 }
 
 // A signal before the end cancels (or, when fatal, ends) the run; during teardown it ends the agent now, and
@@ -78,8 +83,8 @@ export async function run(opts: RunOptions, io: RunIO, timing: Readonly<Timing> 
 function onSignal(ctx: RunContext, signal: StopSignal): void {
   if (ctx.phase === 'teardown') {
     ctx.attempt?.agent.killNow();
-    ctx.out.giveUp();
-    ctx.abandon.abort();
+    const cause = ctx.stop.cause;
+    ctx.abandon.abort(cause !== undefined && isSignal(cause) ? 'before a second signal' : `before ${signal}`);
   } else ctx.stop.stop(signal);
 }
 
@@ -168,9 +173,12 @@ function openWireLog(ctx: RunContext, path: string): WireLog {
     ctx.t0,
     io.env.CURSOR_API_KEY,
     (message) => {
-      // An event, so the stream says when the log stopped; the final error line says it on stderr.
+      // An event, so the stream says when the log stopped; the final error line says it on stderr. Once the
+      // output is closed (the log cut at its close, after the result), the line on stderr alone says it, and
+      // the run's exit still fails (run, afterTeardown).
       ctx.sideFailure ??= new RhoError('write_failed', message);
-      emit(ctx, { type: 'warning', code: 'wire-log-failed', message });
+      if (ctx.out.isClosed) ctx.out.line(`rho-cursor: ${message}`);
+      else emit(ctx, { type: 'warning', code: 'wire-log-failed', message });
     },
     ctx.opts.github,
   );

@@ -23,6 +23,7 @@ import { chunk, permissionRequest } from '../helpers/lines.js';
 import { isRunning, waitForGone } from '../helpers/processes.js';
 import { hasPty, onPty, type PtyStep } from '../helpers/pty.js';
 import { SHORT_GRACE, testTiming } from '../helpers/timing.js';
+import { WIRE_LOG_MAX_PENDING } from '../../src/wirelog.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
@@ -343,6 +344,91 @@ describe('output files that are FIFOs: written without blocking the run', () => 
       holder.kill('SIGKILL');
     }
   });
+});
+
+describe('--wire-log into a FIFO whose reader holds it open and never reads', () => {
+  // Opens the FIFO for reading (so the run's open succeeds) and never reads; killed by the caller.
+  async function holder(fifo: string) {
+    mkfifo(fifo);
+    const h = spawn('sh', ['-c', 'exec 3<"$1"; exec sleep 30', 'sh', fifo], { stdio: 'ignore' });
+    await until(() => waitsForWriter(h.pid!));
+    return h;
+  }
+
+  it('--timeout bounds its close after a turn that ended in time: exit 1, said on stderr, nothing left', async () => {
+    // Found by review: the run waited on the reader for ever (alive at 12 s under --timeout 3s); SIGINT: exit 0.
+    const dir = tempDir('rho-bounds-');
+    const h = await holder(join(dir, 'wire'));
+    try {
+      const t0 = Date.now();
+      const started = startCli(['run', ...SJ, '--timeout', '4s', '--wire-log', join(dir, 'wire'), 'go'], {
+        agent: await agentPath,
+        cliConfig: { approvalMode: 'allowlist' },
+        watchdogMs: 12_000,
+        env: {
+          RHO_SCRIPT: JSON.stringify({ hugeMiB: 1, pidFile: join(dir, 'agent.pid') }),
+          ...testTiming(SHORT_GRACE),
+        },
+      });
+      const r = await finish(started, true);
+      expect(r.exitCode, r.stderr).toBe(1);
+      expect(Date.now() - t0).toBeLessThan(9000);
+      expect(r.events.filter((e) => e.type === 'result')).toHaveLength(1);
+      expect(r.events.at(-1)!.type).toBe('result');
+      expect(r.stderr).toMatch(
+        /^rho-cursor: the reader of the wire log .*wire did not take it within 300ms of the timeout: the rest is dropped$/m,
+      );
+      await expectNothingLeft(dir, started.child.pid!);
+    } finally {
+      h.kill('SIGKILL');
+    }
+  });
+
+  it(`memory: past ${WIRE_LOG_MAX_PENDING / 1024 / 1024} MiB waiting for it the log stops (wire-log-failed), exit 1, the flood still read whole`, async () => {
+    // Found by review: every row was held for the reader (529 MB for a 1e6-chunk flood, 102 MB without).
+    const dir = tempDir('rho-bounds-');
+    const h = await holder(join(dir, 'wire'));
+    // 40 chunks of 1 MiB: two and a half times the cap, each a wire-log row of its own.
+    writeFileSync(
+      join(dir, 'script.json'),
+      JSON.stringify({ lineFlood: { count: 40, line: chunk('x'.repeat(1024 * 1024) + ' %i') } }),
+    );
+    // stdout into a file (40 MiB the test need not buffer), and the peak RSS where /usr/bin/time is.
+    const time = existsSync('/usr/bin/time') ? `/usr/bin/time -f %M -o "${dir}/rss" ` : '';
+    const wrapper = join(dir, 'rho-cursor');
+    writeFileSync(wrapper, `#!/bin/sh\nexec ${time}${JSON.stringify(BIN)} "$@" >"${dir}/out"\n`);
+    chmodSync(wrapper, 0o755);
+    try {
+      const r = await runCli(
+        ['run', '--output-format', 'stream-json', '--wire-log', join(dir, 'wire'), 'go'],
+        {
+          bin: wrapper,
+          agent: await agentPath,
+          cliConfig: { approvalMode: 'allowlist' },
+          watchdogMs: 30_000,
+          env: { RHO_SCRIPT: '@' + join(dir, 'script.json') },
+        },
+      );
+      expect(r.exitCode, r.stderr).toBe(1);
+      const lines = readFileSync(join(dir, 'out'), 'utf8').trimEnd().split('\n');
+      expect(lines.filter((l) => l.startsWith('{"type":"message"'))).toHaveLength(40);
+      const warned = lines.filter((l) => l.startsWith('{"type":"warning"') && l.includes('wire-log-failed'));
+      expect(warned).toHaveLength(1);
+      expect(JSON.parse(lines.at(-1)!)).toMatchObject({
+        type: 'result',
+        stopReason: 'end_turn',
+        exitCode: 1,
+        error: { code: 'write_failed', message: expect.stringMatching(/wire fell more than 16 MiB behind/) },
+      });
+      // Measured: 105-112 MB with the cap, 154 MB before it (and the run then waited on the reader for ever).
+      if (time) {
+        const peakMB = Number(readFileSync(join(dir, 'rss'), 'utf8').trim().split('\n').at(-1)) / 1024;
+        expect(peakMB).toBeLessThan(135);
+      }
+    } finally {
+      h.kill('SIGKILL');
+    }
+  }, 40_000);
 });
 
 describe('stream-json: tool events write at most TOOL_FACTOR x what was read + TOOL_SLACK', () => {

@@ -1,8 +1,9 @@
 // The run's own lifecycle when the environment misbehaves (issue "Reliability"): signals at any moment,
 // write failures, a leaked key, a slow stdin, a forged wire log, unhelpful errors, an id-null request and a
 // process that left the agent's group. One data-driven fixture (scripted.mjs) plays each hostile agent.
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
@@ -276,6 +277,64 @@ describe('a stdout nobody reads', () => {
     expect(stderr).toMatch(/stdout did not take the output before a second signal/);
     child.stdout.destroy();
     await expectNoneLeft(dir);
+  });
+});
+
+describe('--timeout and signals bound the last writes too', () => {
+  // A run whose stdout is a pipe this test never reads (until the end): it fills, and the output waits on it.
+  function unread(args: string[], env: Record<string, string>) {
+    const child = spawn(BIN, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const watchdog = setTimeout(() => child.kill('SIGKILL'), 12_000);
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => (clearTimeout(watchdog), resolve(code))),
+    );
+    return { child, exited, stderr: () => stderr };
+  }
+
+  it('a turn over in time, json of 2 MiB to a pipe nobody reads: the deadline ends the wait, exit 1, said once', async () => {
+    // Found by review: the run lived for ever once the turn had ended; one SIGINT then exited 0.
+    const dir = tempDir();
+    const t0 = Date.now();
+    const r = unread(
+      ['run', '--output-format', 'json', '--timeout', '4s', '--agent', await agentPath, 'go'],
+      {
+        CURSOR_CONFIG_DIR: dir,
+        RHO_SCRIPT: JSON.stringify({ hugeMiB: 2, pidFile: join(dir, 'agent.pid') }),
+        ...testTiming(SHORT_GRACE),
+      },
+    );
+    const code = await r.exited;
+    r.child.stdout.destroy();
+    expect(code, r.stderr()).toBe(1);
+    expect(Date.now() - t0).toBeLessThan(9000);
+    const said = r.stderr().match(/^rho-cursor: (?!warning: approvalMode).*$/gm);
+    expect(said).toEqual([
+      'rho-cursor: stdout did not take the output within 300ms of the timeout: the rest is dropped',
+    ]);
+    expect(await waitForGone(readPid(join(dir, 'agent.pid')), 3000)).toBe(true);
+  });
+
+  it('a signal while the result of a finished turn waits on a reader that takes nothing: exit 1, never 0', async () => {
+    const dir = tempDir();
+    const r = unread(['run', ...SJ, '--agent', await agentPath, 'go'], {
+      CURSOR_CONFIG_DIR: dir,
+      RHO_SCRIPT: JSON.stringify({ before: [chunk('start')], hugeMiB: 1, pidFile: join(dir, 'agent.pid') }),
+    });
+    // The turn is over once the run ends its agent (it does not ignore SIGTERM); the output still waits.
+    while (!existsSync(join(dir, 'agent.pid'))) await sleep(20);
+    expect(await waitForGone(readPid(join(dir, 'agent.pid')), 8000)).toBe(true);
+    expect(r.child.exitCode).toBeNull();
+    const t0 = Date.now();
+    r.child.kill('SIGINT');
+    const code = await r.exited;
+    r.child.stdout.destroy();
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(code, r.stderr()).toBe(1);
+    expect(r.stderr()).toMatch(
+      /^rho-cursor: stdout did not take the output before SIGINT: the rest is dropped$/m,
+    );
   });
 });
 
