@@ -36,7 +36,7 @@ import { oneLine } from './sanitize/terminal.js';
 import { readAttachments, readPromptFile } from './prompt/files.js';
 import type { SessionsRawOptions } from './sessions/command.js';
 import { resultBeforeRun, stdoutBeforeRun } from './render/early.js';
-import { fmtMs } from './stop.js';
+import { fmtMs, stopError } from './stop.js';
 
 /** A run that failed before it started: its errors, and the output format when it is known. */
 class EarlyFailure extends Error {
@@ -99,16 +99,17 @@ function pathKind(path: string): PathKind {
   }
 }
 
-// Reads all of standard input, bounded by --timeout (exit 124) when one is given.
-async function readStdin(timeoutMs: number | undefined): Promise<string> {
+// Reads all of standard input, bounded by --timeout (exit 124) when one is given, and by a signal (`stopped`
+// rejects with its error: exit 129, 130, 143...).
+async function readStdin(timeoutMs: number | undefined, stopped: Promise<never>): Promise<string> {
   const chunks: Buffer[] = [];
   const read = (async () => {
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks).toString('utf8');
   })();
-  if (timeoutMs === undefined) return read;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
+    if (timeoutMs === undefined) return;
     timer = setTimeout(
       () =>
         reject(
@@ -121,23 +122,50 @@ async function readStdin(timeoutMs: number | undefined): Promise<string> {
     );
   });
   try {
-    return await Promise.race([read, late]);
+    return await Promise.race([read, late, stopped]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The signals a run answers, from before its prompt is read until the run subscribes its own handlers. */
+interface EarlySignals {
+  /** Rejects with the first signal's error (`cancelled by SIGINT while reading the prompt`, exit 130). */
+  readonly stopped: Promise<never>;
+  /** The error of a signal received so far, if any. */
+  error(): RhoError | undefined;
+  off(): void;
+}
+
+// Subscribes to the run's signals at once: a signal while the prompt is read from stdin (or the terminal) ends
+// the run with the signal's exit code and its `result`, as --timeout there does, never the default action
+// (found by review: no result, nothing on stderr).
+function earlySignals(): EarlySignals {
+  let error: RhoError | undefined;
+  let reject: (e: RhoError) => void = () => {};
+  const stopped = new Promise<never>((_, r) => (reject = r));
+  stopped.catch(() => {});
+  const off = onStopSignals((signal) => {
+    if (error) return;
+    const e = stopError(signal);
+    error = new RhoError(e.code, `${e.message} while reading the prompt`, { exitCode: e.exitCode });
+    reject(error);
+  });
+  return { stopped, error: () => error, off };
 }
 
 // Gathers the prompt from its sources: words, then the file, then standard input.
 async function readPrompt(
   source: PromptSource,
   opts: Omit<RunOptions, 'prompt'>,
+  stopped: Promise<never>,
 ): Promise<{ prompt: string; stdinMs: number }> {
   // A prompt file that is standard input is read as stdin is (a socket cannot be opened by its path).
   const file =
     source.file === undefined
       ? undefined
       : isStdin(resolve(source.file))
-        ? await readStdin(opts.timeoutMs)
+        ? await readStdin(opts.timeoutMs, stopped)
         : readPromptFile(source.file);
   let stdin: string | undefined;
   const t = monotonicMs();
@@ -145,7 +173,7 @@ async function readPrompt(
     if (isatty(0) && !opts.quiet) {
       process.stderr.write('rho-cursor: reading the prompt from stdin, Ctrl-D to end\n');
     }
-    stdin = await readStdin(opts.timeoutMs);
+    stdin = await readStdin(opts.timeoutMs, stopped);
   }
   const prompt = assemblePrompt(source.words, file, stdin);
   if (prompt.trim() === '') throw emptyPromptError();
@@ -153,7 +181,7 @@ async function readPrompt(
 }
 
 // Validates the parsed command line and reads the prompt: the run's options, or an EarlyFailure.
-async function toRunOptions(words: string[], raw: RawRunOptions): Promise<RunOptions> {
+async function toRunOptions(words: string[], raw: RawRunOptions, signals: EarlySignals): Promise<RunOptions> {
   const parsed = resolveRunOptions(words, raw, processFacts());
   if (!parsed.ok) throw new EarlyFailure(parsed.errors, parsed.format);
   const { options, source } = parsed;
@@ -174,7 +202,7 @@ async function toRunOptions(words: string[], raw: RawRunOptions): Promise<RunOpt
   try {
     // The files first: a bad one fails at once, before stdin is waited for.
     const attachments = readAttachments(options.attach, options.cwd);
-    const { prompt, stdinMs } = await readPrompt(source, options);
+    const { prompt, stdinMs } = await readPrompt(source, options, signals.stopped);
     // The time spent reading stdin counts against --timeout: it bounds the whole run.
     const timeoutMs =
       options.timeoutMs === undefined ? undefined : Math.max(1, Math.round(options.timeoutMs - stdinMs));
@@ -221,11 +249,15 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
   defineRun(cmd.command('run'))
     .exitOverride()
     .action(async (words: string[], raw: RawRunOptions) => {
-      const opts = await toRunOptions(words, raw);
+      // Signals are answered before the prompt is read, until run() subscribes its own handlers.
+      const signals = earlySignals();
+      const opts = await toRunOptions(words, raw, signals);
       // The terminal question is loaded only when a person can be asked.
       const ask = opts.interactive ? await import('./policy/ask.js') : undefined;
       const asker = ask?.terminalAsker(ask.processTerminal(process.stdin, process.stderr));
-      const code = await run(opts, {
+      const early = signals.error();
+      if (early) throw new EarlyFailure([early], opts.format);
+      const running = run(opts, {
         env: process.env,
         home: homedir(),
         stdout: process.stdout,
@@ -239,7 +271,9 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
         stdoutIsFile: opts.github && regularFile(1),
         consoleFiles: regularFileIds([1, 2]),
       });
-      setCode(code);
+      // run() subscribed its handlers synchronously, before its first wait: no signal falls between the two.
+      signals.off();
+      setCode(await running);
     });
 
   cmd

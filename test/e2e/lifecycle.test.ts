@@ -171,6 +171,57 @@ describe('durations', () => {
   });
 });
 
+describe('a signal while the prompt is read from stdin', () => {
+  // Are rho-cursor's handlers subscribed yet? SIGHUP is caught (SigCgt in /proc) only by them: Node itself
+  // catches SIGINT and SIGTERM from its start.
+  const subscribed = (pid: number): boolean => {
+    try {
+      const mask = /SigCgt:\s*([0-9a-f]+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]!;
+      return ((BigInt('0x' + mask) >> BigInt(constants.signals.SIGHUP - 1)) & 1n) === 1n;
+    } catch {
+      return false;
+    }
+  };
+
+  it.each([
+    ['SIGINT', 130, 'stream-json'],
+    ['SIGTERM', 143, 'stream-json'],
+    ['SIGHUP', 129, 'stream-json'],
+    ['SIGINT', 130, 'json'],
+  ] as const)('%s: exit %i, the result in %s, nothing spawned', async (signal, exit, format) => {
+    // Found by review: the signal's default action ended rho-cursor with no result and nothing on stderr.
+    const dir = tempDir();
+    const child = spawn(BIN, ['run', '--output-format', format, '--agent', await agentPath, '-'], {
+      env: {
+        ...process.env,
+        CURSOR_CONFIG_DIR: dir,
+        RHO_SCRIPT: JSON.stringify({ pidFile: join(dir, 'agent.pid') }),
+      },
+      // stdin is a pipe nobody writes to or closes until after the run.
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    // Ready once the handlers are subscribed; a build without them gets the signal after 3 s all the same.
+    for (let i = 0; i < 150 && !subscribed(child.pid!); i++) await sleep(20);
+    child.kill(signal);
+    const code = await exited;
+    child.stdin.end();
+    expect(code, stderr).toBe(exit);
+    const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    if (format === 'stream-json') expect(result.type).toBe('result');
+    expect(result).toMatchObject({
+      exitCode: exit,
+      error: { code: 'cancelled', message: `cancelled by ${signal} while reading the prompt` },
+    });
+    expect(stderr).toBe(`rho-cursor: cancelled by ${signal} while reading the prompt\n`);
+    expect(existsSync(join(dir, 'agent.pid'))).toBe(false);
+  });
+});
+
 describe('write failures', () => {
   const full = existsSync('/dev/full');
 
