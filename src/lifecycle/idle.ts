@@ -6,6 +6,8 @@ export class IdleTimer {
   private last: number;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** rho-cursor waits on itself (the ledger's snapshot before the prompt): the agent owes nothing meanwhile. */
+  private paused = false;
 
   constructor(
     private readonly ms: number,
@@ -28,9 +30,23 @@ export class IdleTimer {
     if (this.timer) clearTimeout(this.timer);
   }
 
+  // rho-cursor, not the agent, is what the run waits on: no silence counts until resume().
+  pause(): void {
+    this.paused = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  // The run waits on the agent again: its silence starts now.
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.last = this.now();
+    this.arm(this.ms);
+  }
+
   // Sleeps until the silence could have lasted ms, then checks it really did.
   private arm(delay: number): void {
-    if (this.stopped) return;
+    if (this.stopped || this.paused) return;
     this.timer = setTimeout(() => {
       const quiet = this.now() - this.last;
       if (quiet < this.ms) return this.arm(this.ms - quiet);

@@ -105,6 +105,13 @@ export class Attempt {
     this.idle?.touch();
   }
 
+  // rho-cursor waits on itself (the ledger's snapshot), not on the agent, until the returned resume is called:
+  // the agent's silence meanwhile does not count against --idle-timeout.
+  pauseIdle(): () => void {
+    this.idle?.pause();
+    return () => this.idle?.resume();
+  }
+
   // The run is over, or this try is: no more silence counts.
   stopIdle(): void {
     this.idle?.stop();

@@ -228,6 +228,8 @@ async function tryUntilAnswered(ctx: RunContext, prepared: Prepared, ws: Workspa
         retryInMs,
       });
       ctx.out.flush();
+      // The wait before the next try is rho-cursor's, and this try's agent is gone: its silence counts no more.
+      a.stopIdle();
       await a.release();
       await ctx.stop.race(sleep(retryInMs, undefined, { signal: ctx.stop.signal }));
     }
@@ -242,7 +244,14 @@ async function answerOnce(ctx: RunContext, a: Attempt, prepared: Prepared, ws: W
   const mode = opts.plan ? 'plan' : opts.mode;
   if (mode !== undefined) await enterMode(ctx, a, mode);
   const text = prepared.schema ? opts.prompt + '\n' + schemaInstruction(prepared.schema) : opts.prompt;
-  await ctx.stop.race(ws.ledger.ready());
+  // The snapshot is rho-cursor's own wait (a large workspace takes seconds): not the agent's silence (found
+  // by review: --idle-timeout fired before the prompt was sent).
+  const resumeIdle = a.pauseIdle();
+  try {
+    await ctx.stop.race(ws.ledger.ready());
+  } finally {
+    resumeIdle();
+  }
   await promptTurn(ctx, a, promptBlocks(text, opts.attachments, a.promptCaps));
   const apiError = a.stopReason === 'end_turn' ? replyReadsAsError(ctx.observer.replyHead) : undefined;
   if (!apiError || opts.retries === 0) return;

@@ -153,6 +153,51 @@ describe('durations', () => {
     expect(r.stderr).not.toMatch(/TimeoutOverflowWarning/);
   });
 
+  it("--idle-timeout does not count rho-cursor's own wait for the ledger's snapshot: exit 0", async () => {
+    // Found by review: a large workspace's snapshot (200,000 files) outlasted --idle-timeout 500ms before the
+    // prompt was sent: exit 124, "the agent sent nothing". Here git itself is slow (a `git` first on PATH that
+    // waits 1.5 s before each command); the agent answers every step at once.
+    const dir = tempDir();
+    const ws = join(dir, 'ws');
+    mkdirSync(ws);
+    expect(spawnSync('git', ['init', '-q', ws]).status).toBe(0);
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    const git = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\nsleep 1.5\nexec ${git} "$@"\n`);
+    chmodSync(join(bin, 'git'), 0o755);
+    const r = await finish(
+      startCli(['run', ...SJ, '--idle-timeout', '500ms', 'go'], {
+        agent: await agentPath,
+        cliConfig: { approvalMode: 'allowlist' },
+        cwd: ws,
+        env: { RHO_SCRIPT: JSON.stringify({ before: [chunk('done')] }), PATH: `${bin}:${process.env.PATH}` },
+      }),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.events.at(-1)).toMatchObject({ type: 'result', stopReason: 'end_turn', exitCode: 0 });
+    expect((r.events.at(-1)!.timings as { promptMs: number | null }).promptMs).not.toBeNull();
+  });
+
+  it('--idle-timeout does not count the wait before a retry (--retries): the second try answers, exit 0', async () => {
+    // The wait (1 s before the second try) is rho-cursor's, and the first try's agent is gone.
+    const dir = tempDir();
+    const script = {
+      before: [chunk('done')],
+      counterFile: join(dir, 'tries'),
+      failTimes: 1,
+      failWith: 'exit',
+    };
+    const r = await finish(
+      await start(['run', ...SJ, '--idle-timeout', '700ms', '--retries', '1', 'go'], script),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.events.filter((e) => e.type === 'attempt')).toHaveLength(1);
+    expect(r.events.at(-1)).toMatchObject({ type: 'result', stopReason: 'end_turn', exitCode: 0 });
+  });
+
   it('--timeout bounds reading the prompt from stdin', async () => {
     const agent = await agentPath;
     const t0 = Date.now();

@@ -25,6 +25,20 @@ describe('IdleTimer', () => {
     expect(onIdle).toHaveBeenCalledTimes(1);
   });
 
+  it('paused (rho-cursor waits on itself), no silence counts; resumed, it is measured from the resume', () => {
+    const onIdle = vi.fn(() => true);
+    const t = new IdleTimer(1000, onIdle);
+    vi.advanceTimersByTime(600);
+    t.pause();
+    vi.advanceTimersByTime(5000);
+    expect(onIdle).not.toHaveBeenCalled();
+    t.resume();
+    vi.advanceTimersByTime(999);
+    expect(onIdle).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(onIdle).toHaveBeenCalledTimes(1);
+  });
+
   it('fires no more once the silence counted', () => {
     const onIdle = vi.fn(() => true);
     new IdleTimer(1000, onIdle);
