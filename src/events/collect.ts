@@ -12,13 +12,34 @@ import type {
 } from './types.js';
 import { MAX_HELD_TOOLS } from './tools.js';
 
+/**
+ * Permissions, questions and plans kept for the json output, and warnings of each code: the first this many;
+ * the rest are counted (`omitted`). An agent that floods requests or non-JSON lines cannot make the run hold
+ * them all (found by review: 431 MB for 200k permission requests, 701 MB for 800k non-JSON lines), nor push
+ * rho-cursor's own warnings out: each code has its own count.
+ */
+export const MAX_KEPT = 10_000;
+
+// The first MAX_KEPT items, and how many more came.
+class Kept<T> {
+  readonly items: T[] = [];
+  omitted = 0;
+  add(e: T): void {
+    if (this.items.length < MAX_KEPT) this.items.push(e);
+    else this.omitted++;
+  }
+}
+
 export class RunSummary {
   private readonly text: string[] = [];
   private readonly tools = new Map<string, ToolEvent>();
-  private readonly permissions: PermissionEvent[] = [];
-  private readonly questions: QuestionEvent[] = [];
-  private readonly plans: PlanEvent[] = [];
+  private readonly permissions = new Kept<PermissionEvent>();
+  private readonly questions = new Kept<QuestionEvent>();
+  private readonly plans = new Kept<PlanEvent>();
   private readonly warnings: WarningEvent[] = [];
+  /** Warnings kept so far of each code, and how many were not. */
+  private readonly warningsByCode = new Map<string, number>();
+  private warningsOmitted = 0;
   private todos: Todo[] = [];
   title: string | null = null;
 
@@ -33,20 +54,27 @@ export class RunSummary {
           this.tools.set(e.toolCallId, e);
         return;
       case 'permission':
-        this.permissions.push(e);
+        this.permissions.add(e);
         return;
       case 'question':
-        this.questions.push(e);
+        this.questions.add(e);
         return;
       case 'plan':
-        this.plans.push(e);
+        this.plans.add(e);
         return;
       case 'todos':
         this.todos = e.todos;
         return;
-      case 'warning':
+      case 'warning': {
+        const kept = this.warningsByCode.get(e.code) ?? 0;
+        if (kept >= MAX_KEPT) {
+          this.warningsOmitted++;
+          return;
+        }
+        this.warningsByCode.set(e.code, kept + 1);
         this.warnings.push(e);
         return;
+      }
       // A failed try is retried from the start: the answer is the last try's alone.
       case 'attempt':
         this.text.length = 0;
@@ -57,15 +85,22 @@ export class RunSummary {
   }
 
   output(result: ResultEvent): JsonOutput {
+    const omitted = {
+      permissions: this.permissions.omitted,
+      questions: this.questions.omitted,
+      plans: this.plans.omitted,
+      warnings: this.warningsOmitted,
+    };
     return {
       ...result,
       text: this.text.join(''),
       tools: [...this.tools.values()],
-      permissions: this.permissions,
-      questions: this.questions,
-      plans: this.plans,
+      permissions: this.permissions.items,
+      questions: this.questions.items,
+      plans: this.plans.items,
       todos: this.todos,
       warnings: this.warnings,
+      ...(Object.values(omitted).some((n) => n > 0) ? { omitted } : {}),
     };
   }
 }

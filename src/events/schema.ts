@@ -243,7 +243,12 @@ export const WarningEvent = z
     code: z.string().describe('a stable kebab-case code (the README lists them)'),
     message: z.string(),
     /** The whole line, for a line from the agent that is not JSON-RPC. */
-    line: z.string().optional().describe('the whole line, for a line from the agent that is not JSON-RPC'),
+    line: z
+      .string()
+      .optional()
+      .describe(
+        'the line, for a line from the agent that is not JSON-RPC: whole up to 4096 characters, past it its first 3071 and last 1023 with the middle said as cut (`… (N more characters) …`)',
+      ),
     extra: Extra,
   })
   .meta({ title: 'warning', description: 'something the user should know; the run goes on' });
@@ -412,6 +417,17 @@ export const JsonOutput = ResultEvent.extend({
   plans: z.array(PlanEvent),
   todos: z.array(Todo).describe('the last todo list'),
   warnings: z.array(WarningEvent),
+  omitted: z
+    .object({
+      permissions: z.number().int().min(0),
+      questions: z.number().int().min(0),
+      plans: z.number().int().min(0),
+      warnings: z.number().int().min(0),
+    })
+    .optional()
+    .describe(
+      'present only when some were not kept: how many permissions, questions and plans came after the first 10,000 of each, and warnings after the first 10,000 of their code (those are kept, in order)',
+    ),
 }).meta({
   title: 'rho-cursor json output',
   description:

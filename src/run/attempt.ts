@@ -12,9 +12,14 @@ import { IdleTimer } from '../lifecycle/idle.js';
 import type { PromptCaps } from '../prompt/attach.js';
 import { AgentRequests } from '../requests.js';
 import { RhoError } from '../errors.js';
-import { cutEnd } from '../sanitize/cut.js';
+import { cutEnd, cutMiddle } from '../sanitize/cut.js';
 import { emit, warn, type Prepared, type RunContext } from './context.js';
 import type { Session } from './handshake.js';
+
+/** A non-JSON line from the agent is quoted in its warning whole up to LINE_HEAD + LINE_TAIL characters; past
+ * it, its start and its end with the middle said as cut. */
+export const LINE_HEAD = 3072;
+export const LINE_TAIL = 1024;
 
 export class Attempt {
   readonly agent: AgentProcess;
@@ -167,7 +172,8 @@ export class Attempt {
             ctx,
             'agent-non-json',
             `the agent wrote a line that is not JSON-RPC (${reason}): ${cutEnd(line, 120)}`,
-            line,
+            // Quoted within a bound: each line is kept for the json output (the wire log has it whole).
+            cutMiddle(line, LINE_HEAD, LINE_TAIL),
           );
       },
       onText: (e) => {

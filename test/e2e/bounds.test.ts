@@ -24,6 +24,10 @@ import { isRunning, waitForGone } from '../helpers/processes.js';
 import { hasPty, onPty, type PtyStep } from '../helpers/pty.js';
 import { SHORT_GRACE, testTiming } from '../helpers/timing.js';
 import { WIRE_LOG_MAX_PENDING } from '../../src/wirelog.js';
+import { MAX_KEPT } from '../../src/events/collect.js';
+import { JsonOutput, jsonSchemas } from '../../src/events/schema.js';
+import type { JsonOutput as JsonOutputType } from '../../src/events/types.js';
+import { LINE_HEAD, LINE_TAIL } from '../../src/run/attempt.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
@@ -190,6 +194,21 @@ async function expectNothingLeft(
       : [];
     expect(left, `cgroups left in ${root}`).toEqual([]);
   }
+}
+
+// A copy of the CLI whose stdout goes into a file (output the test need not buffer) and whose peak RSS is
+// measured where /usr/bin/time is: its MB, or undefined without it.
+function measured(dir: string): { bin: string; out: () => string; peakMB: () => number | undefined } {
+  const time = existsSync('/usr/bin/time') ? `/usr/bin/time -f %M -o "${dir}/rss" ` : '';
+  const bin = join(dir, 'rho-cursor');
+  writeFileSync(bin, `#!/bin/sh\nexec ${time}${JSON.stringify(BIN)} "$@" >"${dir}/out"\n`);
+  chmodSync(bin, 0o755);
+  return {
+    bin,
+    out: () => readFileSync(join(dir, 'out'), 'utf8'),
+    peakMB: () =>
+      time ? Number(readFileSync(join(dir, 'rss'), 'utf8').trim().split('\n').at(-1)) / 1024 : undefined,
+  };
 }
 
 function expectResultLast(r: CliRun, exit: number, code: string, message: RegExp): void {
@@ -393,16 +412,12 @@ describe('--wire-log into a FIFO whose reader holds it open and never reads', ()
       join(dir, 'script.json'),
       JSON.stringify({ lineFlood: { count: 40, line: chunk('x'.repeat(1024 * 1024) + ' %i') } }),
     );
-    // stdout into a file (40 MiB the test need not buffer), and the peak RSS where /usr/bin/time is.
-    const time = existsSync('/usr/bin/time') ? `/usr/bin/time -f %M -o "${dir}/rss" ` : '';
-    const wrapper = join(dir, 'rho-cursor');
-    writeFileSync(wrapper, `#!/bin/sh\nexec ${time}${JSON.stringify(BIN)} "$@" >"${dir}/out"\n`);
-    chmodSync(wrapper, 0o755);
+    const m = measured(dir);
     try {
       const r = await runCli(
         ['run', '--output-format', 'stream-json', '--wire-log', join(dir, 'wire'), 'go'],
         {
-          bin: wrapper,
+          bin: m.bin,
           agent: await agentPath,
           cliConfig: { approvalMode: 'allowlist' },
           watchdogMs: 30_000,
@@ -410,7 +425,7 @@ describe('--wire-log into a FIFO whose reader holds it open and never reads', ()
         },
       );
       expect(r.exitCode, r.stderr).toBe(1);
-      const lines = readFileSync(join(dir, 'out'), 'utf8').trimEnd().split('\n');
+      const lines = m.out().trimEnd().split('\n');
       expect(lines.filter((l) => l.startsWith('{"type":"message"'))).toHaveLength(40);
       const warned = lines.filter((l) => l.startsWith('{"type":"warning"') && l.includes('wire-log-failed'));
       expect(warned).toHaveLength(1);
@@ -421,10 +436,7 @@ describe('--wire-log into a FIFO whose reader holds it open and never reads', ()
         error: { code: 'write_failed', message: expect.stringMatching(/wire fell more than 16 MiB behind/) },
       });
       // Measured: 105-112 MB with the cap, 154 MB before it (and the run then waited on the reader for ever).
-      if (time) {
-        const peakMB = Number(readFileSync(join(dir, 'rss'), 'utf8').trim().split('\n').at(-1)) / 1024;
-        expect(peakMB).toBeLessThan(135);
-      }
+      expect(m.peakMB() ?? 0).toBeLessThan(135);
     } finally {
       h.kill('SIGKILL');
     }
@@ -468,6 +480,66 @@ describe('json keeps every tool for its output, up to MAX_HELD_TOOLS', () => {
     expect(out.tools.length).toBeGreaterThan(MAX_HELD_TOOLS);
     expect(out.tools.length).toBeLessThan(MAX_HELD_TOOLS + 2000);
   });
+});
+
+describe(`json keeps the first ${MAX_KEPT} permissions, questions, plans and warnings of each code`, () => {
+  it('40,000 non-JSON lines: the first kept, each quoted line cut past 4096 characters, the rest counted; memory flat', async () => {
+    // Found by review: every warning was kept with its whole line (701 MB for 800k lines; 82 MB in stream-json).
+    const dir = tempDir('rho-bounds-');
+    writeFileSync(
+      join(dir, 'script.json'),
+      JSON.stringify({
+        before: ['z'.repeat(10_000)],
+        lineFlood: { count: 40_000, line: 'y'.repeat(400) + '%i' },
+      }),
+    );
+    const m = measured(dir);
+    const r = await runCli(['run', '--output-format', 'json', 'go'], {
+      bin: m.bin,
+      agent: await agentPath,
+      cliConfig: { approvalMode: 'allowlist' },
+      watchdogMs: 30_000,
+      env: { RHO_SCRIPT: '@' + join(dir, 'script.json') },
+    });
+    expect(r.exitCode, r.stderr.slice(-500)).toBe(0);
+    const out = JSON.parse(m.out()) as JsonOutputType;
+    expect(() => JsonOutput.parse(out)).not.toThrow();
+    const nonJson = out.warnings.filter((w) => w.code === 'agent-non-json');
+    expect(nonJson).toHaveLength(MAX_KEPT);
+    expect(out.omitted).toEqual({ permissions: 0, questions: 0, plans: 0, warnings: 40_001 - MAX_KEPT });
+    // The 10,000-character line: its start and end, the middle said as cut.
+    const more = 10_000 - (LINE_HEAD - 1) - (LINE_TAIL - 1);
+    expect(nonJson[0]!.line).toBe(
+      `${'z'.repeat(LINE_HEAD - 1)}… (${more} more characters) …${'z'.repeat(LINE_TAIL - 1)}`,
+    );
+    expect(nonJson[1]!.line).toBe('y'.repeat(400) + '0');
+    // `rho-cursor schema --output-format json` describes the count.
+    expect((jsonSchemas().json as { properties: Record<string, unknown> }).properties.omitted).toBeDefined();
+    // Measured: 117 MB with the bound, 271 MB before it.
+    expect(m.peakMB() ?? 0).toBeLessThan(180);
+  }, 40_000);
+
+  it(`${MAX_KEPT + 2000} permission requests: the first ${MAX_KEPT} kept, the rest counted`, async () => {
+    // Found by review: 431 MB for 200k permission requests of one tool call.
+    const dir = tempDir('rho-bounds-');
+    const request = permissionRequest(0, 'tool_1', 'execute', 'rm');
+    writeFileSync(
+      join(dir, 'script.json'),
+      JSON.stringify({ lineFlood: { count: MAX_KEPT + 2000, line: { ...request, id: 'p%i' } } }),
+    );
+    const m = measured(dir);
+    const r = await runCli(['run', '--output-format', 'json', 'go'], {
+      bin: m.bin,
+      agent: await agentPath,
+      cliConfig: { approvalMode: 'allowlist' },
+      watchdogMs: 30_000,
+      env: { RHO_SCRIPT: '@' + join(dir, 'script.json') },
+    });
+    expect(r.exitCode, r.stderr.slice(-500)).toBe(0);
+    const out = JSON.parse(m.out()) as JsonOutputType;
+    expect(out.permissions).toHaveLength(MAX_KEPT);
+    expect(out.omitted).toEqual({ permissions: 2000, questions: 0, plans: 0, warnings: 0 });
+  }, 40_000);
 });
 
 describe.skipIf(!hasPty)('while a question waits at the terminal', () => {

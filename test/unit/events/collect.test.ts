@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunSummary } from '../../../src/events/collect.js';
+import { MAX_KEPT, RunSummary } from '../../../src/events/collect.js';
 import type { PermissionEvent, ResultEvent, ToolEvent } from '../../../src/events/types.js';
 
 const result: ResultEvent = {
@@ -129,5 +129,33 @@ describe('RunSummary', () => {
       ['a', 'completed'],
       ['b', 'pending'],
     ]);
+  });
+});
+
+describe('what the json output keeps is bounded', () => {
+  it('the first MAX_KEPT permissions, questions and plans, and warnings of each code; the rest counted in omitted', () => {
+    const s = new RunSummary();
+    for (let i = 0; i < MAX_KEPT + 3; i++) {
+      s.add(permission);
+      s.add({ type: 'question', toolCallId: `q${i}`, title: 'pick', options: [], decision: null } as never);
+      s.add({ type: 'plan', name: `p${i}` } as never);
+      s.add({ type: 'warning', code: 'agent-non-json', message: `line ${i}` });
+    }
+    // A warning of another code, after the flood: kept, not pushed out by it.
+    s.add({ type: 'warning', code: 'unaccounted-change', message: 'src/a.ts changed' });
+    const out = s.output(result);
+    expect(out.permissions).toHaveLength(MAX_KEPT);
+    expect(out.questions).toHaveLength(MAX_KEPT);
+    expect(out.plans).toHaveLength(MAX_KEPT);
+    expect(out.warnings).toHaveLength(MAX_KEPT + 1);
+    expect(out.warnings.at(-1)).toMatchObject({ code: 'unaccounted-change' });
+    expect(out.warnings[MAX_KEPT - 1]).toMatchObject({ message: `line ${MAX_KEPT - 1}` });
+    expect(out.omitted).toEqual({ permissions: 3, questions: 3, plans: 3, warnings: 3 });
+  });
+
+  it('no omitted field when everything was kept', () => {
+    const s = new RunSummary();
+    s.add(permission);
+    expect(s.output(result)).not.toHaveProperty('omitted');
   });
 });
