@@ -13,6 +13,9 @@ const A = 0x61;
 // Below this length V8 copies a slice instead of pointing into the line (SlicedString::kMinLength), and
 // JSON.parse would intern the result: short plain texts are taken as they are.
 const SHORT = 13;
+// From this length a plain text is the line's slice: a line this long is joined from its reads (a string of
+// its own) or nearly all of one read, so the slice pins at most about itself.
+const HUGE = 1024 * 1024;
 
 // Is this string-literal body its own text: no quote, backslash or control character to decode?
 export function isPlainBody(body: string): boolean {
@@ -63,6 +66,9 @@ export function textChunkEvent(
   // would fill V8's string table. A longer one is parsed, so it never pins the whole read chunk.
   // Stryker disable next-line ConditionalExpression,EqualityOperator: saves memory; plain text parses as is
   if (inner.length < SHORT && isPlainBody(inner)) return { type, text: inner };
+  // A long one that is most of its line pins nothing more than itself: taken as it is, it saves a copy of a
+  // huge chunk (one of the ~7 a 100 MiB line costs while it is handled).
+  if (inner.length >= HUGE && isPlainBody(inner)) return { type, text: inner };
   const body = line.slice(kindAt + MESSAGE.length - 1, line.length - SUFFIX.length + 1);
   // JSON.parse of the string literal alone both decodes it and proves it is one string (no hidden keys).
   let text: unknown;
