@@ -91,6 +91,8 @@ export interface RunContext {
   /** Aborted by a signal during teardown (its reason: `before SIGINT`, say): every wait on a reader that takes
    * nothing stops (readerGiveUp). */
   readonly abandon: AbortController;
+  /** Aborted the kill grace after the --timeout deadline, when it passes during the end (armDeadline). */
+  readonly deadline: AbortController;
   readonly tools: ToolStore;
   /** Small facts about the run for what is reported after the turn (summary, -o, --strict). */
   readonly facts: RunFacts;
@@ -156,6 +158,7 @@ export function newRunContext(opts: RunOptions, io: RunIO, timing: Readonly<Timi
       },
     }),
     abandon: new AbortController(),
+    deadline: new AbortController(),
     tools,
     facts,
     observer: new RunObserver(tools, facts, opts),
@@ -191,19 +194,14 @@ export function warn(ctx: RunContext, code: string, message: string, line?: stri
 }
 
 // When to stop waiting on a reader that takes nothing (stdout, or a FIFO or pipe the wire log or a report goes
-// to): at a signal during teardown (the abort's reason says which), and once the run's --timeout or
-// --idle-timeout has fired, the kill grace later: whether it fired during the turn or while the end is being
-// written (the deadline bounds the whole run, its last writes included). Each wait gets its own grace from
-// the later of its start and the timeout, so a slow measurement before it cannot spend it.
+// to): at a signal during teardown (the abort's reason says which); in a run that timed out (--timeout or
+// --idle-timeout), once the kill grace from the wait's start is spent; and in a run whose turn ended in time,
+// the kill grace after its --timeout deadline (ctx.deadline): the deadline bounds the whole run.
 export function readerGiveUp(ctx: RunContext): AbortSignal {
+  const timedOut = ctx.stop.cause === 'timeout' || ctx.stop.cause === 'idle';
+  if (!timedOut) return AbortSignal.any([ctx.abandon.signal, ctx.deadline.signal]);
+  const ms = ctx.timing.killGraceMs;
   const grace = new AbortController();
-  const timedOut = (): boolean => ctx.stop.cause === 'timeout' || ctx.stop.cause === 'idle';
-  const arm = (): void => {
-    const ms = ctx.timing.killGraceMs;
-    setTimeout(() => grace.abort(`within ${fmtMs(ms)} of the timeout`), ms).unref();
-  };
-  if (timedOut()) arm();
-  else if (!ctx.stop.signal.aborted)
-    ctx.stop.signal.addEventListener('abort', () => timedOut() && arm(), { once: true });
+  setTimeout(() => grace.abort(`within ${fmtMs(ms)} of the timeout`), ms).unref();
   return AbortSignal.any([ctx.abandon.signal, grace.signal]);
 }

@@ -19,7 +19,7 @@ import { cursorRules, needsCursorRules } from '../policy/rules.js';
 import { promptBlocks } from '../prompt/attach.js';
 import { useSecret } from '../sanitize/cut.js';
 import { replyReadsAsError } from '../session.js';
-import { isSignal, type StopSignal } from '../stop.js';
+import { fmtMs, isSignal, type StopSignal } from '../stop.js';
 import { loadOutputSchema, schemaInstruction } from '../structured/schema.js';
 import { WireLog } from '../wirelog.js';
 import { Attempt } from './attempt.js';
@@ -59,16 +59,19 @@ export async function run(opts: RunOptions, io: RunIO, timing: Readonly<Timing> 
     // The machine out of files, processes or memory anywhere in the run is named, never `internal`.
     thrown = osLimitError(e, `the run's ${ctx.phase} step`) ?? toRhoError(e);
   } finally {
+    // The run's steps are over: a timeout from now on no longer changes how it ended, but still bounds the
+    // waits on readers of what it writes (readerGiveUp).
+    ctx.stop.settle();
     ctx.attempt?.stopIdle();
   }
+  const deadline = armDeadline(ctx);
   let exitCode;
   try {
     exitCode = await finish(ctx, thrown);
     ctx.exitCode = exitCode;
   } finally {
     await teardown.drain((name, e) => out.line(`rho-cursor: could not release the ${name}: ${String(e)}`));
-    // --timeout bounded the end too (the result's writes, the wire log's close): only now is it over.
-    ctx.stop.settle();
+    clearTimeout(deadline);
   }
   // A write that failed after the result was decided (stdout, or the wire log, cut at the deadline or by a
   // signal) still fails the run.
@@ -76,6 +79,16 @@ export async function run(opts: RunOptions, io: RunIO, timing: Readonly<Timing> 
     exitCode,
     out.failure?.kind === 'write_failed' || ctx.sideFailure?.code === 'write_failed',
   );
+}
+
+// --timeout bounds the whole run, its last writes included: when the deadline passes during the end (the turn
+// ended in time), every wait on a reader that takes nothing gets the kill grace, then gives up (ctx.deadline).
+function armDeadline(ctx: RunContext): NodeJS.Timeout | undefined {
+  const { opts, timing } = ctx;
+  if (opts.timeoutMs === undefined || ctx.stop.cause !== undefined) return undefined;
+  const left = Math.max(0, ctx.t0 + opts.timeoutMs - ctx.io.now());
+  const why = `within ${fmtMs(timing.killGraceMs)} of the timeout`;
+  return setTimeout(() => ctx.deadline.abort(why), left + timing.killGraceMs).unref();
 }
 
 // A signal before the end cancels (or, when fatal, ends) the run; during teardown it ends the agent now, and
