@@ -61,6 +61,41 @@ const WRAP = 'var rhoCursorBundle = function (exports, require, module, __filena
 const UNWRAP =
   '\n}; if (typeof arguments === "object" && arguments.length === 5) rhoCursorBundle.apply(this, arguments); rhoCursorBundle';
 
+// A vendor file or a Node module, imported: a require, lazy where the import is dynamic, so the bundle never
+// needs the ES module loader (bin/rho-cursor runs it without one).
+const vendorPlugin = {
+  name: 'vendor',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (args) => {
+      if (args.namespace === 'lazy') return { path: args.path, external: true };
+      const kitKey = SCHEMA_KIT[args.path];
+      if (kitKey !== undefined) return { path: kitKey, namespace: 'schema-kit' };
+      const vendor = VENDOR[args.path];
+      const target = vendor
+        ? `./vendor/${vendor[0]}.cjs`
+        : args.path.startsWith('node:')
+          ? args.path
+          : undefined;
+      if (target === undefined) return undefined;
+      return args.kind === 'dynamic-import'
+        ? { path: target, namespace: 'lazy' }
+        : { path: target, external: true };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'schema-kit' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(SCHEMA_KIT_FILE)})[${JSON.stringify(args.path)}];`,
+      loader: 'js',
+    }));
+    b.onResolve({ filter: /.*/, namespace: 'schema-kit' }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
   ...common,
   entryPoints: { cli: join(ROOT, 'src/cli.ts') },
@@ -69,42 +104,17 @@ await build({
   banner: { js: WRAP },
   footer: { js: UNWRAP },
   define: { __RHO_VERSION__: JSON.stringify(pkg.version) },
-  plugins: [
-    {
-      // A vendor file or a Node module, imported: a require, lazy where the import is dynamic, so the bundle
-      // never needs the ES module loader (bin/rho-cursor runs it without one).
-      name: 'vendor',
-      setup(b) {
-        b.onResolve({ filter: /.*/ }, (args) => {
-          if (args.namespace === 'lazy') return { path: args.path, external: true };
-          const kitKey = SCHEMA_KIT[args.path];
-          if (kitKey !== undefined) return { path: kitKey, namespace: 'schema-kit' };
-          const vendor = VENDOR[args.path];
-          const target = vendor
-            ? `./vendor/${vendor[0]}.cjs`
-            : args.path.startsWith('node:')
-              ? args.path
-              : undefined;
-          if (target === undefined) return undefined;
-          return args.kind === 'dynamic-import'
-            ? { path: target, namespace: 'lazy' }
-            : { path: target, external: true };
-        });
-        b.onLoad({ filter: /.*/, namespace: 'schema-kit' }, (args) => ({
-          contents: `module.exports = require(${JSON.stringify(SCHEMA_KIT_FILE)})[${JSON.stringify(args.path)}];`,
-          loader: 'js',
-        }));
-        b.onResolve({ filter: /.*/, namespace: 'schema-kit' }, (args) => ({
-          path: args.path,
-          external: true,
-        }));
-        b.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({
-          contents: `module.exports = require(${JSON.stringify(args.path)});`,
-          loader: 'js',
-        }));
-      },
-    },
-  ],
+  plugins: [vendorPlugin],
+});
+
+// The --output-schema worker (src/structured/worker.ts): a file of its own next to the bundle, which a run
+// with a schema starts as a worker thread; it requires the same vendor files.
+await build({
+  ...common,
+  entryPoints: { 'schema-worker': join(ROOT, 'src/structured/worker.ts') },
+  outdir: DIST,
+  outExtension: { '.js': '.cjs' },
+  plugins: [vendorPlugin],
 });
 
 for (const [name, contents] of Object.values(VENDOR)) {

@@ -15,6 +15,8 @@ export interface Timing {
   replayMaxMs: number;
   /** doctor: how long `<agent> --version` may take before it is reported as failed. */
   versionTimeoutMs: number;
+  /** --output-schema: how long the schema's compile, and each check of an answer, may take in its worker. */
+  schemaCheckMs: number;
 }
 
 /** What the waits measure elapsed time with (Date.now unless a test gives its own). */
@@ -28,6 +30,7 @@ export const DEFAULT_TIMING: Readonly<Timing> = Object.freeze({
   replayQuietMs: 150,
   replayMaxMs: 5000,
   versionTimeoutMs: 5000,
+  schemaCheckMs: 15_000,
 });
 
 /** A testing knob, not a user option: a JSON object of Timing fields, ignored unless it parses. */

@@ -72,8 +72,9 @@ export class Attempt {
     this.idle = opts.idleTimeoutMs
       ? new IdleTimer(opts.idleTimeoutMs, () => {
           // The agent owes nothing while a person is still deciding one of its questions (this try's or, until
-          // the retry closed it, an earlier one's): the output holds what it sends, and may have paused it.
-          if (ctx.out.asking) return false;
+          // the retry closed it, an earlier one's): the output holds what it sends, and may have paused it; nor
+          // while its answer is checked against --output-schema (the check has bounds of its own).
+          if (ctx.out.asking || ctx.phase === 'validation') return false;
           ctx.stop.stop('idle');
           return true;
         })

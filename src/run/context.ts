@@ -15,7 +15,7 @@ import type { Asker } from '../policy/ask.js';
 import { Output } from '../render/output.js';
 import { planOutput } from '../render/plan.js';
 import { fmtMs, type StopSignal } from '../stop.js';
-import type { OutputSchema } from '../structured/schema.js';
+import type { SchemaChecker } from '../structured/checker.js';
 import type { RunLedger } from '../changes/run.js';
 import type { FileId } from '../ci/console.js';
 import type { Worktree } from '../changes/worktree.js';
@@ -55,12 +55,14 @@ export type Phase =
   | 'session/set_model'
   | 'session/set_config_option'
   | 'prompt'
+  | 'validation'
   | 'teardown';
 
 /** What the run's first steps settle, once, for every try: read before anything is spawned. */
 export interface Prepared {
   config: LoadedConfig;
-  schema: OutputSchema | undefined;
+  /** --output-schema, compiled in its worker. */
+  schema: SchemaChecker | undefined;
   /** How the agent is started, for every try. */
   launch: { path: string; args: string[]; env: NodeJS.ProcessEnv };
   /** The agent got Cursor's private config dir for the fence and the rules (Cursor by its name at spawn). */

@@ -20,7 +20,8 @@ import { promptBlocks } from '../prompt/attach.js';
 import { useSecret } from '../sanitize/cut.js';
 import { replyReadsAsError } from '../session.js';
 import { fmtMs, isSignal, type StopSignal } from '../stop.js';
-import { loadOutputSchema, schemaInstruction } from '../structured/schema.js';
+import { SchemaChecker } from '../structured/checker.js';
+import { readOutputSchema, schemaInstruction } from '../structured/schema.js';
 import { WireLog } from '../wirelog.js';
 import { Attempt } from './attempt.js';
 import {
@@ -123,7 +124,7 @@ async function readConfig(ctx: RunContext): Promise<Pick<Prepared, 'config' | 's
     fence: opts.fence,
     configFile: config.user.path,
   }).concat(rulesWarnings(opts.rules));
-  const schema = opts.outputSchema ? await loadOutputSchema(opts.outputSchema) : undefined;
+  const schema = opts.outputSchema ? await openOutputSchema(ctx, opts.outputSchema) : undefined;
   if (opts.policy === 'ask' && !opts.interactive) {
     ctx.warnings.push({
       code: 'ask-without-terminal',
@@ -132,6 +133,15 @@ async function readConfig(ctx: RunContext): Promise<Pick<Prepared, 'config' | 's
   }
   ctx.warnings.push(...opts.notices);
   return { config, schema };
+}
+
+// --output-schema: read and refused at load if it cannot be one (here, on the main thread, nothing that
+// recurses over it), then compiled in its worker, which the stop spine and the teardown end.
+async function openOutputSchema(ctx: RunContext, path: string): Promise<SchemaChecker> {
+  const checker = new SchemaChecker(readOutputSchema(path), { checkMs: ctx.timing.schemaCheckMs });
+  ctx.teardown.defer({ name: 'schema check', run: () => checker.close() });
+  await ctx.stop.race(checker.start(ctx.stop.signal));
+  return checker;
 }
 
 // The workspace: with --worktree a temporary worktree (released by the teardown stack, after the agent), and

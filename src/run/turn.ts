@@ -8,7 +8,8 @@ import type { ContentBlock } from '../prompt/attach.js';
 import { replyReadsAsError } from '../session.js';
 import { modeSetting } from '../session-choices.js';
 import { extractJson } from '../structured/extract.js';
-import { retryPrompt, type OutputSchema } from '../structured/schema.js';
+import type { SchemaChecker } from '../structured/checker.js';
+import { retryPrompt } from '../structured/schema.js';
 import type { Attempt } from './attempt.js';
 import { emit, warn, type RunContext } from './context.js';
 import { applySetting } from './handshake.js';
@@ -75,11 +76,16 @@ export async function promptTurn(ctx: RunContext, a: Attempt, prompt: ContentBlo
 }
 
 // --output-schema: extract the answer's JSON value and validate it; on a mismatch, ask again in the same
-// session, up to --schema-retries times. Each check is a `validation` event.
-export async function structuredAnswer(ctx: RunContext, a: Attempt, schema: OutputSchema): Promise<void> {
+// session, up to --schema-retries times. Each check is a `validation` event. The check runs in the schema's
+// worker: the main thread waits on it as on the agent, so --timeout and signals end it at once (no turn
+// under way: no grace).
+export async function structuredAnswer(ctx: RunContext, a: Attempt, schema: SchemaChecker): Promise<void> {
   for (let n = 1; ; n++) {
     const found = extractJson(ctx.facts.answer);
-    const errors = found.ok ? schema.validate(found.value) : [found.reason];
+    ctx.phase = 'validation';
+    const errors = found.ok
+      ? await ctx.stop.race(schema.check(found.value, ctx.stop.signal))
+      : [found.reason];
     emit(ctx, { type: 'validation', attempt: n, valid: errors.length === 0, errors });
     if (found.ok && errors.length === 0) {
       ctx.structured = found.value;

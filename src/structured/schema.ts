@@ -1,17 +1,25 @@
-// --output-schema: the user's JSON Schema (draft 2020-12 or draft-07), compiled once by ajv, and the
-// words that ask the agent for a matching answer and, after a mismatch, for a corrected one.
-// Bounded whatever the schema: `pattern` runs on a linear-time engine (re2js), a schema that loops on the
-// same value is refused at load, `format` is enforced (ajv-formats), and a value nested deeper than
-// MAX_DEPTH is a mismatch, never a stack overflow.
-import type { ErrorObject, ValidateFunction } from 'ajv';
+// --output-schema: the user's JSON Schema (draft 2020-12 or draft-07), read and checked at load, and the
+// words that ask the agent for a matching answer and, after a mismatch, for a corrected one. The run compiles
+// and checks it in a worker its deadline and signals can stop (src/structured/checker.ts); the compile and the
+// check themselves are src/structured/validator.ts. Refused at load, before anything recursive touches it: a
+// schema nested deeper than MAX_SCHEMA_DEPTH, and one that loops on the same value.
 import { RhoError } from '../errors.js';
 import { FileRefused, readUntrusted } from '../files/untrusted.js';
-import { linearRegExp, type RegExpEngine } from './regexp.js';
 import { selfLoop } from './recursion.js';
+import { compileSchema, depthOver, MAX_DEPTH, SchemaRefused, type SchemaSource } from './validator.js';
 import { fileErrorText, jsonErrorText } from '../file-errors.js';
+
+export { depthOver, MAX_DEPTH };
 
 // A usage error found inside the run says where to look, as one found before it does.
 const HELP = { hint: 'see --help' };
+
+/** The schema as read at load: what the prompt quotes, and what the check compiles. */
+export interface SchemaFile extends SchemaSource {
+  path: string;
+  /** The schema's text as the user wrote it, for the prompt. */
+  text: string;
+}
 
 export interface OutputSchema {
   path: string;
@@ -20,13 +28,8 @@ export interface OutputSchema {
   validate(value: unknown): string[];
 }
 
-/** The deepest value checked against the schema: ajv's validators recurse once per level. */
-export const MAX_DEPTH = 512;
-
-type AjvLike = {
-  compile(s: unknown): ValidateFunction;
-};
-type AjvClass = new (o: object) => AjvLike;
+/** The deepest schema taken (objects and arrays, as JSON nests them): ajv compiles and checks recursively. */
+export const MAX_SCHEMA_DEPTH = 256;
 
 // The schema file's text, within bounds (a regular file, at most 1 MiB); anything else is a usage error.
 function readSchemaText(path: string): string {
@@ -46,11 +49,13 @@ function readSchemaText(path: string): string {
   }
 }
 
-// Reads and compiles the schema; any problem is a usage error naming the file.
-export async function loadOutputSchema(path: string): Promise<OutputSchema> {
+// Reads the schema and refuses at load what cannot be one, or could not be checked within bounds; nothing
+// here recurses over the schema, whatever its depth. Any problem is a usage error naming the file.
+export function readOutputSchema(path: string): SchemaFile {
   const text = readSchemaText(path);
   let schema: unknown;
   try {
+    // V8's JSON.parse does not recurse: any depth parses.
     schema = JSON.parse(text);
   } catch (e) {
     throw new RhoError(
@@ -63,6 +68,12 @@ export async function loadOutputSchema(path: string): Promise<OutputSchema> {
     if (typeof schema !== 'boolean')
       throw new RhoError('usage', `option '--output-schema': ${path} must hold a JSON Schema object`);
   }
+  // Iterative, and first: ajv's compile, its checks and JSON.stringify below all recurse once per level.
+  if (depthOver(schema, MAX_SCHEMA_DEPTH))
+    throw new RhoError(
+      'usage',
+      `option '--output-schema': ${path} is nested deeper than ${MAX_SCHEMA_DEPTH} levels (the most rho-cursor takes in a schema)`,
+    );
   const $schema =
     typeof schema === 'object' && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined;
   const draft07 = typeof $schema === 'string' && /draft-07/.test($schema);
@@ -79,88 +90,31 @@ export async function loadOutputSchema(path: string): Promise<OutputSchema> {
       `option '--output-schema': ${path} refers to itself at ${loop} without moving into a property or an item: validation would never end`,
     );
   // Looked for in the parsed schema: the text may spell a key with escapes ("\u0070attern").
-  const validate = await compile(path, schema, draft07, JSON.stringify(schema).includes('"pattern'));
-  return {
-    path,
-    text,
-    validate: (value) => check(validate, value),
-  };
+  const patterns = JSON.stringify(schema).includes('"pattern');
+  return { path, text, schema, draft07, patterns };
 }
 
-// Compiles with formats enforced and ajv's own messages kept: an unknown format is a usage error, never a
-// keyword silently ignored or a line on stderr without our prefix.
-async function compile(
-  path: string,
-  schema: unknown,
-  draft07: boolean,
-  patterns: boolean,
-): Promise<ValidateFunction> {
-  // ajv's default export differs between its CommonJS and ESM shapes; take whichever is the class.
-  const mod = draft07 ? await import('ajv') : await import('ajv/dist/2020.js');
-  const Ajv = ((mod as { default?: unknown }).default ?? mod) as AjvClass;
-  const formatsMod = await import('ajv-formats');
-  const addFormats = ((formatsMod as { default?: unknown }).default ?? formatsMod) as (a: AjvLike) => void;
-  // The regex engine is loaded only for a schema that has a pattern.
-  const regExp: RegExpEngine | undefined = patterns ? linearRegExp((await import('re2js')).RE2JS) : undefined;
-  const said: string[] = [];
-  const logger = {
-    log: () => {},
-    warn: (...m: unknown[]) => said.push(m.join(' ')),
-    error: (...m: unknown[]) => said.push(m.join(' ')),
-  };
-  let validate: ValidateFunction;
-  try {
-    const ajv = new Ajv({ allErrors: true, strict: false, logger, ...(regExp ? { code: { regExp } } : {}) });
-    addFormats(ajv);
-    validate = ajv.compile(schema);
-  } catch (e) {
-    throw new RhoError(
-      'usage',
-      `option '--output-schema': ${path} is not a valid JSON Schema: ${(e as Error).message}`,
-    );
-  }
-  const unknown = said.find((m) => /unknown format/.test(m));
-  if (unknown)
-    throw new RhoError(
-      'usage',
-      `option '--output-schema': ${path}: ${unknown.replace(/ ignored/, '')}; rho-cursor enforces every format it takes (those of ajv-formats) and ignores none`,
-    );
-  return validate;
+/** The usage error for a schema ajv refused. */
+export function refusedSchema(path: string, detail: string): RhoError {
+  return new RhoError('usage', `option '--output-schema': ${path}${detail}`);
 }
 
-// One check: the errors as lines, or why the value could not be checked (too deep).
-function check(validate: ValidateFunction, value: unknown): string[] {
-  if (depthOver(value, MAX_DEPTH))
-    return [`(root) is nested deeper than ${MAX_DEPTH} levels: not checked, not a match`];
+// Reads and compiles the schema in this thread (the unit tests; the run compiles and checks in a worker,
+// src/structured/checker.ts); any problem is a usage error naming the file.
+export async function loadOutputSchema(path: string): Promise<OutputSchema> {
+  const file = readOutputSchema(path);
+  let validate;
   try {
-    return validate(value) ? [] : (validate.errors ?? []).map(describeError);
+    validate = await compileSchema(file);
   } catch (e) {
-    // A last guard: validation is bounded above, but a stack overflow must never end the run.
-    if (e instanceof RangeError) return [`(root) could not be checked: ${e.message}`];
+    if (e instanceof SchemaRefused) throw refusedSchema(path, e.detail);
     throw e;
   }
-}
-
-// Pure: is the value nested deeper than max levels (objects and arrays)? Iterative: any depth is safe.
-export function depthOver(value: unknown, max: number): boolean {
-  const todo: Array<[unknown, number]> = [[value, 0]];
-  while (todo.length > 0) {
-    const [v, d] = todo.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (d >= max) return true;
-    for (const x of Array.isArray(v) ? v : Object.values(v))
-      if (typeof x === 'object' && x !== null) todo.push([x, d + 1]);
-  }
-  return false;
-}
-
-// One validation error as a line a person and the agent can act on.
-function describeError(e: ErrorObject): string {
-  return `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`;
+  return { path, text: file.text, validate };
 }
 
 // Added to the prompt: end the answer with one JSON value matching the schema.
-export function schemaInstruction(schema: OutputSchema): string {
+export function schemaInstruction(schema: Pick<OutputSchema, 'text'>): string {
   return [
     '',
     'End your answer with one JSON value that matches this JSON Schema, as a fenced ```json block,',

@@ -18,7 +18,7 @@ import { MAX_HELD_BYTES } from '../../src/render/output.js';
 import { TOOL_FACTOR, TOOL_SLACK } from '../../src/render/stream-json.js';
 import { MAX_HELD_TOOLS } from '../../src/stop.js';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
-import { finish, runCli, startCli, tempDir, type CliRun } from '../helpers/cli.js';
+import { finish, runCli, startCli, tempDir, waitForStdout, type CliRun } from '../helpers/cli.js';
 import { chunk, permissionRequest } from '../helpers/lines.js';
 import { isRunning, waitForGone } from '../helpers/processes.js';
 import { hasPty, onPty, type PtyStep } from '../helpers/pty.js';
@@ -52,7 +52,28 @@ interface Hostile {
   /** The answer is judged only once the turn is over: on a loaded machine the 2 s deadline may come first,
    * which is the bound holding too (exit 124, run_timeout), never a hang. */
   orDeadline?: true;
+  /** The run's result comes within this long of its start, by its own clock (`durationMs`: from before the
+   * deadline's timer starts), and the process exits within 2 s more of the test's clock (Node's start and
+   * exit, several times longer on a loaded 2-core machine than on a quiet one). */
+  withinMs?: number;
+  /** The watchdog's kill, where a run that ignored its deadline would grow its memory past a test's share. */
+  watchdogMs?: number;
 }
+
+/** L levels of anyOf over two refs to the next level, ending in a string (1.4 KB at L = 20): a mismatch (42)
+ * takes 2^L branches and collects 2^L errors (found by review: L = 22 took 116 s and 3.7 GB, L = 32 never
+ * ended, --timeout and SIGINT not acted on). */
+function exponentialSchema(levels: number): string {
+  const defs: Record<string, unknown> = {};
+  for (let i = 0; i < levels; i++)
+    defs[`a${i}`] = { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] };
+  defs[`a${levels}`] = { type: 'string' };
+  return JSON.stringify({ $defs: defs, $ref: '#/$defs/a0' });
+}
+const exponential = (dir: string): { args: string[] } => {
+  writeFileSync(join(dir, 's.json'), exponentialSchema(32));
+  return { args: ['--output-schema', join(dir, 's.json'), '--schema-retries', '0'] };
+};
 
 // A turn that never ends unless cancelled (the agent answers the cancel), its pid written.
 const endless = { before: [chunk('working')], answer: false, onCancel: {} };
@@ -71,6 +92,25 @@ const CASES: Record<string, Hostile> = {
     code: 'schema_mismatch',
     message: /must match pattern/,
     orDeadline: true,
+  },
+  'a schema whose check is exponential (anyOf over two refs, 32 levels) against a mismatch': {
+    make: exponential,
+    script: { before: [chunk('42')] },
+    exit: 124,
+    code: 'run_timeout',
+    message: /the run exceeded --timeout 2s/,
+    withinMs: 3000,
+    // Before the fix the check ran on the main thread: 1 GB by 15 s.
+    watchdogMs: 8000,
+  },
+  'a schema nested 5,000 levels deep': {
+    make: (dir) => {
+      writeFileSync(join(dir, 's.json'), '{"items":'.repeat(5000) + '{}' + '}'.repeat(5000));
+      return { args: ['--output-schema', join(dir, 's.json')] };
+    },
+    exit: 2,
+    code: 'usage',
+    message: /s\.json is nested deeper than 256 levels \(the most rho-cursor takes in a schema\)$/,
   },
   'a FIFO as cli-config.json': {
     make: (dir) => {
@@ -160,20 +200,22 @@ const CASES: Record<string, Hostile> = {
 // One hostile run under --timeout 2s; the agent writes its pid (and the ghost's) into dir.
 async function hostileRun(
   dir: string,
-  h: Pick<Hostile, 'make' | 'script'>,
+  h: Pick<Hostile, 'make' | 'script' | 'watchdogMs'>,
   env: Record<string, string> = {},
 ) {
   const made = h.make(dir);
   const script = { ...(h.script ?? {}), pidFile: join(dir, 'agent.pid') };
+  const t0 = Date.now();
   const started = startCli(['run', ...SJ, '--timeout', '2s', ...made.args, 'go'], {
     agent: await agentPath,
     cliConfig: { approvalMode: 'allowlist' },
     cwd: made.cwd,
-    watchdogMs: 15_000,
+    watchdogMs: h.watchdogMs ?? 15_000,
     env: { RHO_SCRIPT: JSON.stringify(script), ...made.env, ...env },
   });
   const pid = started.child.pid!;
-  return { r: await finish(started, true), pid };
+  const r = await finish(started, true);
+  return { r, pid, ms: Date.now() - t0 };
 }
 
 // Nothing of the run is left: the agent, the ghost, and any cgroup the run made.
@@ -222,9 +264,13 @@ function expectResultLast(r: CliRun, exit: number, code: string, message: RegExp
 describe('every hostile input ends the run within its bounds, result last, nothing left', () => {
   it.each(Object.entries(CASES))('%s', async (_, h) => {
     const dir = tempDir('rho-bounds-');
-    const { r, pid } = await hostileRun(dir, h);
+    const { r, pid, ms } = await hostileRun(dir, h);
     if (h.orDeadline && r.exitCode === 124) expectResultLast(r, 124, 'run_timeout', /--timeout/);
     else expectResultLast(r, h.exit, h.code, h.message);
+    if (h.withinMs !== undefined) {
+      expect(r.events.at(-1)!.durationMs).toBeLessThan(h.withinMs);
+      expect(ms).toBeLessThan(h.withinMs + 2000);
+    }
     // A usage or config error is found before anything is spawned.
     if (h.exit === 2) expect(existsSync(join(dir, 'agent.pid'))).toBe(false);
     await expectNothingLeft(dir, pid);
@@ -263,6 +309,70 @@ describe('every hostile input ends the run within its bounds, result last, nothi
     } finally {
       process.kill(ghost, 'SIGKILL');
     }
+  });
+});
+
+describe('a schema check the deadline cannot end is ended by a signal, or by its own bounds', () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const)(
+    '%s during an exponential check: exit %i within a second, result last, nothing left',
+    async (signal, exit) => {
+      const dir = tempDir('rho-bounds-');
+      const started = startCli(['run', ...SJ, ...exponential(dir).args, 'go'], {
+        agent: await agentPath,
+        cliConfig: { approvalMode: 'allowlist' },
+        watchdogMs: 8000,
+        env: { RHO_SCRIPT: JSON.stringify({ before: [chunk('42')], pidFile: join(dir, 'agent.pid') }) },
+      });
+      // The answer is in; the check starts once the turn's answer follows it.
+      await waitForStdout(started.child, '"type":"message"');
+      await new Promise((r) => setTimeout(r, 500));
+      const sentAt = Date.now();
+      started.child.kill(signal);
+      const r = await finish(started, true);
+      expect(Date.now() - sentAt).toBeLessThan(1000);
+      expectResultLast(r, exit, 'cancelled', new RegExp(`cancelled by ${signal}`));
+      await expectNothingLeft(dir, started.child.pid!);
+    },
+  );
+
+  it('without --timeout, a check ends at its own time (schemaCheckMs): a mismatch saying it could not be checked, exit 6', async () => {
+    const dir = tempDir('rho-bounds-');
+    const started = startCli(['run', ...SJ, ...exponential(dir).args, 'go'], {
+      agent: await agentPath,
+      cliConfig: { approvalMode: 'allowlist' },
+      watchdogMs: 8000,
+      env: {
+        RHO_SCRIPT: JSON.stringify({ before: [chunk('42')], pidFile: join(dir, 'agent.pid') }),
+        ...testTiming({ schemaCheckMs: 1000 }),
+      },
+    });
+    const r = await finish(started, true);
+    const line = '(root) could not be checked within 1 s (the time one check is given): not a match';
+    expect(r.events.find((e) => e.type === 'validation')).toEqual({
+      type: 'validation',
+      attempt: 1,
+      valid: false,
+      errors: [line],
+    });
+    expectResultLast(r, 6, 'schema_mismatch', /after 1 attempt: \(root\) could not be checked within 1 s/);
+    await expectNothingLeft(dir, started.child.pid!);
+  });
+});
+
+describe('the check is no silence of the agent', () => {
+  it('--idle-timeout does not fire while the answer is checked: the check ends at its own time, exit 6', async () => {
+    const dir = tempDir('rho-bounds-');
+    const r = await runCli(['run', ...SJ, '--idle-timeout', '1s', ...exponential(dir).args, 'go'], {
+      agent: await agentPath,
+      cliConfig: { approvalMode: 'allowlist' },
+      watchdogMs: 8000,
+      env: { RHO_SCRIPT: JSON.stringify({ before: [chunk('42')] }), ...testTiming({ schemaCheckMs: 2000 }) },
+    });
+    expectResultLast(r, 6, 'schema_mismatch', /could not be checked within 2 s/);
   });
 });
 
