@@ -165,8 +165,10 @@ describe('nothing of the user lost, however the run ends', () => {
 
   it('--timeout mid-turn: exit 124', async () => {
     const u = userSetup();
+    // Long enough for the handshake and the ledger's snapshot on a loaded machine (800 ms once ran out before
+    // the prompt was sent, with other suites beside it): the timeout must fall mid-turn.
     const r = await finish(
-      start(['run', ...SJ, '--fence', 'read-only', '--timeout', '800ms', 'go'], u, { FAKE_END: 'hang' }),
+      start(['run', ...SJ, '--fence', 'read-only', '--timeout', '2s', 'go'], u, { FAKE_END: 'hang' }),
       true,
     );
     expect(r.exitCode).toBe(124);
