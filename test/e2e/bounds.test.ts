@@ -595,6 +595,20 @@ describe('json keeps every tool for its output, up to MAX_HELD_TOOLS', () => {
 });
 
 describe(`json keeps the first ${MAX_KEPT} permissions, questions, plans and warnings of each code`, () => {
+  // A json run against the agent script in dir/script.json, measured; it must end 0 with valid json.
+  async function jsonRun(dir: string) {
+    const m = measured(dir);
+    const r = await runCli(['run', '--output-format', 'json', 'go'], {
+      bin: m.bin,
+      agent: await agentPath,
+      cliConfig: { approvalMode: 'allowlist' },
+      watchdogMs: 30_000,
+      env: { RHO_SCRIPT: '@' + join(dir, 'script.json') },
+    });
+    expect(r.exitCode, r.stderr.slice(-500)).toBe(0);
+    return { m, out: JSON.parse(m.out()) as JsonOutputType };
+  }
+
   it('40,000 non-JSON lines: the first kept, each quoted line cut past 4096 characters, the rest counted; memory flat', async () => {
     // Found by review: every warning was kept with its whole line (701 MB for 800k lines; 82 MB in stream-json).
     const dir = tempDir('rho-bounds-');
@@ -605,16 +619,7 @@ describe(`json keeps the first ${MAX_KEPT} permissions, questions, plans and war
         lineFlood: { count: 40_000, line: 'y'.repeat(400) + '%i' },
       }),
     );
-    const m = measured(dir);
-    const r = await runCli(['run', '--output-format', 'json', 'go'], {
-      bin: m.bin,
-      agent: await agentPath,
-      cliConfig: { approvalMode: 'allowlist' },
-      watchdogMs: 30_000,
-      env: { RHO_SCRIPT: '@' + join(dir, 'script.json') },
-    });
-    expect(r.exitCode, r.stderr.slice(-500)).toBe(0);
-    const out = JSON.parse(m.out()) as JsonOutputType;
+    const { m, out } = await jsonRun(dir);
     expect(() => JsonOutput.parse(out)).not.toThrow();
     const nonJson = out.warnings.filter((w) => w.code === 'agent-non-json');
     expect(nonJson).toHaveLength(MAX_KEPT);
@@ -639,16 +644,7 @@ describe(`json keeps the first ${MAX_KEPT} permissions, questions, plans and war
       join(dir, 'script.json'),
       JSON.stringify({ lineFlood: { count: MAX_KEPT + 2000, line: { ...request, id: 'p%i' } } }),
     );
-    const m = measured(dir);
-    const r = await runCli(['run', '--output-format', 'json', 'go'], {
-      bin: m.bin,
-      agent: await agentPath,
-      cliConfig: { approvalMode: 'allowlist' },
-      watchdogMs: 30_000,
-      env: { RHO_SCRIPT: '@' + join(dir, 'script.json') },
-    });
-    expect(r.exitCode, r.stderr.slice(-500)).toBe(0);
-    const out = JSON.parse(m.out()) as JsonOutputType;
+    const { out } = await jsonRun(dir);
     expect(out.permissions).toHaveLength(MAX_KEPT);
     expect(out.omitted).toEqual({ permissions: 2000, questions: 0, plans: 0, warnings: 0 });
   }, 40_000);
