@@ -1,5 +1,6 @@
 // Pure tool-call state: merges tool_call and tool_call_update in place and normalises their output.
 import { idText, isRecord } from '../acp/messages.js';
+import { keep } from './own-key.js';
 import type { Todo, ToolEvent, ToolStatus } from './types.js';
 import { ChurnMap } from './churn.js';
 import { FinishedIds } from './finished-ids.js';
@@ -101,13 +102,6 @@ const NULL_IS_NOTHING: ReadonlySet<string> = new Set([
 
 /** What of one update's fields a tool event names its event does not carry, by field, as the agent sent it. */
 type Rest = Record<string, unknown>;
-
-// `key: value` added to `o` (made if need be) as an own key: an own `__proto__` from JSON.parse stays a key.
-function keep(o: Rest | undefined, key: string, value: unknown): Rest {
-  o ??= {};
-  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
-  return o;
-}
 
 // The keys of a rawOutput record its shaped output does not carry (undefined when it carries it whole):
 // execute keeps exitCode, stdout and stderr (a null as much as a value), read its content; any other
@@ -235,7 +229,7 @@ function mergeInput(held: Record<string, unknown>, next: Record<string, unknown>
     const known = Object.hasOwn(out, k);
     if (!known && room <= 0) continue;
     if (!known) room--;
-    Object.defineProperty(out, k, { value: next[k], enumerable: true, writable: true, configurable: true });
+    keep(out, k, next[k]);
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // Pure: one session/update notification -> the contract's events, merging tool state in the store.
 import { isRecord, str } from '../acp/messages.js';
 import { contentRef } from './content.js';
+import { keep } from './own-key.js';
 import type { Event, ExtensionEvent, ResultEvent, Todo, TodosEvent, WarningEvent } from './types.js';
 import type { ToolStore } from './tools.js';
 
@@ -70,13 +71,8 @@ export function extraFields(
   // collect). Both objects come from JSON.parse: plain, with no inherited key to enumerate.
   for (const k in update) {
     if (k === 'sessionUpdate' || named.has(k)) continue;
-    // Defined, not assigned: an own `__proto__` key from JSON.parse stays a key, never a prototype.
-    Object.defineProperty((extra ??= {}), k, {
-      value: update[k],
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    // Defined, not assigned (own-key.ts): an own `__proto__` key stays a key.
+    extra = keep(extra, k, update[k]);
   }
   for (const k in params) {
     if (k === 'sessionId' || k === 'update') continue;
@@ -233,13 +229,7 @@ function entryExtra(e: Record<string, unknown>): Record<string, unknown> | undef
     const v = e[k];
     const named = k === 'content' || k === 'status' || k === 'priority';
     if (named && (typeof v === 'string' || v === null)) continue;
-    // Defined, not assigned: an own `__proto__` key from JSON.parse stays a key, never a prototype.
-    Object.defineProperty((extra ??= {}), k, {
-      value: v,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    extra = keep(extra, k, v);
   }
   return extra;
 }
