@@ -6,7 +6,7 @@
 import { RhoError } from '../errors.js';
 import { FileRefused, readUntrusted } from '../files/untrusted.js';
 import { selfLoop } from './recursion.js';
-import { compileSchema, depthOver, MAX_DEPTH, SchemaRefused, type SchemaSource } from './validator.js';
+import { depthOver, MAX_DEPTH, type SchemaSource } from './validator.js';
 import { fileErrorText, jsonErrorText } from '../file-errors.js';
 
 export { depthOver, MAX_DEPTH };
@@ -19,13 +19,6 @@ export interface SchemaFile extends SchemaSource {
   path: string;
   /** The schema's text as the user wrote it, for the prompt. */
   text: string;
-}
-
-export interface OutputSchema {
-  path: string;
-  /** The schema's text as the user wrote it, for the prompt. */
-  text: string;
-  validate(value: unknown): string[];
 }
 
 /** The deepest schema taken (objects and arrays, as JSON nests them): ajv compiles and checks recursively. */
@@ -99,22 +92,8 @@ export function refusedSchema(path: string, detail: string): RhoError {
   return new RhoError('usage', `option '--output-schema': ${path}${detail}`);
 }
 
-// Reads and compiles the schema in this thread (the unit tests; the run compiles and checks in a worker,
-// src/structured/checker.ts); any problem is a usage error naming the file.
-export async function loadOutputSchema(path: string): Promise<OutputSchema> {
-  const file = readOutputSchema(path);
-  let validate;
-  try {
-    validate = await compileSchema(file);
-  } catch (e) {
-    if (e instanceof SchemaRefused) throw refusedSchema(path, e.detail);
-    throw e;
-  }
-  return { path, text: file.text, validate };
-}
-
 // Added to the prompt: end the answer with one JSON value matching the schema.
-export function schemaInstruction(schema: Pick<OutputSchema, 'text'>): string {
+export function schemaInstruction(schema: { text: string }): string {
   return [
     '',
     'End your answer with one JSON value that matches this JSON Schema, as a fenced ```json block,',

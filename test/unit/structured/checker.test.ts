@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RhoError } from '../../../src/errors.js';
 import { SchemaChecker, type CheckLimits } from '../../../src/structured/checker.js';
-import { loadOutputSchema, MAX_SCHEMA_DEPTH, readOutputSchema } from '../../../src/structured/schema.js';
+import { MAX_SCHEMA_DEPTH, readOutputSchema } from '../../../src/structured/schema.js';
+import { loadOutputSchema } from '../../helpers/output-schema.js';
 import { MAX_DEPTH } from '../../../src/structured/validator.js';
 import { REPO_ROOT } from '../../helpers/agent-path.js';
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RhoError } from '../../../src/errors.js';
-import { loadOutputSchema, schemaInstruction } from '../../../src/structured/schema.js';
+import { schemaInstruction } from '../../../src/structured/schema.js';
+import { loadOutputSchema } from '../../helpers/output-schema.js';
 
 const dir = (): string => mkdtempSync(join(tmpdir(), 'rho-schema-'));
 const fileWith = (text: string): string => {

@@ -2,13 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  depthOver,
-  loadOutputSchema,
-  MAX_DEPTH,
-  RETRY_ERRORS_SHOWN,
-  retryPrompt,
-} from '../../../src/structured/schema.js';
+import { depthOver, MAX_DEPTH, RETRY_ERRORS_SHOWN, retryPrompt } from '../../../src/structured/schema.js';
+import { loadOutputSchema } from '../../helpers/output-schema.js';
 
 describe('retryPrompt', () => {
   it('lists the errors and asks again', () => {
