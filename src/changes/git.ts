@@ -17,6 +17,9 @@ export interface GitResult {
 /** How one git command runs: its stdin, and what it needs beyond the neutral environment (git-env.ts). */
 export interface GitOptions extends GitEnvOptions {
   input?: Buffer;
+  /** Ends the command (SIGTERM, as its timeout does) once aborted: the run's stop, for the steps before the
+   * prompt that a signal or --timeout must not wait for. */
+  signal?: AbortSignal | undefined;
 }
 
 // The environment every git command of rho-cursor runs in (git-env.ts: no hook, fsmonitor, pager or fetch).
@@ -37,6 +40,7 @@ export function git(cwd: string, args: string[], o: GitOptions = {}): Promise<Gi
         encoding: 'buffer',
         maxBuffer: 1024 * 1024 * 1024,
         timeout: GIT_TIMEOUT_MS,
+        signal: o.signal,
       },
       (err, stdout, stderr) => {
         const code =

@@ -45,9 +45,13 @@ export interface WorktreeInfo {
 }
 
 // --worktree: makes the worktree and registers its removal (unless --keep-worktree); the agent's workspace.
-export async function openWorktree(opts: RunOptions, teardown: Teardown): Promise<Worktree | undefined> {
+export async function openWorktree(
+  opts: RunOptions,
+  teardown: Teardown,
+  signal?: AbortSignal,
+): Promise<Worktree | undefined> {
   if (!opts.worktree) return undefined;
-  const wt = await makeWorktree(opts.cwd, opts.keepWorktree);
+  const wt = await makeWorktree(opts.cwd, opts.keepWorktree, signal);
   if (!opts.keepWorktree)
     teardown.defer({
       name: 'worktree',
@@ -79,6 +83,8 @@ export class RunLedger {
     private readonly measure: boolean,
     private readonly ignored: readonly (string | undefined)[],
     private readonly console: readonly FileId[] = [],
+    /** The run's stop: it ends the snapshot's listing, which the prompt has not been sent without. */
+    private readonly stop?: AbortSignal,
   ) {
     this.roots = [cwd];
     try {
@@ -103,7 +109,7 @@ export class RunLedger {
   // Takes the snapshot (once): called once the agent is up, so it runs while the session is made instead of
   // delaying the agent's spawn or competing with its start-up; the prompt waits for it (`ready`).
   start(): void {
-    if (this.measure && !this.snapshot) this.snapshot = takeSnapshot(this.cwd).catch(asError);
+    if (this.measure && !this.snapshot) this.snapshot = takeSnapshot(this.cwd, this.stop).catch(asError);
   }
 
   // Every event of the run passes here: what its tools say they changed.

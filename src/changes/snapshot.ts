@@ -27,6 +27,7 @@ import {
   parseStatusV2,
   type ArmedGit,
   type GitPlace,
+  type GitOptions,
   type GitResult,
 } from './git.js';
 import {
@@ -110,12 +111,12 @@ export interface Changed {
 }
 
 // The workspace before the prompt: its stats now, its hashes while the turn runs (startHashing).
-export async function takeSnapshot(root: string): Promise<Snapshot> {
+export async function takeSnapshot(root: string, stop?: AbortSignal): Promise<Snapshot> {
   const found = await gitRoot(root);
   const seen = found ? await configSeen(root, found) : undefined;
   const view = found && seen ? makeView(found, seen) : undefined;
   try {
-    return await snapshotWith(root, found, seen, view);
+    return await snapshotWith(root, found, seen, view, stop);
   } catch (e) {
     if (view) removeView(view);
     throw e;
@@ -127,11 +128,17 @@ async function snapshotWith(
   found: Omit<GitPlace, 'head'> | undefined,
   seen: Awaited<ReturnType<typeof configSeen>> | undefined,
   view: GitView | undefined,
+  stop: AbortSignal | undefined,
 ): Promise<Snapshot> {
+  // The listing of a large repository (or on a slow disk) takes as long as git needs: the run's stop ends it
+  // (found by review: a SIGINT waited the whole `git status`, up to its 60 s bound). Only here, before the
+  // prompt: the look after the turn runs however the turn ended.
+  const listing = view ? { ...view.env, signal: stop } : undefined;
   const [status, flagged] =
-    found && view
-      ? await Promise.all([git(root, statusArgs(), view.env), flaggedPaths(root, found.prefix, view.env)])
+    found && listing
+      ? await Promise.all([git(root, statusArgs(), listing), flaggedPaths(root, found.prefix, listing)])
       : [undefined, []];
+  stop?.throwIfAborted();
   const listed = found && status ? await withNested(root, readStatus(status, found.prefix)) : undefined;
   const place: GitPlace | undefined = found && listed ? { ...found, head: listed.head } : undefined;
   const walked = place ? undefined : await walkFiles(root, MAX_FILES);
@@ -275,7 +282,7 @@ export function parseFlagged(out: string, prefix: string): string[] {
 }
 
 // Those paths, from the ledger's copy of the index.
-async function flaggedPaths(root: string, prefix: string, env: GitEnvOptions): Promise<string[]> {
+async function flaggedPaths(root: string, prefix: string, env: GitOptions): Promise<string[]> {
   const r = await git(root, ['ls-files', '-v', '-z', '--', '.'], env);
   if (r.code !== 0) throw new Error(`git ls-files failed: ${r.stderr || `exit ${r.code}`}`);
   return parseFlagged(decodeName(r.stdout), prefix);

@@ -89,8 +89,11 @@ export function earlierWorktreeSessions(
 const worktreeName = (root: string): string => basename(root) || 'worktree';
 
 // Makes the worktree; outside a git work tree (or in a repository with no commit) a usage error. `keep`:
-// --keep-worktree, whose worktree no later run sweeps away.
-export async function makeWorktree(userCwd: string, keep = false): Promise<Worktree> {
+// --keep-worktree, whose worktree no later run sweeps away. `signal`: the run's stop. A checkout of a large
+// repository takes seconds (or a user's smudge filter for ever): a signal or --timeout meanwhile ends the git
+// at work and every step after it, the half-made worktree is removed, and the stop's error is thrown (found
+// by review: a SIGINT waited 5 s for a 60,000-file checkout, and --timeout 1s ended the run after 3.7 s).
+export async function makeWorktree(userCwd: string, keep = false, signal?: AbortSignal): Promise<Worktree> {
   const place = await gitPlace(userCwd);
   if (!place)
     throw new RhoError('usage', `option '--worktree' needs a git work tree: ${userCwd} is not in one`);
@@ -110,15 +113,26 @@ export async function makeWorktree(userCwd: string, keep = false): Promise<Workt
     userCwd,
     base: '',
   };
+  // Each step's git is ended by the stop, and no step starts after it.
+  const step = async <T>(p: Promise<T>): Promise<T> => {
+    const v = await p;
+    signal?.throwIfAborted();
+    return v;
+  };
+  const o = { signal };
   try {
+    signal?.throwIfAborted();
     // A repository of its own that reads the user's objects (and, for a shallow clone such as CI's checkout,
     // knows where history stops), checked out at HEAD. No template: no hooks, of ours or the user's.
     const common =
       place.commonDir ??
-      (await gitText(place.root, ['rev-parse', '--path-format=absolute', '--git-common-dir'])).trim();
+      (
+        await step(gitText(place.root, ['rev-parse', '--path-format=absolute', '--git-common-dir'], o))
+      ).trim();
     // In the user's object format (SHA-1 or SHA-256): the objects it reads are theirs.
-    const format = (await gitText(place.root, ['rev-parse', '--show-object-format'])).trim() || 'sha1';
-    await gitText(tmp, ['init', '--quiet', '--template=', `--object-format=${format}`, dir]);
+    const format =
+      (await step(gitText(place.root, ['rev-parse', '--show-object-format'], o))).trim() || 'sha1';
+    await step(gitText(tmp, ['init', '--quiet', '--template=', `--object-format=${format}`, dir], o));
     // The objects the start adds (the user's uncommitted and untracked files, its trees) go to a store beside
     // the worktree, not in it: the agent can remove or rewrite its repository's objects, never the start the
     // patch is taken against. The worktree reads that store, and the user's, as alternates.
@@ -128,27 +142,30 @@ export async function makeWorktree(userCwd: string, keep = false): Promise<Workt
     writeFileSync(join(dir, '.git', 'objects', 'info', 'alternates'), `${wt.objects.join('\n')}\n`);
     const toStore = {
       vars: { GIT_OBJECT_DIRECTORY: store, GIT_ALTERNATE_OBJECT_DIRECTORIES: join(common, 'objects') },
+      signal,
     };
     wt.format = format;
-    wt.config = frozenConfig((await git(dir, ['config', '--list', '-z'])).stdout);
+    wt.config = frozenConfig((await step(git(dir, ['config', '--list', '-z'], o))).stdout);
     if (existsSync(join(common, 'shallow')))
       copyFileSync(join(common, 'shallow'), join(dir, '.git', 'shallow'));
-    await gitText(dir, ['checkout', '--quiet', '--detach', place.head]);
+    await step(gitText(dir, ['checkout', '--quiet', '--detach', place.head], o));
     // With explicit prefixes, context and paths from the root, whatever the user's diff settings say (their
     // diff.noprefix made this patch unappliable: found by review).
-    const diff = (await git(place.root, ['diff', ...DIFF_ARGS, 'HEAD'])).stdout;
+    const diff = (await step(git(place.root, ['diff', ...DIFF_ARGS, 'HEAD'], o))).stdout;
     if (diff.length > 0)
-      await gitText(dir, ['apply', '--binary', '--whitespace=nowarn', '-'], { input: diff });
-    await copyUntracked(place.root, dir);
+      await step(gitText(dir, ['apply', '--binary', '--whitespace=nowarn', '-'], { input: diff, signal }));
+    await step(copyUntracked(place.root, dir, signal));
     // The worktree's own index (never the user's) holds the start, so the patch is what the agent changed.
-    await gitText(dir, ['add', '-A'], toStore);
+    await step(gitText(dir, ['add', '-A'], toStore));
     // The start as the user has it (links with their own targets), then the links retargeted: the patch
     // puts those back first, so it says only what the agent did to them.
-    wt.base = (await gitText(dir, ['write-tree'], toStore)).trim();
-    wt.relinked = await retargetLinks(dir, realpathSync(place.root));
+    wt.base = (await step(gitText(dir, ['write-tree'], toStore))).trim();
+    wt.relinked = await step(retargetLinks(dir, realpathSync(place.root), signal));
     return wt;
   } catch (e) {
     removeWorktreeSync(wt);
+    // A git ended by the stop failed: the stop is what happened.
+    if (signal?.aborted) throw signal.reason;
     if (e instanceof RhoError) throw e;
     throw new RhoError(
       'usage',
@@ -192,8 +209,8 @@ interface Relinked {
 
 // Every link the worktree's index holds (checked out, from the user's uncommitted changes, or copied
 // untracked), retargeted as above; returns those that were.
-async function retargetLinks(dir: string, realRoot: string): Promise<Relinked[]> {
-  const r = await git(dir, ['ls-files', '-s', '-z']);
+async function retargetLinks(dir: string, realRoot: string, signal?: AbortSignal): Promise<Relinked[]> {
+  const r = await git(dir, ['ls-files', '-s', '-z'], { signal });
   if (r.code !== 0) throw new Error(`git ls-files failed: ${r.stderr || `exit ${r.code}`}`);
   const links = decodeName(r.stdout)
     .split('\0')
@@ -201,6 +218,7 @@ async function retargetLinks(dir: string, realRoot: string): Promise<Relinked[]>
     .map((e) => fsPath(join(dir, e.slice(e.indexOf('\t') + 1))));
   const done: Relinked[] = [];
   await eachLimited(links, 16, async (link) => {
+    if (signal?.aborted) return;
     const real = await leadsTo(link);
     const into = real === undefined ? undefined : intoWorktree(real, realRoot, dir);
     if (into === undefined) return;
@@ -228,14 +246,15 @@ async function relink(link: string | Buffer, target: string | Buffer): Promise<v
 }
 
 // Copies the user's untracked, not ignored files into the worktree (links as links).
-async function copyUntracked(repo: string, dir: string): Promise<void> {
-  const r = await git(repo, ['ls-files', '--others', '--exclude-standard', '-z']);
+async function copyUntracked(repo: string, dir: string, signal?: AbortSignal): Promise<void> {
+  const r = await git(repo, ['ls-files', '--others', '--exclude-standard', '-z'], { signal });
   if (r.code !== 0) throw new Error(`git ls-files failed: ${r.stderr || `exit ${r.code}`}`);
   // Names as bytes: one that is not UTF-8 is copied too (names.ts).
   const files = decodeName(r.stdout)
     .split('\0')
     .filter((f) => f !== '');
   await eachLimited(files, 16, async (f) => {
+    if (signal?.aborted) return;
     const from = fsPath(join(repo, f));
     const to = fsPath(join(dir, f));
     const s = await fsp.lstat(from).catch(() => undefined);

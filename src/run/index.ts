@@ -148,11 +148,12 @@ async function openOutputSchema(ctx: RunContext, path: string): Promise<SchemaCh
 // the ledger, whose snapshot starts once the agent has answered initialize; the prompt waits for it.
 async function openWorkspace(ctx: RunContext): Promise<Workspace> {
   const { opts } = ctx;
-  const worktree = await openWorktree(opts, ctx.teardown);
+  // A signal or --timeout during a long checkout ends it (the stop's error is thrown).
+  const worktree = await openWorktree(opts, ctx.teardown, ctx.stop.signal);
   if (worktree) ctx.opts = { ...opts, cwd: worktree.cwd };
   // rho-cursor's own files are not the agent's changes.
   const own = [opts.wireLog, opts.outputLastMessage, opts.summaryFile, opts.patch];
-  const ledger = new RunLedger(ctx.opts.cwd, opts.changes, own, ctx.io.consoleFiles);
+  const ledger = new RunLedger(ctx.opts.cwd, opts.changes, own, ctx.io.consoleFiles, ctx.stop.signal);
   ctx.workspace = { ledger, worktree };
   ctx.observer.watchWith(ledger);
   return { ledger, worktree };

@@ -5,9 +5,10 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { finish, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { waitForGone } from '../helpers/processes.js';
 import { chunk, effect, permissionRequest, toolUpdate } from '../helpers/lines.js';
-import { filterAttack, git, repoState, userRepo, writeFiles } from '../helpers/repo.js';
+import { filterAttack, git, repoState, slowGit, userRepo, writeFiles } from '../helpers/repo.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
@@ -838,4 +839,35 @@ describe('what the agent does to git hides no change, and runs nothing of its ow
     expect(r.exitCode).toBe(8);
     expect(r.events.some((e) => e.type === 'warning' && e.code === 'rejected-tool-ran')).toBe(true);
   });
+});
+
+describe("a signal or --timeout while the ledger's snapshot lists the repository (found by review)", () => {
+  it.each([
+    ['SIGINT', 130, [], 'cancelled'],
+    ['--timeout 1s', 124, ['--timeout', '1s'], 'run_timeout'],
+  ] as const)(
+    '%s: the `git status` at work is ended, exit %i at once, no prompt sent, nothing measured',
+    async (how, code, extra, errorCode) => {
+      const repo = userRepo();
+      const slow = slowGit('status');
+      const s = startCli(['run', ...SJ, ...extra, 'go'], {
+        agent: await agentPath,
+        cwd: repo,
+        cliConfig: { approvalMode: 'allowlist' },
+        env: { PATH: slow.path, RHO_SCRIPT: JSON.stringify({ before: [chunk('ok')] }) },
+      });
+      const status30s = await slow.pid();
+      const signalledAt = Date.now();
+      if (how === 'SIGINT') s.child.kill('SIGINT');
+      const r = await finish(s, true);
+      // Not the 30 s of that `git status` (the bound is loose for a busy machine).
+      expect(Date.now() - signalledAt).toBeLessThan(8000);
+      expect(r.exitCode, r.stderr).toBe(code);
+      const result = resultOf(r.events);
+      expect(result).toMatchObject({ type: 'result', changes: null, error: { code: errorCode } });
+      expect((result.timings as { promptMs: unknown }).promptMs).toBeNull();
+      expect(r.stderr).not.toContain('could not be measured');
+      expect(await waitForGone(status30s)).toBe(true);
+    },
+  );
 });

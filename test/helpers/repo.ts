@@ -2,7 +2,7 @@
 // `git status`, the index's bytes, the stash list, and every file's hash (outside .git).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { tempDir } from './cli.js';
 
@@ -18,6 +18,28 @@ const GIT_ENV = {
 // Runs git in the repository and returns its stdout.
 export function git(repo: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd: repo, env: GIT_ENV, encoding: 'utf8' });
+}
+
+/**
+ * A git first on PATH whose `subcommand` never ends (a checkout of a huge repository, a `git status` on a slow
+ * disk): it writes its pid to `pidFile` and sleeps 30 s in its place; any other command is the real git.
+ * `path` is the PATH to run the CLI with; `pid()` resolves once that git has started.
+ */
+export function slowGit(subcommand: string): { path: string; pid: () => Promise<number> } {
+  const dir = tempDir('rho-slow-git-');
+  const pidFile = join(dir, `${subcommand}.pid`);
+  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  writeFileSync(
+    join(dir, 'git'),
+    `#!/bin/sh\nfor a in "$@"; do\n  if [ "$a" = ${subcommand} ]; then echo $$ > '${pidFile}'; exec sleep 30; fi\ndone\nexec '${realGit}' "$@"\n`,
+    { mode: 0o755 },
+  );
+  const pid = async (): Promise<number> => {
+    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '')
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    return Number(readFileSync(pidFile, 'utf8'));
+  };
+  return { path: `${dir}:${process.env.PATH ?? ''}`, pid };
 }
 
 // Writes files (path -> text), making their folders.
