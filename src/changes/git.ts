@@ -54,7 +54,8 @@ export function git(cwd: string, args: string[], o: GitOptions = {}): Promise<Gi
 
 /** A git command forked ahead of need: `run()` starts it, `disarm()` lets its process go unused. */
 export interface ArmedGit {
-  run(): Promise<GitResult>;
+  /** Runs the command; `signal` ends it (SIGTERM), as git()'s does. */
+  run(signal?: AbortSignal): Promise<GitResult>;
   disarm(): void;
 }
 
@@ -89,16 +90,20 @@ export function armGit(cwd: string, args: string[], o: GitEnvOptions = {}): Arme
   for (const h of handles) h.unref?.();
   let used = false;
   return {
-    run: async () => {
-      if (used) return git(cwd, args, o);
+    run: async (signal) => {
+      if (used) return git(cwd, args, { ...o, signal });
       used = true;
       for (const h of handles) h.ref?.();
       child.stdin!.end('\n');
       const timer = setTimeout(() => child.kill('SIGKILL'), GIT_TIMEOUT_MS);
+      const end = (): boolean => child.kill('SIGTERM');
+      if (signal?.aborted) end();
+      signal?.addEventListener('abort', end, { once: true });
       const code = await closed;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', end);
       // The shell never started (no /bin/sh, a spawn error): the usual way.
-      if (code === null && out.length === 0) return git(cwd, args, o);
+      if (code === null && out.length === 0 && !signal?.aborted) return git(cwd, args, { ...o, signal });
       return {
         code: code ?? 127,
         stdout: Buffer.concat(out),

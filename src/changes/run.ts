@@ -127,7 +127,8 @@ export class RunLedger {
 
   // After the turn: what changed, what no tool accounts for, the tools that ran though shown rejected, the
   // breach, and the patch of a worktree. `prompted`: false when no prompt was sent (nothing is measured).
-  // `giveUp` bounds the wait on the reader of a --patch that is a FIFO or a pipe.
+  // `giveUp` bounds the look after the turn (its git ended there: the changes are then not measured) and the
+  // wait on the reader of a --patch that is a FIFO or a pipe.
   async finish(
     opts: RunOptions,
     prompted: boolean,
@@ -148,7 +149,8 @@ export class RunLedger {
       if (before && !(before instanceof Error)) before.dispose();
       return o;
     }
-    const since = before && !(before instanceof Error) ? await changesSince(before).catch(asError) : before;
+    const since =
+      before && !(before instanceof Error) ? await changesSince(before, giveUp).catch(asError) : before;
     if (since instanceof Error)
       o.warnings.push({
         code: 'ledger-failed',

@@ -86,7 +86,7 @@ export interface Snapshot {
 export interface GitView {
   /** The private directory holding the copy of the index and of the excludes file. */
   dir: string;
-  env: GitEnvOptions;
+  env: GitOptions;
   /** The real index's mark at the snapshot: when it changed, the agent's staging is looked at too. */
   index?: { path: string; mark: FileMark | null };
   /** The git dir the snapshot found, and its identity (device and inode): git follows GIT_DIR through a link
@@ -466,17 +466,38 @@ async function emptyTree(root: string, env: GitEnvOptions): Promise<string> {
 }
 
 // What changed since the snapshot, sorted by path; and whether a cap kept part of it from being seen.
-export async function changesSince(before: Snapshot): Promise<{ changed: Changed[]; truncated: boolean }> {
+// `giveUp`: the bound of the run's end (a second signal, the kill grace past --timeout): the look is ended
+// there, its git with it, and fails, so the changes read as not measured, never as none (found by review:
+// a `git status` that took 30 s held a --timeout 2s run for 32 s).
+export async function changesSince(
+  before: Snapshot,
+  giveUp?: AbortSignal,
+): Promise<{ changed: Changed[]; truncated: boolean }> {
+  if (before.view && giveUp) before.view.env = { ...before.view.env, signal: giveUp };
   try {
-    return await compareWith(before);
+    return await (giveUp
+      ? Promise.race([compareWith(before, giveUp), endedBy(giveUp)])
+      : compareWith(before));
   } finally {
     before.dispose();
   }
 }
 
-async function compareWith(before: Snapshot): Promise<{ changed: Changed[]; truncated: boolean }> {
+// Rejects once the signal is aborted (at once if it is).
+function endedBy(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    const end = (): void => reject(new Error(`the look after the turn was ended ${String(signal.reason)}`));
+    if (signal.aborted) end();
+    else signal.addEventListener('abort', end, { once: true });
+  });
+}
+
+async function compareWith(
+  before: Snapshot,
+  giveUp?: AbortSignal,
+): Promise<{ changed: Changed[]; truncated: boolean }> {
   const { root } = before;
-  const [, now] = await Promise.all([before.stopHashing(), lookAgain(before)]);
+  const [, now] = await Promise.all([before.stopHashing(), lookAgain(before, giveUp)]);
   // A folder that became unreadable during the turn (the agent's `chmod 000`, for anyone but root) hides
   // what is in it: the ledger could not look, which is never "nothing changed".
   const hidden = now.unreadable.filter((d) => !before.unreadable.has(d));
@@ -597,7 +618,10 @@ async function newlyIgnored(
 
 // The second look: the paths to compare that the snapshot did not hold (with what they were before), and
 // the paths a commit of the agent changed.
-async function lookAgain(before: Snapshot): Promise<{
+async function lookAgain(
+  before: Snapshot,
+  giveUp?: AbortSignal,
+): Promise<{
   seen: Map<string, Was>;
   committed: Map<string, boolean>;
   truncated: boolean;
@@ -629,7 +653,7 @@ async function lookAgain(before: Snapshot): Promise<{
           ],
         };
     const look =
-      same && before.nextLook ? await before.nextLook.run() : await git(before.root, statusArgs(), env);
+      same && before.nextLook ? await before.nextLook.run(giveUp) : await git(before.root, statusArgs(), env);
     const status = await withNested(before.root, readStatus(look, place.prefix));
     // Not listed before: a tracked file that was clean then, or a file that did not exist.
     // Past the snapshot's cap, a path git listed then too was there all along, in a state not looked at:

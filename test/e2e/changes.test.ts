@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
-import { finish, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { finish, runCli, startCli, tempDir, waitForStdout } from '../helpers/cli.js';
 import { waitForGone } from '../helpers/processes.js';
 import { chunk, effect, permissionRequest, toolUpdate } from '../helpers/lines.js';
 import { filterAttack, git, repoState, slowGit, userRepo, writeFiles } from '../helpers/repo.js';
@@ -870,4 +870,63 @@ describe("a signal or --timeout while the ledger's snapshot lists the repository
       expect(await waitForGone(status30s)).toBe(true);
     },
   );
+});
+
+describe('a look after the turn that never ends is bounded as the rest of the end is (found by review)', () => {
+  // The agent makes a change, then the marker that turns every later `git status` into a 30 s one.
+  const slowLookAfter = () => {
+    const marker = join(tempDir('rho-marker-'), 'turn-ran');
+    return { marker, ...slowGit('status', marker) };
+  };
+  const start = async (args: string[], path: string, marker: string) =>
+    startCli(['run', ...SJ, ...args, 'go'], {
+      agent: await agentPath,
+      cwd: userRepo(),
+      cliConfig: { approvalMode: 'allowlist' },
+      env: {
+        PATH: path,
+        RHO_SCRIPT: JSON.stringify({
+          before: [effect({ sh: `echo b > src/b.ts && touch '${marker}'` }), chunk('working')],
+          answer: false,
+          onCancel: {},
+        }),
+      },
+    });
+
+  it('--timeout 2s: the look gets the kill grace, then its git is ended: exit 124, changes not measured (null), said so', async () => {
+    const slow = slowLookAfter();
+    const startedAt = Date.now();
+    const r = await finish(await start(['--timeout', '2s'], slow.path, slow.marker), true);
+    const status30s = await slow.pid();
+    // The 2 s timeout, the look's 2 s grace, and slack for a busy machine: never the 30 s of that git.
+    expect(Date.now() - startedAt).toBeLessThan(12_000);
+    expect(r.exitCode, r.stderr).toBe(124);
+    expect(resultOf(r.events)).toMatchObject({
+      type: 'result',
+      changes: null,
+      error: { code: 'run_timeout' },
+    });
+    expect(r.stderr).toContain(
+      "warning: the workspace's changes could not be measured: the look after the turn was ended within 2s of the timeout",
+    );
+    expect(await waitForGone(status30s)).toBe(true);
+  });
+
+  it('SIGINT mid-turn, then a second SIGINT while the look runs: it ends at once, exit 130, changes not measured', async () => {
+    const slow = slowLookAfter();
+    const s = await start([], slow.path, slow.marker);
+    await waitForStdout(s.child, 'working');
+    s.child.kill('SIGINT');
+    const status30s = await slow.pid();
+    const secondAt = Date.now();
+    s.child.kill('SIGINT');
+    const r = await finish(s, true);
+    expect(Date.now() - secondAt).toBeLessThan(8000);
+    expect(r.exitCode, r.stderr).toBe(130);
+    expect(resultOf(r.events)).toMatchObject({ type: 'result', changes: null, error: { code: 'cancelled' } });
+    expect(r.stderr).toContain(
+      "warning: the workspace's changes could not be measured: the look after the turn was ended before a second signal",
+    );
+    expect(await waitForGone(status30s)).toBe(true);
+  });
 });

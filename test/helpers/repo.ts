@@ -22,16 +22,21 @@ export function git(repo: string, ...args: string[]): string {
 
 /**
  * A git first on PATH whose `subcommand` never ends (a checkout of a huge repository, a `git status` on a slow
- * disk): it writes its pid to `pidFile` and sleeps 30 s in its place; any other command is the real git.
- * `path` is the PATH to run the CLI with; `pid()` resolves once that git has started.
+ * disk): it writes its pid and sleeps 30 s in its place (with `onceExists`, only once that file exists: the
+ * look after the turn, where the agent creates it); any other command is the real git. `path` is the PATH to
+ * run the CLI with; `pid()` resolves once that git has started.
  */
-export function slowGit(subcommand: string): { path: string; pid: () => Promise<number> } {
+export function slowGit(
+  subcommand: string,
+  onceExists?: string,
+): { path: string; pid: () => Promise<number> } {
   const dir = tempDir('rho-slow-git-');
   const pidFile = join(dir, `${subcommand}.pid`);
   const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  const when = onceExists === undefined ? '' : ` && [ -e '${onceExists}' ]`;
   writeFileSync(
     join(dir, 'git'),
-    `#!/bin/sh\nfor a in "$@"; do\n  if [ "$a" = ${subcommand} ]; then echo $$ > '${pidFile}'; exec sleep 30; fi\ndone\nexec '${realGit}' "$@"\n`,
+    `#!/bin/sh\nfor a in "$@"; do\n  if [ "$a" = ${subcommand} ]${when}; then echo $$ > '${pidFile}'; exec sleep 30; fi\ndone\nexec '${realGit}' "$@"\n`,
     { mode: 0o755 },
   );
   const pid = async (): Promise<number> => {
