@@ -195,7 +195,7 @@ export class RunLedger {
     });
     if (wt && opts.patch) {
       try {
-        const patch = await forConsole(opts.patch, opts.github, await worktreePatch(wt));
+        const patch = await forConsole(opts.patch, opts.github, await worktreePatch(wt, giveUp));
         await (isPipe(opts.patch) ? writePipe(opts.patch, patch, giveUp) : fsp.writeFile(opts.patch, patch));
         o.patch = opts.patch;
       } catch (e) {

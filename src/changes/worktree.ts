@@ -286,19 +286,26 @@ export function frozenConfig(listing: Buffer): ConfigPair[] {
 // repository), so none of it is used: the patch is taken in a git dir made for it here, with an index of its
 // own filled from the start's tree (read-tree, then `add -A`), its own object store (the worktree's and the
 // user's read as alternates, never written), and the config the worktree was made with.
-export async function worktreePatch(wt: Worktree): Promise<Buffer> {
+// `giveUp`: the bound of the run's end (as for the ledger's look): the git at work is ended there, and the
+// patch is not taken.
+export async function worktreePatch(wt: Worktree, giveUp?: AbortSignal): Promise<Buffer> {
   await restoreLinks(wt.relinked ?? []);
   const tmp = mkdtempSync(join(tempRoot(), `${WORKTREE_PREFIX}${process.pid}-patch-`));
   try {
     const gitDir = join(tmp, 'git');
     const format = wt.format ?? 'sha1';
+    const ended = (): void => {
+      if (giveUp?.aborted) throw new Error(`it was ended ${String(giveUp.reason)}`);
+    };
+    ended();
     await gitText(tmp, ['init', '--quiet', '--bare', '--template=', `--object-format=${format}`, gitDir]);
     const objects = wt.objects ?? [];
     writeFileSync(join(gitDir, 'objects', 'info', 'alternates'), `${objects.join('\n')}\n`);
-    const o = patchEnv(wt, gitDir, join(tmp, 'index'));
-    await gitText(wt.dir, ['read-tree', wt.base], o);
-    await gitText(wt.dir, ['add', '-A'], o);
+    const o = { ...patchEnv(wt, gitDir, join(tmp, 'index')), signal: giveUp };
+    await gitText(wt.dir, ['read-tree', wt.base], o).finally(ended);
+    await gitText(wt.dir, ['add', '-A'], o).finally(ended);
     const r = await git(wt.cwd, ['diff', '--cached', ...DIFF_ARGS, wt.base, '--', '.'], o);
+    ended();
     if (r.code !== 0) throw new Error(`git diff failed: ${r.stderr}`);
     return r.stdout;
   } finally {

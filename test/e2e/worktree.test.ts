@@ -553,3 +553,41 @@ describe('--worktree: a signal or --timeout while the worktree is made (found by
     },
   );
 });
+
+describe('--worktree: taking the patch is bounded as the rest of the end is (found by review)', () => {
+  it('--timeout 2s, and a `git add` of the patch that never ends: it is ended within the kill grace, no patch', async () => {
+    const repo = userRepo();
+    const before = repoState(repo);
+    const marker = join(tempDir('rho-marker-'), 'turn-ran');
+    // Every `git add` after the agent made the marker (the one the patch takes) takes 30 s.
+    const slow = slowGit('add', marker);
+    const patch = join(tempDir(), 'fix.diff');
+    const startedAt = Date.now();
+    const s = startCli(['run', ...SJ, '--worktree', '--patch', patch, '--timeout', '2s', 'go'], {
+      agent: await agentPath,
+      cwd: repo,
+      cliConfig: { approvalMode: 'allowlist' },
+      env: {
+        PATH: slow.path,
+        RHO_SCRIPT: JSON.stringify({
+          before: [effect({ sh: `echo b > src/b.ts && touch '${marker}'` }), chunk('working')],
+          answer: false,
+          onCancel: {},
+        }),
+      },
+    });
+    const r = await finish(s, true);
+    const add30s = await slow.pid();
+    // The 2 s timeout, the end's 2 s grace, and slack for a busy machine: never the 30 s of that git.
+    expect(Date.now() - startedAt).toBeLessThan(12_000);
+    expect(r.exitCode, r.stderr).toBe(124);
+    const result = resultOf(r.events) as { patch: unknown; worktree: { path: string } };
+    expect(result.patch).toBeNull();
+    // The timeout is the run's error; the result says no patch was written.
+    expect(r.stderr).toContain('the run exceeded --timeout 2s');
+    expect(existsSync(patch)).toBe(false);
+    expect(await waitForGone(add30s)).toBe(true);
+    expect(existsSync(result.worktree.path)).toBe(false);
+    expect(repoState(repo)).toEqual(before);
+  });
+});
