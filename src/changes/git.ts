@@ -215,19 +215,27 @@ export function mayBeInGit(cwd: string, env: NodeJS.ProcessEnv = process.env): b
 
 // Is the directory in a git work tree, and where? undefined outside one (or without git). HEAD is left to
 // the caller: the ledger reads it from its own `git status`, --worktree from gitHead.
-export async function gitRoot(cwd: string): Promise<Omit<GitPlace, 'head'> | undefined> {
+// `signal` ends the git (then undefined: the caller checks its signal first).
+export async function gitRoot(
+  cwd: string,
+  signal?: AbortSignal,
+): Promise<Omit<GitPlace, 'head'> | undefined> {
   if (!mayBeInGit(cwd)) return undefined;
-  const r = await git(cwd, [
-    'rev-parse',
-    '--is-inside-work-tree',
-    '--show-toplevel',
-    '--show-prefix',
-    '--absolute-git-dir',
-    '--path-format=absolute',
-    '--git-common-dir',
-    '--git-path',
-    'index',
-  ]);
+  const r = await git(
+    cwd,
+    [
+      'rev-parse',
+      '--is-inside-work-tree',
+      '--show-toplevel',
+      '--show-prefix',
+      '--absolute-git-dir',
+      '--path-format=absolute',
+      '--git-common-dir',
+      '--git-path',
+      'index',
+    ],
+    { signal },
+  );
   if (r.code !== 0) return undefined;
   const [inside, root, prefix, gitDir, commonDir, index] = r.stdout.toString('utf8').split('\n');
   if (inside !== 'true' || !root) return undefined;
@@ -241,14 +249,14 @@ export async function gitRoot(cwd: string): Promise<Omit<GitPlace, 'head'> | und
 }
 
 // The same with HEAD.
-export async function gitPlace(cwd: string): Promise<GitPlace | undefined> {
-  const place = await gitRoot(cwd);
-  return place && { ...place, head: await gitHead(cwd) };
+export async function gitPlace(cwd: string, signal?: AbortSignal): Promise<GitPlace | undefined> {
+  const place = await gitRoot(cwd, signal);
+  return place && { ...place, head: await gitHead(cwd, signal) };
 }
 
 // HEAD's commit id, or null when the repository has none yet.
-export async function gitHead(cwd: string): Promise<string | null> {
-  const r = await git(cwd, ['rev-parse', '-q', '--verify', 'HEAD^{commit}']);
+export async function gitHead(cwd: string, signal?: AbortSignal): Promise<string | null> {
+  const r = await git(cwd, ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], { signal });
   return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
 }
 
@@ -270,8 +278,9 @@ export interface ConfigSeen {
 export async function configSeen(
   cwd: string,
   place: Pick<GitPlace, 'gitDir' | 'commonDir'>,
+  signal?: AbortSignal,
 ): Promise<ConfigSeen> {
-  const r = await git(cwd, ['config', '--list', '--show-origin', '-z']);
+  const r = await git(cwd, ['config', '--list', '--show-origin', '-z'], { signal });
   const filters = new Map<string, string>();
   const values = new Map<string, string>();
   const files = new Set(configCandidates(place));

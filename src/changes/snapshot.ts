@@ -112,8 +112,11 @@ export interface Changed {
 
 // The workspace before the prompt: its stats now, its hashes while the turn runs (startHashing).
 export async function takeSnapshot(root: string, stop?: AbortSignal): Promise<Snapshot> {
-  const found = await gitRoot(root);
-  const seen = found ? await configSeen(root, found) : undefined;
+  // Each git here is ended by the run's stop, and its empty answer never read as "not in git".
+  const found = await gitRoot(root, stop);
+  stop?.throwIfAborted();
+  const seen = found ? await configSeen(root, found, stop) : undefined;
+  stop?.throwIfAborted();
   const view = found && seen ? makeView(found, seen) : undefined;
   try {
     return await snapshotWith(root, found, seen, view, stop);

@@ -94,7 +94,9 @@ const worktreeName = (root: string): string => basename(root) || 'worktree';
 // at work and every step after it, the half-made worktree is removed, and the stop's error is thrown (found
 // by review: a SIGINT waited 5 s for a 60,000-file checkout, and --timeout 1s ended the run after 3.7 s).
 export async function makeWorktree(userCwd: string, keep = false, signal?: AbortSignal): Promise<Worktree> {
-  const place = await gitPlace(userCwd);
+  const place = await gitPlace(userCwd, signal);
+  // A git ended by the stop is not "no work tree here".
+  signal?.throwIfAborted();
   if (!place)
     throw new RhoError('usage', `option '--worktree' needs a git work tree: ${userCwd} is not in one`);
   if (!place.head)

@@ -843,31 +843,32 @@ describe('what the agent does to git hides no change, and runs nothing of its ow
 
 describe("a signal or --timeout while the ledger's snapshot lists the repository (found by review)", () => {
   it.each([
-    ['SIGINT', 130, [], 'cancelled'],
-    ['--timeout 1s', 124, ['--timeout', '1s'], 'run_timeout'],
+    ['SIGINT', 130, 'status', [], 'cancelled'],
+    ['--timeout 1s', 124, 'status', ['--timeout', '1s'], 'run_timeout'],
+    ['SIGINT', 130, 'rev-parse', [], 'cancelled'],
   ] as const)(
-    '%s: the `git status` at work is ended, exit %i at once, no prompt sent, nothing measured',
-    async (how, code, extra, errorCode) => {
+    '%s: exit %i at once while `git %s` runs: it is ended, no prompt sent, nothing measured',
+    async (how, code, slowCommand, extra, errorCode) => {
       const repo = userRepo();
-      const slow = slowGit('status');
+      const slow = slowGit(slowCommand);
       const s = startCli(['run', ...SJ, ...extra, 'go'], {
         agent: await agentPath,
         cwd: repo,
         cliConfig: { approvalMode: 'allowlist' },
         env: { PATH: slow.path, RHO_SCRIPT: JSON.stringify({ before: [chunk('ok')] }) },
       });
-      const status30s = await slow.pid();
+      const git30s = await slow.pid();
       const signalledAt = Date.now();
       if (how === 'SIGINT') s.child.kill('SIGINT');
       const r = await finish(s, true);
-      // Not the 30 s of that `git status` (the bound is loose for a busy machine).
+      // Not the 30 s of that git (the bound is loose for a busy machine).
       expect(Date.now() - signalledAt).toBeLessThan(8000);
       expect(r.exitCode, r.stderr).toBe(code);
       const result = resultOf(r.events);
       expect(result).toMatchObject({ type: 'result', changes: null, error: { code: errorCode } });
       expect((result.timings as { promptMs: unknown }).promptMs).toBeNull();
       expect(r.stderr).not.toContain('could not be measured');
-      expect(await waitForGone(status30s)).toBe(true);
+      expect(await waitForGone(git30s)).toBe(true);
     },
   );
 });
