@@ -139,10 +139,16 @@ export async function sameContent(path: string, was: FileMark, now: FileMark): P
 const BATCH = 256;
 
 // The marks of many paths, looked at synchronously in batches that let the event loop breathe between them:
-// far cheaper than one promise per file, and the agent's messages are still read while it runs.
-export async function marksOf(root: string, paths: readonly string[]): Promise<Map<string, FileMark | null>> {
+// far cheaper than one promise per file, and the agent's messages are still read while it runs. `stop` ends
+// it between two batches (its reason thrown).
+export async function marksOf(
+  root: string,
+  paths: readonly string[],
+  stop?: AbortSignal,
+): Promise<Map<string, FileMark | null>> {
   const out = new Map<string, FileMark | null>();
   for (let i = 0; i < paths.length; i += BATCH) {
+    stop?.throwIfAborted();
     for (const p of paths.slice(i, i + BATCH)) out.set(p, markOfSync(join(root, p)));
     if (i + BATCH < paths.length) await new Promise((resolve) => setImmediate(resolve));
   }

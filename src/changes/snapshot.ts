@@ -144,7 +144,7 @@ async function snapshotWith(
   stop?.throwIfAborted();
   const listed = found && status ? await withNested(root, readStatus(status, found.prefix)) : undefined;
   const place: GitPlace | undefined = found && listed ? { ...found, head: listed.head } : undefined;
-  const walked = place ? undefined : await walkFiles(root, MAX_FILES);
+  const walked = place ? undefined : await walkFiles(root, MAX_FILES, undefined, stop);
   // In git, also the files in the git dir that decide what git runs and lists: an agent's hook, a config
   // that names a command or moves the work tree, an exclude or attributes file that hides a change. And the
   // tracked files git is told not to look at (assume-unchanged, skip-worktree): looked at here, as a walk does.
@@ -153,7 +153,7 @@ async function snapshotWith(
   const paths = listed
     ? [...new Set([...gitControls(root, place!), ...flagged, ...listed.entries.keys()])]
     : walked!.files;
-  const files = await marksOf(root, paths.slice(0, MAX_FILES));
+  const files = await marksOf(root, paths.slice(0, MAX_FILES), stop);
   const budget = new HashBudget(MAX_HASH_BYTES);
   let stopped = false;
   let started = false;

@@ -26,10 +26,12 @@ export interface Walked {
 // Lists the files (and links, and anything else that is not a directory) under root, at most maxFiles, from
 // at most maxFolders folders: a tree of folders with no file in them (300,000 empty ones took 26 s to walk)
 // is as capped as one of files.
+// `stop` ends the walk between two folders (its reason thrown).
 export async function walkFiles(
   root: string,
   maxFiles: number,
   maxFolders = Math.max(64, Math.floor(maxFiles / 2)),
+  stop?: AbortSignal,
 ): Promise<Walked> {
   const files: string[] = [];
   const dirs: string[] = [''];
@@ -38,6 +40,7 @@ export async function walkFiles(
   const done = (truncated: boolean): Walked =>
     unreadable.length > 0 ? { files, truncated, folders, unreadable } : { files, truncated, folders };
   while (dirs.length > 0) {
+    stop?.throwIfAborted();
     if (folders === maxFolders) return done(true);
     folders++;
     const rel = dirs.pop()!;

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addHash, HashBudget, hashOf, markOf, sameContent } from '../../../src/changes/marks.js';
+import { addHash, HashBudget, hashOf, markOf, marksOf, sameContent } from '../../../src/changes/marks.js';
 
 const dir = (): string => mkdtempSync(join(tmpdir(), 'rho-marks-'));
 
@@ -48,5 +48,24 @@ describe('what counts as the same content (found by review)', () => {
     expect(await sameContent(p, was, (await markOf(p))!)).toBe(false);
     chmodSync(p, 0o600);
     expect(await sameContent(p, was, (await markOf(p))!)).toBe(false);
+  });
+});
+
+describe('marksOf', () => {
+  it("looks at every path, and ends between two batches once the stop is aborted, with the stop's reason", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'rho-marks-'));
+    const paths = Array.from({ length: 600 }, (_, i) => `f${i}`);
+    for (const p of paths.slice(0, 3)) writeFileSync(join(root, p), p);
+    const all = await marksOf(root, paths);
+    expect(all.size).toBe(600);
+    expect(all.get('f0')).not.toBeNull();
+    expect(all.get('f599')).toBeNull();
+    const stop = new AbortController();
+    const why = new Error('the run exceeded --timeout 1s');
+    const looking = marksOf(root, paths, stop.signal);
+    // The first batch is looked at before the promise is returned; the stop ends it before the next one.
+    stop.abort(why);
+    await expect(looking).rejects.toBe(why);
+    rmSync(root, { recursive: true, force: true });
   });
 });

@@ -32,6 +32,16 @@ describe('walkFiles', () => {
     });
   });
 
+  it("ends between two folders once the stop is aborted, with the stop's reason", async () => {
+    const stop = new AbortController();
+    const why = new Error('cancelled by SIGINT');
+    const walking = walkFiles(tree(), 100, undefined, stop.signal);
+    stop.abort(why);
+    await expect(walking).rejects.toBe(why);
+    await expect(walkFiles(tree(), 100, undefined, AbortSignal.abort(why))).rejects.toBe(why);
+    expect((await walkFiles(tree(), 100, undefined, new AbortController().signal)).files).toHaveLength(3);
+  });
+
   it('stops at the cap and says so', async () => {
     expect(await walkFiles(tree(), 2)).toMatchObject({ files: ['b.txt', 'a/z.txt'], truncated: true });
   });
