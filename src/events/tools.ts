@@ -344,8 +344,12 @@ export class ToolStore {
         );
       tool.locations = locations;
     } else if (sent(u.locations)) rest = keep(rest, 'locations', u.locations);
-    if (typeof u.status === 'string') extra.reported = u.status;
-    else if (sent(u.status)) rest = keep(rest, 'status', u.status);
+    if (typeof u.status === 'string') {
+      extra.reported = u.status;
+      // A status ACP does not name reads as pending; its value is kept, as sent, in the event's `extra`
+      // (found by review: `"status": "cancelled"` was shown pending and its value was lost).
+      if (!STATUSES.has(u.status)) rest = keep(rest, 'status', u.status);
+    } else if (sent(u.status)) rest = keep(rest, 'status', u.status);
     if (u.rawOutput !== undefined) extra.rawOutput = u.rawOutput;
     if (u.content !== undefined && u.content !== null) extra.content = u.content;
     const diffs = diffsOf(extra.content);

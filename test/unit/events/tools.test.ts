@@ -920,6 +920,18 @@ describe('what of an update its tool event cannot carry is its extra, as sent', 
     });
   });
 
+  it('keeps a status ACP does not name, shown as pending, and says it once (found by review)', () => {
+    const store = held();
+    const t = store.apply({ toolCallId: 't', status: 'cancelled' });
+    expect(t.status).toBe('pending');
+    expect(t.extra).toEqual({ status: 'cancelled' });
+    // The same status again changes nothing; a named one afterwards carries no extra.
+    expect(store.unchangedBy({ toolCallId: 't', status: 'cancelled' })).toBe(true);
+    const done = store.apply({ toolCallId: 't', status: 'completed', rawOutput: { content: 'x' } });
+    expect(done.status).toBe('completed');
+    expect(done.extra).toBeUndefined();
+  });
+
   it('keeps a title, kind, status, rawInput or locations of another type (marker 5)', () => {
     const store = held();
     const t = store.apply({
