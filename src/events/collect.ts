@@ -30,6 +30,14 @@ class Kept<T> {
   }
 }
 
+// A tool's latest state, with what every update of it carried as `extra` (the latest value of each field):
+// the json output prints one state per tool, and an extra an earlier update sent is not lost with it (found
+// by review: only the last update's was kept).
+function withExtras(was: ToolEvent | undefined, e: ToolEvent): ToolEvent {
+  if (was?.extra === undefined) return e;
+  return { ...e, extra: { ...was.extra, ...e.extra } };
+}
+
 export class RunSummary {
   private readonly text: string[] = [];
   private readonly tools = new Map<string, ToolEvent>();
@@ -48,11 +56,12 @@ export class RunSummary {
       case 'message':
         this.text.push(e.text);
         return;
-      case 'tool':
+      case 'tool': {
         // Past the bound the turn is being stopped: tool calls made meanwhile are not kept.
-        if (this.tools.size <= MAX_HELD_TOOLS || this.tools.has(e.toolCallId))
-          this.tools.set(e.toolCallId, e);
+        const was = this.tools.get(e.toolCallId);
+        if (this.tools.size <= MAX_HELD_TOOLS || was) this.tools.set(e.toolCallId, withExtras(was, e));
         return;
+      }
       case 'permission':
         this.permissions.add(e);
         return;

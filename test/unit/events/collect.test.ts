@@ -66,6 +66,24 @@ describe('RunSummary', () => {
     });
   });
 
+  it("keeps what every update of a tool carried as extra, each field's latest, with its final state (found by review)", () => {
+    const summary = new RunSummary();
+    summary.add({ ...tool('pending'), extra: { _meta: { startedAt: 1 }, status: 'queued' } });
+    summary.add(tool('in_progress'));
+    summary.add({ ...tool('completed'), extra: { status: 'done', rawOutput: { durationMs: 5 } } });
+    expect(summary.output(result).tools).toEqual([
+      {
+        ...tool('completed'),
+        extra: { _meta: { startedAt: 1 }, status: 'done', rawOutput: { durationMs: 5 } },
+      },
+    ]);
+    // A tool with no extra at all carries none.
+    const plain = new RunSummary();
+    plain.add(tool('pending'));
+    plain.add(tool('completed'));
+    expect(plain.output(result).tools).toEqual([tool('completed')]);
+  });
+
   it('keeps questions and plans in order', () => {
     const summary = new RunSummary();
     const question = {
