@@ -203,6 +203,9 @@ export class RunLedger {
           'write_failed',
           `could not write the patch ${opts.patch}: ${(e as Error).message}`,
         );
+        // Said as it happens, as a wire log that stops is: when a stop or a breach is the run's error, the
+        // final line does not say it (found by review: a --timeout run ended with no patch and no word why).
+        o.warnings.push({ code: 'patch-failed', message: o.failure.message });
       }
     }
     return o;

@@ -21,6 +21,7 @@ export const WARNINGS = {
   'agent-error': 'the agent sent a notice of severity error',
   'foreign-session-update': 'the agent sent updates for another sessionId',
   'wire-log-failed': '--wire-log could not be written',
+  'patch-failed': '--patch could not be written',
   'socks-proxy': 'doctor: ALL_PROXY or HTTPS_PROXY names a SOCKS proxy',
   'fence-not-enforced-by-agent':
     'a fence on an agent that is not Cursor: it holds only through permission answers and the ledger',

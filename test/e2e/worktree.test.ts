@@ -555,7 +555,7 @@ describe('--worktree: a signal or --timeout while the worktree is made (found by
 });
 
 describe('--worktree: taking the patch is bounded as the rest of the end is (found by review)', () => {
-  it('--timeout 2s, and a `git add` of the patch that never ends: it is ended within the kill grace, no patch', async () => {
+  it('--timeout 2s, and a `git add` of the patch that never ends: it is ended within the kill grace, no patch, said so', async () => {
     const repo = userRepo();
     const before = repoState(repo);
     const marker = join(tempDir('rho-marker-'), 'turn-ran');
@@ -583,8 +583,13 @@ describe('--worktree: taking the patch is bounded as the rest of the end is (fou
     expect(r.exitCode, r.stderr).toBe(124);
     const result = resultOf(r.events) as { patch: unknown; worktree: { path: string } };
     expect(result.patch).toBeNull();
-    // The timeout is the run's error; the result says no patch was written.
+    // The timeout is the run's error; the warning says why no patch was written.
     expect(r.stderr).toContain('the run exceeded --timeout 2s');
+    expect(r.events).toContainEqual({
+      type: 'warning',
+      code: 'patch-failed',
+      message: `could not write the patch ${patch}: it was ended within 2s of the timeout`,
+    });
     expect(existsSync(patch)).toBe(false);
     expect(await waitForGone(add30s)).toBe(true);
     expect(existsSync(result.worktree.path)).toBe(false);
