@@ -12,6 +12,8 @@ export interface GitResult {
   code: number;
   stdout: Buffer;
   stderr: string;
+  /** With `maxBytes`: the output went past it, so git was ended and stdout holds its first maxBytes. */
+  cut?: boolean;
 }
 
 /** How one git command runs: its stdin, and what it needs beyond the neutral environment (git-env.ts). */
@@ -20,6 +22,9 @@ export interface GitOptions extends GitEnvOptions {
   /** Ends the command (SIGTERM, as its timeout does) once aborted: the run's stop, for the steps before the
    * prompt that a signal or --timeout must not wait for. */
   signal?: AbortSignal | undefined;
+  /** At most this much of its stdout is kept: past it git is ended and the result is `cut` (code 0). Without
+   * it, output past 1 GiB is a failure. */
+  maxBytes?: number;
 }
 
 // The environment every git command of rho-cursor runs in (git-env.ts: no hook, fsmonitor, pager or fetch).
@@ -38,14 +43,25 @@ export function git(cwd: string, args: string[], o: GitOptions = {}): Promise<Gi
         cwd,
         env: gitEnv(process.env, o),
         encoding: 'buffer',
-        maxBuffer: 1024 * 1024 * 1024,
+        maxBuffer: o.maxBytes ?? 1024 * 1024 * 1024,
         timeout: GIT_TIMEOUT_MS,
         signal: o.signal,
       },
       (err, stdout, stderr) => {
+        const cut = o.maxBytes !== undefined && err?.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
         const code =
-          err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? Number(err.code) : 127;
-        resolve({ code, stdout: stdout ?? Buffer.alloc(0), stderr: String(stderr ?? '').trim() });
+          err === null || cut
+            ? 0
+            : typeof (err as { code?: unknown }).code === 'number'
+              ? Number(err.code)
+              : 127;
+        const stdoutBuf = stdout ?? Buffer.alloc(0);
+        const stderrText = String(stderr ?? '').trim();
+        resolve(
+          cut
+            ? { code, stdout: stdoutBuf, stderr: stderrText, cut }
+            : { code, stdout: stdoutBuf, stderr: stderrText },
+        );
       },
     );
     if (o.input) child.stdin?.end(o.input);
@@ -64,7 +80,11 @@ export interface ArmedGit {
 // and the shell's start happen while the turn runs, not between the agent's answer and the result. The
 // shell holds nothing: it is unref'd until run(), and it exits without running git when its stdin ends
 // (disarm(), or rho-cursor gone). A fork that fails runs the command the usual way.
-export function armGit(cwd: string, args: string[], o: GitEnvOptions = {}): ArmedGit {
+export function armGit(
+  cwd: string,
+  args: string[],
+  o: GitEnvOptions & Pick<GitOptions, 'maxBytes'> = {},
+): ArmedGit {
   let child: ReturnType<typeof spawn>;
   try {
     child = spawn('/bin/sh', ['-c', 'read -r _ && exec git "$@"', 'sh', ...args], {
@@ -77,7 +97,21 @@ export function armGit(cwd: string, args: string[], o: GitEnvOptions = {}): Arme
   }
   const out: Buffer[] = [];
   const err: Buffer[] = [];
-  child.stdout!.on('data', (d: Buffer) => out.push(d));
+  // With maxBytes, as git() does: past it the output is cut there and git ended.
+  let kept = 0;
+  let cut = false;
+  child.stdout!.on('data', (d: Buffer) => {
+    if (cut) return;
+    if (o.maxBytes !== undefined && kept + d.length > o.maxBytes) {
+      out.push(d.subarray(0, o.maxBytes - kept));
+      kept = o.maxBytes;
+      cut = true;
+      child.kill('SIGTERM');
+      return;
+    }
+    kept += d.length;
+    out.push(d);
+  });
   child.stderr!.on('data', (d: Buffer) => err.push(d));
   const closed = new Promise<number | null>((resolve) => {
     child.once('close', (code) => resolve(code));
@@ -103,12 +137,14 @@ export function armGit(cwd: string, args: string[], o: GitEnvOptions = {}): Arme
       clearTimeout(timer);
       signal?.removeEventListener('abort', end);
       // The shell never started (no /bin/sh, a spawn error): the usual way.
-      if (code === null && out.length === 0 && !signal?.aborted) return git(cwd, args, { ...o, signal });
-      return {
-        code: code ?? 127,
+      if (code === null && out.length === 0 && !signal?.aborted && !cut)
+        return git(cwd, args, { ...o, signal });
+      const result = {
+        code: cut ? 0 : (code ?? 127),
         stdout: Buffer.concat(out),
         stderr: Buffer.concat(err).toString('utf8').trim(),
       };
+      return cut ? { ...result, cut } : result;
     },
     disarm: () => {
       if (used) return;

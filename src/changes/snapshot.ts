@@ -139,7 +139,10 @@ async function snapshotWith(
   const listing = view ? { ...view.env, signal: stop } : undefined;
   const [status, flagged] =
     found && listing
-      ? await Promise.all([git(root, statusArgs(), listing), flaggedPaths(root, found.prefix, listing)])
+      ? await Promise.all([
+          git(root, statusArgs(), { ...listing, maxBytes: STATUS_MAX_BYTES }),
+          flaggedPaths(root, found.prefix, listing),
+        ])
       : [undefined, []];
   stop?.throwIfAborted();
   const listed = found && status ? await withNested(root, readStatus(status, found.prefix)) : undefined;
@@ -161,10 +164,13 @@ async function snapshotWith(
   const snapshot: Snapshot = {
     root,
     git: place,
-    nextLook: place && view ? armGit(root, statusArgs(), view.env) : undefined,
+    nextLook:
+      place && view ? armGit(root, statusArgs(), { ...view.env, maxBytes: STATUS_MAX_BYTES }) : undefined,
     ...(seen ? { config: { filters: seen.filters, marks: await marksOf('/', seen.files) } } : {}),
     ...(view ? { view } : {}),
-    ...(listed ? { ignored: listed.ignored, submodules: listed.submodules } : {}),
+    // A status cut before its ignored entries cannot tell a newly ignored file after the turn: none is looked
+    // for (truncated says more may have changed).
+    ...(listed ? { ...(listed.cut ? {} : { ignored: listed.ignored }), submodules: listed.submodules } : {}),
     files,
     truncated: (walked?.truncated ?? listed?.truncated ?? false) || paths.length > MAX_FILES,
     ...(listed && paths.length > MAX_FILES ? { beyond: new Set(paths.slice(MAX_FILES)) } : {}),
@@ -303,6 +309,9 @@ interface GitStatus {
   unreadable: string[];
   /** The ignored files, and folders (ending in `/`) git lists whole. */
   ignored: Set<string>;
+  /** The status was cut at STATUS_MAX_BYTES: the lists above are its first part (the ignored ones come last
+   * in it, so they may be missing whole). */
+  cut?: boolean;
   /** Submodules git lists as changed, with their state. */
   submodules: Map<string, string>;
 }
@@ -327,6 +336,12 @@ const STATUS_ARGS = [
 
 // The status, with the view's index, git dir, work tree and settings (GitView).
 const statusArgs = (): string[] => [...STATUS_ARGS];
+
+/** At most this much of a `git status` is read (about 200,000 entries, ten times the files looked at): past
+ * it git is ended and the snapshot is `truncated`. Every entry git lists is held while it is read (found by
+ * review: an agent that makes 300,000 files took the run to 259 MB, and a few million would end it out of
+ * memory, with no result); what is past the cap may have changed, and `truncated` says so. */
+export const STATUS_MAX_BYTES = 8 * 1024 * 1024;
 
 /** At most this many hooks are looked at. */
 const MAX_HOOKS = 256;
@@ -363,14 +378,17 @@ export function unopened(stderr: string): string[] {
 }
 
 // Its entries under the workspace (paths relative to it), and HEAD.
-function readStatus(r: GitResult, prefix: string): GitStatus {
+export function readStatus(r: GitResult, prefix: string): GitStatus {
   // A status that failed is no empty one: the ledger says it could not measure, never that nothing changed.
   if (r.code !== 0) throw new Error(`git status failed: ${r.stderr || `exit ${r.code}`}`);
   const entries = new Map<string, string>();
   const nested: string[] = [];
   const ignored = new Set<string>();
   const submodules = new Map<string, string>();
-  const status = parseStatusV2(decodeName(r.stdout));
+  // A status cut at STATUS_MAX_BYTES: its records up to the last whole one (each ends with a NUL).
+  const cut = r.cut === true;
+  const out = cut ? r.stdout.subarray(0, r.stdout.lastIndexOf(0) + 1) : r.stdout;
+  const status = parseStatusV2(decodeName(out));
   for (const e of status.entries) {
     if (!e.path.startsWith(prefix)) continue;
     const rel = e.path.slice(prefix.length);
@@ -392,9 +410,10 @@ function readStatus(r: GitResult, prefix: string): GitStatus {
     entries,
     head: status.head,
     nested,
-    truncated: false,
+    truncated: cut,
     unreadable: unopened(r.stderr),
     ignored,
+    ...(cut ? { cut } : {}),
     submodules,
   };
 }
@@ -656,7 +675,9 @@ async function lookAgain(
           ],
         };
     const look =
-      same && before.nextLook ? await before.nextLook.run(giveUp) : await git(before.root, statusArgs(), env);
+      same && before.nextLook
+        ? await before.nextLook.run(giveUp)
+        : await git(before.root, statusArgs(), { ...env, maxBytes: STATUS_MAX_BYTES });
     const status = await withNested(before.root, readStatus(look, place.prefix));
     // Not listed before: a tracked file that was clean then, or a file that did not exist.
     // Past the snapshot's cap, a path git listed then too was there all along, in a state not looked at:

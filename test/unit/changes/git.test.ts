@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mayBeInGit, parseStatusV2 } from '../../../src/changes/git.js';
+import { armGit, git, mayBeInGit, parseStatusV2 } from '../../../src/changes/git.js';
+import { readStatus } from '../../../src/changes/snapshot.js';
 
 const OID = '748e513a7392e66c042aa04efea127cecd5845cf';
 const Z = '0000000000000000000000000000000000000000';
@@ -75,5 +77,50 @@ describe('mayBeInGit', () => {
   it('is true when a .git (a directory, or a worktree file) is in a directory above', () => {
     writeFileSync(join(dir, 'a', '.git'), 'gitdir: /elsewhere\n');
     expect(mayBeInGit(deep, {})).toBe(true);
+  });
+});
+
+describe('a git status read up to maxBytes (found by review: every entry was held, 259 MB for 300,000 files)', () => {
+  // A repository with 50 untracked files: `?? f<n>.txt` records, 11 or 12 bytes each with their NUL.
+  function untracked(): string {
+    const repo = mkdtempSync(join(tmpdir(), 'rho-cut-'));
+    execFileSync('git', ['init', '-q'], { cwd: repo });
+    for (let i = 0; i < 50; i++) writeFileSync(join(repo, `f${i}.txt`), '');
+    return repo;
+  }
+  const STATUS = ['status', '--porcelain=v2', '-z', '--untracked-files=all'];
+
+  it('git() past maxBytes: git ended, code 0, cut, the first maxBytes kept', async () => {
+    const repo = untracked();
+    const whole = await git(repo, STATUS);
+    expect(whole.cut).toBeUndefined();
+    expect(whole.stdout.length).toBeGreaterThan(400);
+    const r = await git(repo, STATUS, { maxBytes: 100 });
+    expect(r).toMatchObject({ code: 0, cut: true });
+    expect(r.stdout.equals(whole.stdout.subarray(0, 100))).toBe(true);
+    // Below the bound nothing is cut.
+    expect((await git(repo, STATUS, { maxBytes: 1 << 20 })).cut).toBeUndefined();
+  });
+
+  it('an armed status the same', async () => {
+    const repo = untracked();
+    const whole = await git(repo, STATUS);
+    const r = await armGit(repo, STATUS, { maxBytes: 100 }).run();
+    expect(r).toMatchObject({ code: 0, cut: true });
+    expect(r.stdout.equals(whole.stdout.subarray(0, 100))).toBe(true);
+    expect((await armGit(repo, STATUS, { maxBytes: 1 << 20 }).run()).cut).toBeUndefined();
+  });
+
+  it('readStatus of a cut status: the whole records before the cut, truncated, and said to be cut', () => {
+    const records = ['? a.txt', '? b.txt', '! ignored.log', '? c.txt'].map((r) => `${r}\0`).join('');
+    const cutInC = Buffer.from(records).subarray(0, records.length - 4);
+    const s = readStatus({ code: 0, stdout: cutInC, stderr: '', cut: true }, '');
+    expect([...s.entries.keys()]).toEqual(['a.txt', 'b.txt']);
+    expect([...s.ignored]).toEqual(['ignored.log']);
+    expect(s).toMatchObject({ truncated: true, cut: true });
+    const whole = readStatus({ code: 0, stdout: Buffer.from(records), stderr: '' }, '');
+    expect([...whole.entries.keys()]).toEqual(['a.txt', 'b.txt', 'c.txt']);
+    expect(whole.truncated).toBe(false);
+    expect(whole.cut).toBeUndefined();
   });
 });
