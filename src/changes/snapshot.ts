@@ -447,10 +447,23 @@ export function parseNameStatus(out: string, prefix: string): Map<string, boolea
   const f = out.split('\0');
   for (let i = 0; i + 1 < f.length; i += 2) {
     const path = f[i + 1]!;
-    if (path.startsWith(prefix)) found.set(path.slice(prefix.length), f[i] !== 'A');
+    // No path git lists is empty: an empty one is a listing cut after a status letter (listedPart).
+    if (path !== '' && path.startsWith(prefix)) found.set(path.slice(prefix.length), f[i] !== 'A');
   }
   return found;
 }
+
+// The part of a listing read up to STATUS_MAX_BYTES that ends with a whole field (a cut one is dropped).
+function listedPart(r: GitResult): Buffer {
+  return r.cut ? r.stdout.subarray(0, r.stdout.lastIndexOf(0) + 1) : r.stdout;
+}
+
+/** Paths a diff names, with whether each existed before; `cut` when the listing was cut at its bound. */
+interface Named {
+  found: Map<string, boolean>;
+  cut: boolean;
+}
+const NONE: Named = { found: new Map(), cut: false };
 
 // Paths changed between two commits under the workspace (the agent committed, or checked out another),
 // with whether each existed at the first.
@@ -460,25 +473,33 @@ async function committed(
   from: string | null,
   to: string | null,
   prefix: string,
-): Promise<Map<string, boolean>> {
-  if (from === to || !from || !to) return new Map();
-  const r = await git(root, ['diff', ...NAME_DIFF, from, to, '--', '.'], env);
+): Promise<Named> {
+  if (from === to || !from || !to) return NONE;
+  // Read up to the status's bound: the agent can commit a million files.
+  const r = await git(root, ['diff', ...NAME_DIFF, from, to, '--', '.'], {
+    ...env,
+    maxBytes: STATUS_MAX_BYTES,
+  });
   // A diff that failed (the commit the snapshot saw is gone: the agent made a new repository, or removed
   // it) is no empty one: the ledger says it could not measure, never that nothing changed.
   if (r.code !== 0) throw new Error(`git diff failed: ${r.stderr || `exit ${r.code}`}`);
-  return parseNameStatus(decodeName(r.stdout), prefix);
+  return { found: parseNameStatus(decodeName(listedPart(r)), prefix), cut: r.cut === true };
 }
 
 // What the agent staged (its real index against the snapshot's HEAD), looked at only when that index changed:
 // the ledger's status reads its own copy, so a change staged and then undone in the work tree is found here.
-async function staged(before: Snapshot, place: GitPlace): Promise<Map<string, boolean>> {
+async function staged(before: Snapshot, place: GitPlace): Promise<Named> {
   const view = before.view;
-  if (!view?.index || markOfSync(view.index.path)?.stat === view.index.mark?.stat) return new Map();
+  if (!view?.index || markOfSync(view.index.path)?.stat === view.index.mark?.stat) return NONE;
   const env = { ...view.env, vars: { ...view.env.vars, GIT_INDEX_FILE: view.index.path } };
   const base = place.head ?? (await emptyTree(before.root, env));
-  const r = await git(before.root, ['diff-index', '--cached', ...NAME_DIFF, base, '--', '.'], env);
+  // Read up to the status's bound: the agent can stage a million files.
+  const r = await git(before.root, ['diff-index', '--cached', ...NAME_DIFF, base, '--', '.'], {
+    ...env,
+    maxBytes: STATUS_MAX_BYTES,
+  });
   if (r.code !== 0) throw new Error(`git diff-index failed: ${r.stderr || `exit ${r.code}`}`);
-  return parseNameStatus(decodeName(r.stdout), place.prefix);
+  return { found: parseNameStatus(decodeName(listedPart(r)), place.prefix), cut: r.cut === true };
 }
 
 // The empty tree's id in this repository's object format.
@@ -690,11 +711,11 @@ async function lookAgain(
       committed(before.root, env, place.head, status.head, place.prefix),
       staged(before, place),
     ]);
-    for (const [p, existed] of stagedNow) if (!seen.has(p)) seen.set(p, existed ? 'clean' : null);
+    for (const [p, existed] of stagedNow.found) if (!seen.has(p)) seen.set(p, existed ? 'clean' : null);
     return {
       seen,
-      committed: moved,
-      truncated: status.truncated,
+      committed: moved.found,
+      truncated: status.truncated || moved.cut || stagedNow.cut,
       unreadable: status.unreadable,
       ignored: status.ignored,
       submodules: status.submodules,

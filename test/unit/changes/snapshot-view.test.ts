@@ -64,4 +64,8 @@ describe('parseNameStatus', () => {
       ['b', false],
     ]);
   });
+
+  it('a listing cut after a status letter (read up to its bound) names no empty path', () => {
+    expect([...parseNameStatus('A\0a\0M\0', '')]).toEqual([['a', false]]);
+  });
 });
