@@ -55,13 +55,12 @@ export function git(cwd: string, args: string[], o: GitOptions = {}): Promise<Gi
             : typeof (err as { code?: unknown }).code === 'number'
               ? Number(err.code)
               : 127;
-        const stdoutBuf = stdout ?? Buffer.alloc(0);
-        const stderrText = String(stderr ?? '').trim();
-        resolve(
-          cut
-            ? { code, stdout: stdoutBuf, stderr: stderrText, cut }
-            : { code, stdout: stdoutBuf, stderr: stderrText },
-        );
+        resolve({
+          code,
+          stdout: stdout ?? Buffer.alloc(0),
+          stderr: String(stderr ?? '').trim(),
+          ...(cut ? { cut } : {}),
+        });
       },
     );
     if (o.input) child.stdin?.end(o.input);
@@ -139,12 +138,12 @@ export function armGit(
       // The shell never started (no /bin/sh, a spawn error): the usual way.
       if (code === null && out.length === 0 && !signal?.aborted && !cut)
         return git(cwd, args, { ...o, signal });
-      const result = {
+      return {
         code: cut ? 0 : (code ?? 127),
         stdout: Buffer.concat(out),
         stderr: Buffer.concat(err).toString('utf8').trim(),
+        ...(cut ? { cut } : {}),
       };
-      return cut ? { ...result, cut } : result;
     },
     disarm: () => {
       if (used) return;

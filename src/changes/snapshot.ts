@@ -387,8 +387,7 @@ export function readStatus(r: GitResult, prefix: string): GitStatus {
   const submodules = new Map<string, string>();
   // A status cut at STATUS_MAX_BYTES: its records up to the last whole one (each ends with a NUL).
   const cut = r.cut === true;
-  const out = cut ? r.stdout.subarray(0, r.stdout.lastIndexOf(0) + 1) : r.stdout;
-  const status = parseStatusV2(decodeName(out));
+  const status = parseStatusV2(decodeName(listedPart(r)));
   for (const e of status.entries) {
     if (!e.path.startsWith(prefix)) continue;
     const rel = e.path.slice(prefix.length);
@@ -453,7 +452,8 @@ export function parseNameStatus(out: string, prefix: string): Map<string, boolea
   return found;
 }
 
-// The part of a listing read up to STATUS_MAX_BYTES that ends with a whole field (a cut one is dropped).
+// The part of a listing read up to STATUS_MAX_BYTES that ends with a whole field (a cut one is dropped): every
+// field of `git status -z` and of `git diff -z --name-status` ends with a NUL.
 function listedPart(r: GitResult): Buffer {
   return r.cut ? r.stdout.subarray(0, r.stdout.lastIndexOf(0) + 1) : r.stdout;
 }

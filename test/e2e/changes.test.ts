@@ -8,7 +8,15 @@ import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, runCli, startCli, tempDir, waitForStdout } from '../helpers/cli.js';
 import { waitForGone } from '../helpers/processes.js';
 import { chunk, effect, permissionRequest, toolUpdate } from '../helpers/lines.js';
-import { filterAttack, git, repoState, slowGit, userRepo, writeFiles } from '../helpers/repo.js';
+import {
+  filterAttack,
+  git,
+  repoState,
+  slowGit,
+  stopWhileGitRuns,
+  userRepo,
+  writeFiles,
+} from '../helpers/repo.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
@@ -850,19 +858,20 @@ describe("a signal or --timeout while the ledger's snapshot lists the repository
     '%s: exit %i at once while `git %s` runs: it is ended, no prompt sent, nothing measured',
     async (how, code, slowCommand, extra, errorCode) => {
       const repo = userRepo();
-      const slow = slowGit(slowCommand);
-      const s = startCli(['run', ...SJ, ...extra, 'go'], {
+      const {
+        r,
+        gitPid: git30s,
+        ms,
+      } = await stopWhileGitRuns(['run', ...SJ, ...extra, 'go'], {
         agent: await agentPath,
         cwd: repo,
         cliConfig: { approvalMode: 'allowlist' },
-        env: { PATH: slow.path, RHO_SCRIPT: JSON.stringify({ before: [chunk('ok')] }) },
+        env: { RHO_SCRIPT: JSON.stringify({ before: [chunk('ok')] }) },
+        slow: slowGit(slowCommand),
+        sigint: how === 'SIGINT',
       });
-      const git30s = await slow.pid();
-      const signalledAt = Date.now();
-      if (how === 'SIGINT') s.child.kill('SIGINT');
-      const r = await finish(s, true);
       // Not the 30 s of that git (the bound is loose for a busy machine).
-      expect(Date.now() - signalledAt).toBeLessThan(8000);
+      expect(ms).toBeLessThan(8000);
       expect(r.exitCode, r.stderr).toBe(code);
       const result = resultOf(r.events);
       expect(result).toMatchObject({ type: 'result', changes: null, error: { code: errorCode } });

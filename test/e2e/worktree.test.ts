@@ -18,7 +18,7 @@ import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, startCli, tempDir, waitForStdout } from '../helpers/cli.js';
 import { waitForGone } from '../helpers/processes.js';
 import { chunk, effect } from '../helpers/lines.js';
-import { filterAttack, git, repoState, slowGit, userRepo } from '../helpers/repo.js';
+import { filterAttack, git, repoState, slowGit, stopWhileGitRuns, userRepo } from '../helpers/repo.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
@@ -523,21 +523,23 @@ describe('--worktree: a signal or --timeout while the worktree is made (found by
     async (how, code, extra, errorCode) => {
       const repo = userRepo();
       const before = repoState(repo);
-      // A checkout that never ends: a large repository, or a user's smudge filter that waits on a server.
-      const slow = slowGit('checkout');
-      const s = startCli(['run', ...SJ, '--worktree', ...extra, 'go'], {
+      const {
+        r,
+        pid,
+        gitPid: git30s,
+        ms,
+      } = await stopWhileGitRuns(['run', ...SJ, '--worktree', ...extra, 'go'], {
         agent: await agentPath,
         cwd: repo,
         cliConfig: { approvalMode: 'allowlist' },
-        env: { PATH: slow.path, RHO_SCRIPT: JSON.stringify({ before: WORK }) },
+        env: { RHO_SCRIPT: JSON.stringify({ before: WORK }) },
+        // A checkout that never ends: a large repository, or a user's smudge filter that waits on a server.
+        slow: slowGit('checkout'),
+        sigint: how === 'SIGINT',
       });
-      const git30s = await slow.pid();
-      const signalledAt = Date.now();
-      if (how === 'SIGINT') s.child.kill('SIGINT');
-      const r = await finish(s, true);
       // It waited neither for the 30 s checkout nor for anything after it (the bound is loose for a busy
       // machine; before the fix the run took the whole 30 s).
-      expect(Date.now() - signalledAt).toBeLessThan(8000);
+      expect(ms).toBeLessThan(8000);
       expect(r.exitCode, r.stderr).toBe(code);
       const result = resultOf(r.events) as { type: string; error: { code: string }; worktree?: unknown };
       expect(result.type).toBe('result');
@@ -545,9 +547,7 @@ describe('--worktree: a signal or --timeout while the worktree is made (found by
       expect(result.worktree).toBeUndefined();
       // The git at work was ended with the run, and nothing of the worktree is left.
       expect(await waitForGone(git30s)).toBe(true);
-      expect(
-        readdirSync(tmpdir()).filter((n) => n.startsWith(`rho-cursor-worktree-${s.child.pid}-`)),
-      ).toEqual([]);
+      expect(readdirSync(tmpdir()).filter((n) => n.startsWith(`rho-cursor-worktree-${pid}-`))).toEqual([]);
       expect(repoState(repo)).toEqual(before);
       expect(git(repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
     },

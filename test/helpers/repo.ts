@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { tempDir } from './cli.js';
+import { finish, startCli, tempDir, type CliOptions, type CliRun } from './cli.js';
 
 const GIT_ENV = {
   ...process.env,
@@ -45,6 +45,24 @@ export function slowGit(
     return Number(readFileSync(pidFile, 'utf8'));
   };
   return { path: `${dir}:${process.env.PATH ?? ''}`, pid };
+}
+
+/**
+ * Starts the CLI with `slow` first on PATH and, once its slow git has started, sends SIGINT when `sigint`
+ * (else a `--timeout` in the arguments ends the run). Resolves with the run, its pid, that git's pid, and the
+ * time from the signal (or from that git's start) to the run's end.
+ */
+export async function stopWhileGitRuns(
+  args: string[],
+  o: CliOptions & { slow: ReturnType<typeof slowGit>; sigint: boolean },
+): Promise<{ r: CliRun; pid: number; gitPid: number; ms: number }> {
+  const { slow, sigint, ...cli } = o;
+  const s = startCli(args, { ...cli, env: { ...cli.env, PATH: slow.path } });
+  const gitPid = await slow.pid();
+  const from = Date.now();
+  if (sigint) s.child.kill('SIGINT');
+  const r = await finish(s, true);
+  return { r, pid: s.child.pid!, gitPid, ms: Date.now() - from };
 }
 
 // Writes files (path -> text), making their folders.
