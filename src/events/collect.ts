@@ -10,7 +10,8 @@ import type {
   ToolEvent,
   WarningEvent,
 } from './types.js';
-import { MAX_HELD_TOOLS } from './tools.js';
+import { keep } from './own-key.js';
+import { keyCount, MAX_HELD_TOOLS, MAX_INPUT_KEYS } from './tools.js';
 
 /**
  * Permissions, questions and plans kept for the json output, and warnings of each code: the first this many;
@@ -32,10 +33,21 @@ class Kept<T> {
 
 // A tool's latest state, with what every update of it carried as `extra` (the latest value of each field):
 // the json output prints one state per tool, and an extra an earlier update sent is not lost with it (found
-// by review: only the last update's was kept).
+// by review: only the last update's was kept). The latest update's own extra is whole; earlier fields are
+// added while the whole holds at most MAX_INPUT_KEYS, as a tool's merged input does (an agent that sends a
+// new field name in each of a million updates cannot grow it). An own `__proto__` stays a key (keep).
 function withExtras(was: ToolEvent | undefined, e: ToolEvent): ToolEvent {
   if (was?.extra === undefined) return e;
-  return { ...e, extra: { ...was.extra, ...e.extra } };
+  if (e.extra === undefined) return { ...e, extra: was.extra };
+  const extra = { ...e.extra };
+  let room = MAX_INPUT_KEYS - keyCount(extra);
+  for (const k in was.extra) {
+    if (room <= 0) break;
+    if (Object.hasOwn(extra, k)) continue;
+    keep(extra, k, was.extra[k]);
+    room--;
+  }
+  return { ...e, extra };
 }
 
 export class RunSummary {

@@ -207,7 +207,7 @@ function sameInput(held: Record<string, unknown>, next: Record<string, unknown>)
 
 // How many keys an object from JSON.parse (or a merge of such) holds, without making an array of them: the
 // tool loops below run for every tool update (for-in enumerates own keys only on such plain objects).
-function keyCount(o: Record<string, unknown>): number {
+export function keyCount(o: Record<string, unknown>): number {
   let n = 0;
   for (const _ in o) n++;
   return n;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_KEPT, RunSummary } from '../../../src/events/collect.js';
+import { MAX_INPUT_KEYS } from '../../../src/events/tools.js';
 import type { PermissionEvent, ResultEvent, ToolEvent } from '../../../src/events/types.js';
 
 const result: ResultEvent = {
@@ -77,11 +78,31 @@ describe('RunSummary', () => {
         extra: { _meta: { startedAt: 1 }, status: 'done', rawOutput: { durationMs: 5 } },
       },
     ]);
+    // An update with none keeps what came before.
+    const later = new RunSummary();
+    later.add({ ...tool('pending'), extra: { _meta: 1 } });
+    later.add(tool('completed'));
+    expect(later.output(result).tools).toEqual([{ ...tool('completed'), extra: { _meta: 1 } }]);
     // A tool with no extra at all carries none.
     const plain = new RunSummary();
     plain.add(tool('pending'));
     plain.add(tool('completed'));
     expect(plain.output(result).tools).toEqual([tool('completed')]);
+  });
+
+  it(`holds at most MAX_INPUT_KEYS (${MAX_INPUT_KEYS}) fields of earlier extras, the latest update's whole, __proto__ a key`, () => {
+    const summary = new RunSummary();
+    // A new field name in each of 1,500 updates.
+    for (let i = 0; i < 1500; i++) summary.add({ ...tool('in_progress'), extra: { [`k${i}`]: i } });
+    const own = JSON.parse('{"__proto__": {"polluted": true}}') as Record<string, unknown>;
+    summary.add({ ...tool('in_progress'), extra: own });
+    summary.add({ ...tool('completed'), extra: { last: 1 } });
+    const extra = summary.output(result).tools[0]!.extra!;
+    expect(Object.keys(extra)).toHaveLength(MAX_INPUT_KEYS);
+    expect(extra.last).toBe(1);
+    expect(Object.hasOwn(extra, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(extra)).toBe(Object.prototype);
+    expect(extra.k1499).toBe(1499);
   });
 
   it('keeps questions and plans in order', () => {
