@@ -123,7 +123,6 @@ export async function makeWorktree(userCwd: string, keep = false, signal?: Abort
   };
   const o = { signal };
   try {
-    signal?.throwIfAborted();
     // A repository of its own that reads the user's objects (and, for a shallow clone such as CI's checkout,
     // knows where history stops), checked out at HEAD. No template: no hooks, of ours or the user's.
     const common =
