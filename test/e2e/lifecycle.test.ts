@@ -414,7 +414,10 @@ describe('--timeout and signals bound the last writes too', () => {
 
   it('a signal while the result of a finished turn waits on a reader that takes nothing: exit 1, never 0', async () => {
     const dir = tempDir();
-    const r = unread(['run', ...SJ, '--agent', await agentPath, 'go'], {
+    // json writes nothing until the end: with stream-json the 1 MiB chunk fills the pipe during the turn, the
+    // run stops reading the agent (memory stays flat), and whether the turn's answer was read with the end of
+    // that line or is still waiting behind it is a race (the turn would then not be over when the signal comes).
+    const r = unread(['run', '--output-format', 'json', '--agent', await agentPath, 'go'], {
       CURSOR_CONFIG_DIR: dir,
       RHO_SCRIPT: JSON.stringify({ before: [chunk('start')], hugeMiB: 1, pidFile: join(dir, 'agent.pid') }),
     });
