@@ -1,6 +1,7 @@
 // Pure: the small facts a run keeps about itself for what it reports after the turn (the CI summary,
 // -o, --strict, --max-tool-calls): never whole tool states, so memory stays flat however long the turn.
 import type { Event } from './types.js';
+import { decisionWords } from './decision.js';
 
 export interface ToolFact {
   kind: string;
@@ -11,7 +12,7 @@ export interface ToolFact {
 export interface DecisionFact {
   kind: string;
   title: string;
-  decision: string;
+  decision: ReturnType<typeof decisionWords>;
   reason: string;
 }
 
@@ -84,7 +85,7 @@ export class RunFacts {
           this.decisions.push({
             kind: e.kind,
             title: e.title,
-            decision: 'optionId' in d ? d.optionId : 'cancelled',
+            decision: decisionWords(d),
             reason: e.reason,
           });
         return;

@@ -1,4 +1,5 @@
 // Text renderer: the agent's message text alone on stdout; everything else as short lines on stderr.
+import { decisionWords } from '../events/decision.js';
 import { extensionNote } from '../events/extensions.js';
 import type { ChalkInstance } from 'chalk';
 import type { Event, JsonOutput, QuestionEvent, Todo, ToolEvent } from '../events/types.js';
@@ -97,9 +98,8 @@ export class TextRenderer implements Renderer {
           );
         return;
       case 'permission': {
-        const d = label('optionId' in e.decision ? e.decision.optionId : 'cancelled');
-        const colour =
-          'optionId' in e.decision && e.decision.kind.startsWith('allow') ? this.c.green : this.c.red;
+        const d = decisionWords(e.decision);
+        const colour = d === 'allowed once' ? this.c.green : this.c.red;
         const why = e.agentReason ? ` · ${this.who}: ${label(e.agentReason)}` : '';
         this.line(
           `${this.c.bold('permission')} ${label(e.kind)} ${label(e.title)} → ${colour(d)} (${message(e.reason)})${this.c.dim(why)}`,

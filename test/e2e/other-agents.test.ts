@@ -46,7 +46,7 @@ describe("Claude's adapter", () => {
     );
     expect(r.stderr).toMatch(/ · agent Claude Code · permissions reject/);
     expect(r.stderr).toMatch(
-      /permission execute rm -rf build → reject .* · Claude Code: Claude wants to run a command/,
+      /permission execute rm -rf build → rejected once \(--permissions reject\) · Claude Code: Claude wants to run a command/,
     );
     // Its string rawOutput is shown, never an internal error.
     expect(r.stderr).toMatch(/Read README\.md.*2 lines/);

@@ -491,7 +491,7 @@ describe.concurrent('the CI summary', () => {
     // Contract v3: Markdown characters of agent text are escaped in cells.
     expect(md).toContain('| execute | \\`rm -rf /\\` | rejected |');
     expect(md).toContain('#### Permission decisions');
-    expect(md).toContain('| execute | \\`rm -rf /\\` | reject-once | --permissions reject |');
+    expect(md).toContain('| execute | \\`rm -rf /\\` | rejected once | --permissions reject |');
     expect(md).toContain('#### Warnings');
     // A warning is listed whole, not cut at a table cell's length.
     const warning = lines(r.stderr).find((l) => l.startsWith('warning: approvalMode is unrestricted'))!;

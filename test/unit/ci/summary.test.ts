@@ -68,7 +68,8 @@ describe('summaryMarkdown', () => {
           title: 'rm -rf /',
           kind: 'execute',
           options: [],
-          decision: { optionId: 'reject-once', kind: 'reject_once' },
+          // The agent names its options: the row says what rho-cursor chose, by kind, not this label.
+          decision: { optionId: 'allowed', kind: 'reject_once' },
           reason: '--fence no-shell',
           agentReason: null,
           decidedBy: 'policy',
@@ -101,7 +102,7 @@ describe('summaryMarkdown', () => {
         '',
         '| kind | title | decision | reason |',
         '| --- | --- | --- | --- |',
-        '| execute | rm -rf / | reject-once | --fence no-shell |',
+        '| execute | rm -rf / | rejected once | --fence no-shell |',
         '',
         '#### Warnings',
         '',

@@ -152,18 +152,23 @@ describe('RunFacts.denied', () => {
 });
 
 describe('RunFacts: permissions', () => {
-  it('records each decision: the option chosen, or cancelled', () => {
+  it("records each decision in rho-cursor's words, by the kind chosen, never the agent's option id", () => {
     const facts = new RunFacts(false);
     facts.add(permission());
     facts.add(
       permission({ decision: { outcome: 'cancelled' }, reason: 'withdrawn', decidedBy: 'withdrawn' }),
     );
+    // Found by review: the agent names its options; one called "rejected" of kind allow_once was allowed.
+    facts.add(permission({ decision: { optionId: 'rejected', kind: 'allow_once' } }));
+    facts.add(permission({ decision: { optionId: 'ALLOWED', kind: 'reject_once' }, reason: 'no' }));
     expect(facts.decisions).toEqual([
-      { kind: 'execute', title: 'rm -rf build', decision: 'allow-once', reason: 'the policy allows it' },
+      { kind: 'execute', title: 'rm -rf build', decision: 'allowed once', reason: 'the policy allows it' },
       { kind: 'execute', title: 'rm -rf build', decision: 'cancelled', reason: 'withdrawn' },
+      { kind: 'execute', title: 'rm -rf build', decision: 'allowed once', reason: 'the policy allows it' },
+      { kind: 'execute', title: 'rm -rf build', decision: 'rejected once', reason: 'no' },
     ]);
-    expect(facts.decisionCount).toBe(2);
-    expect(facts.rejections).toBe(1);
+    expect(facts.decisionCount).toBe(4);
+    expect(facts.rejections).toBe(2);
   });
 
   it(`keeps the first ${FACTS_KEPT} decisions and warnings and counts them all`, () => {
