@@ -1,6 +1,13 @@
 // A short conversation with the agent outside a run (doctor --handshake, sessions): spawn it, initialize,
 // let the caller send its requests, then end it with everything it started, on every path.
-import { checkInitialize, initializeParams, stepTimeoutError } from '../acp/answers.js';
+import {
+  authError,
+  checkInitialize,
+  initializeError,
+  initializeParams,
+  isAuthError,
+  stepTimeoutError,
+} from '../acp/answers.js';
 import { METHOD_NOT_FOUND, RpcFailure } from '../acp/handlers.js';
 import { linkAgent } from './link.js';
 import { AgentProcess } from './process.js';
@@ -71,7 +78,11 @@ export async function withAgent<T>(
       return Promise.race([conn.request<R>(method, params, { ms: i.stepTimeoutMs, error }), aborted]);
     };
     const t = now();
-    const init = checkInitialize(await step<unknown>('initialize', initializeParams(i.version)));
+    const init = checkInitialize(
+      await step<unknown>('initialize', initializeParams(i.version)).catch((e: unknown) => {
+        throw isAuthError(e) ? authError(e, undefined, i.label) : initializeError(e);
+      }),
+    );
     const result = await body(step, init, Math.round(now() - t));
     conn.close(new RhoError('cancelled', 'done'));
     return result;

@@ -1,10 +1,11 @@
 // doctor --handshake: initialize and session/new against the real agent, timed, then the agent is ended.
 // The caller gives it a fenced environment, so Cursor cannot rewrite the user's cli-config.json while we look.
-import { CURSOR_HINT, isAuthError } from '../acp/answers.js';
+import { authError, isAuthError } from '../acp/answers.js';
 import { cursorAtSpawn, identify, type AgentIdentity } from '../agent/identity.js';
 import { isRecord, str } from '../acp/messages.js';
 import { withAgent, type BriefInput } from '../agent/brief.js';
-import { RhoError, toRhoError } from '../errors.js';
+import type { RhoError } from '../errors.js';
+import { toRhoError } from '../errors.js';
 import type { HandshakeReport } from './report.js';
 
 /** The agent's environment has CURSOR_CONFIG_DIR pointing at a private dir; `now` times the steps. */
@@ -42,11 +43,8 @@ export async function handshake(
           if (!isAuthError(e)) throw e;
           report.sessionNewMs = Math.round(i.now() - t);
           report.authenticated = false;
-          throw new RhoError(
-            'auth_required',
-            `the agent is not authenticated: ${e.rpc.message}`,
-            identity?.cursor === false ? {} : { hint: CURSOR_HINT },
-          );
+          // What the agent said in full (its error's data too) and the ways it offers to log in, as a run says.
+          throw authError(e, init, i.label, identity?.cursor !== false);
         }
       },
       i.now,

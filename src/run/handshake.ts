@@ -69,7 +69,8 @@ export async function shakeHands(ctx: RunContext, a: Attempt, prepared: Prepared
   try {
     initResult = checkInitialize(
       await init.catch((e: unknown) => {
-        throw initializeError(e);
+        // An agent may ask for authentication as soon as it starts (Gemini's adapter can): exit 3 there too.
+        throw isAuthError(e) ? authError(e, undefined, opts.agent, ctx.identity.cursor) : initializeError(e);
       }),
     );
   } finally {
@@ -179,6 +180,8 @@ export async function applySetting(
     return readChoices(await step<unknown>(ctx, a, setting.method, setting.params));
   } catch (e) {
     if (!(e instanceof RpcRequestError)) throw e;
+    const failed: unknown = e;
+    if (isAuthError(failed)) throw authError(failed, a.initResult, ctx.opts.agent, ctx.identity.cursor);
     if (ctx.opts.plan && (setting.params.modeId === 'plan' || setting.params.value === 'plan'))
       throw new RhoError('plan_refused', `the agent refused plan mode: ${rpcErrorText(e.rpc)}`);
     throw new RhoError('rpc_error', `${setting.method} failed: ${rpcErrorText(e.rpc)}`);

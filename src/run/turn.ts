@@ -18,12 +18,17 @@ import { applySetting } from './handshake.js';
 // only that offers it (Codex).
 export async function enterMode(ctx: RunContext, a: Attempt, mode: string): Promise<void> {
   const session = a.session!;
-  const after = await applySetting(
-    ctx,
-    a,
-    modeSetting(session.choices, session.sessionId, mode, ctx.opts.plan),
-  );
+  const setting = modeSetting(session.choices, session.sessionId, mode, ctx.opts.plan);
+  const after = await applySetting(ctx, a, setting);
+  // session/set_mode answers nothing; the config option's answer is every option as it now stands, and one
+  // that still holds another mode did not switch (found by review: the run went on, exit 0, in that mode).
   const now = after.currentMode ?? mode;
+  if (now !== mode) {
+    const said = `the agent answered ${setting.method}, but its mode is still '${now}'`;
+    throw ctx.opts.plan && mode === 'plan'
+      ? new RhoError('plan_refused', `${said}: plan mode was not entered`)
+      : new RhoError('protocol', `${said}: --mode ${mode} was not applied`);
+  }
   if (noteMode(a.update, now)) emit(ctx, { type: 'mode', mode: now });
   ctx.out.flush();
 }

@@ -108,6 +108,31 @@ describe("Claude's adapter", () => {
     expect(r.stderr).not.toMatch(/CURSOR_API_KEY|cursor-agent login/);
   });
 
+  // Found by review: only session/new and the prompt were read as auth errors; initialize's and a setting's
+  // were exit 1 rpc_error.
+  it('auth_required from initialize or from session/set_model is exit 3 too, what it offers named', async () => {
+    const auth = { code: -32000, message: 'Authentication required', data: 'run `claude` to log in' };
+    const atInit = await runPeer(claudeLike({ initialize: { error: auth } }), ['run', ...SJ, 'go']);
+    expect(atInit.exitCode, atInit.stderr).toBe(3);
+    expect(result(atInit).error).toMatchObject({
+      code: 'auth_required',
+      message: expect.stringMatching(/needs authentication: Authentication required: run `claude` to log in/),
+    });
+    const atModel = await runPeer(claudeLike({ settingError: auth }), [
+      'run',
+      ...SJ,
+      '--model',
+      'opus',
+      'go',
+    ]);
+    expect(atModel.exitCode, atModel.stderr).toBe(3);
+    expect(result(atModel).error).toMatchObject({
+      code: 'auth_required',
+      message: expect.stringMatching(/Authentication required.*it offers: Log in with Claude Code/),
+    });
+    expect(received(atModel, 'session/prompt')).toEqual([]);
+  });
+
   it('another -32000 error on session/prompt stays an rpc_error (exit 1), not an auth error', async () => {
     const script = claudeLike({ turn: [], stop: { error: { code: -32000, message: 'Overloaded' } } });
     const r = await runPeer(script, ['run', ...SJ, 'go']);
@@ -179,6 +204,24 @@ describe("Codex's adapter: its one reject option aborts the turn", () => {
     ]);
     expect(result(r)).toMatchObject({ model: 'gpt-5-codex/high', mode: 'read-only' });
     expectValid(r);
+  });
+
+  // Found by review: an answer that still holds the old mode went on, exit 0, in that mode.
+  it('--mode the agent answers but does not take (its option still holds the old one): exit 1, no prompt', async () => {
+    const r = await runPeer(codexLike('execute', { keepConfig: true }), [
+      'run',
+      ...SJ,
+      '--mode',
+      'read-only',
+      'go',
+    ]);
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(result(r).error).toEqual({
+      code: 'protocol',
+      message:
+        "the agent answered session/set_config_option, but its mode is still 'auto': --mode read-only was not applied",
+    });
+    expect(received(r, 'session/prompt')).toEqual([]);
   });
 
   it('--plan where it offers no plan mode: exit 1, naming its modes', async () => {
@@ -255,6 +298,26 @@ describe('Gemini CLI and any agent', () => {
 });
 
 describe('doctor with another agent', () => {
+  it('--handshake: auth_required at initialize is exit 3 with all the agent said; -32022 is protocol_version', async () => {
+    const agent = await peerAgent();
+    const doctor = async (script: Script) => {
+      const file = join(tempDir(), 'script.json');
+      writeFileSync(file, JSON.stringify(script));
+      const env = { RHO_PEER_SCRIPT: file, RHO_PEER_LOG: join(tempDir(), 'peer.log') };
+      return runCli(['doctor', '--handshake', '--output-format', 'json', '--agent-arg', 'x'], { agent, env });
+    };
+    const auth = await doctor(
+      claudeLike({
+        initialize: { error: { code: -32000, message: 'Authentication required', data: 'please log in' } },
+      }),
+    );
+    expect(auth.exitCode, auth.stderr).toBe(3);
+    expect(auth.stdout).toMatch(/Authentication required: please log in/);
+    const v2 = await doctor(claudeLike({ initialize: { error: { code: -32022, message: 'v2 only' } } }));
+    expect(v2.exitCode, v2.stderr).toBe(1);
+    expect(v2.stdout).toMatch(/"code":\s*"protocol_version"/);
+  });
+
   it('says the table is Cursor’s and gives no Cursor warning; for Cursor it says neither', async () => {
     const script = join(tempDir(), 'script.json');
     writeFileSync(script, JSON.stringify(claudeLike()));

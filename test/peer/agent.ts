@@ -125,18 +125,25 @@ const app = agent({ name: 'rho-peer' })
           }),
     } as NewSessionResponse;
   })
-  .onRequest('session/set_mode', () => ({}))
+  .onRequest('session/set_mode', () => {
+    if (script.settingError) throw rpcError(script.settingError);
+    return {};
+  })
   // Claude's adapter sets models with the unstable session/set_model, which the SDK no longer types.
   .onRequest(
     'session/set_model',
     (p: unknown) => p,
-    () => ({}),
+    () => {
+      if (script.settingError) throw rpcError(script.settingError);
+      return {};
+    },
   )
   .onRequest('session/set_config_option', ({ params }) => {
+    if (script.settingError) throw rpcError(script.settingError);
     const o = configOptions?.find((c) => c.id === params.configId);
     if (!o || !('value' in params) || typeof params.value !== 'string')
       throw new RequestError(-32602, `no config option ${params.configId}`);
-    o.currentValue = params.value;
+    if (!script.keepConfig) o.currentValue = params.value;
     return { configOptions: configOptions ?? [] } as SetSessionConfigOptionResponse;
   })
   .onRequest('session/prompt', async ({ client }) => {

@@ -53,6 +53,10 @@ export interface Script {
   initializeDelayMs?: number;
   /** What session/new answers besides its sessionId (default: modes code and plan). */
   session?: { modes?: unknown; models?: unknown; configOptions?: PeerSelect[] };
+  /** session/set_mode, session/set_model and session/set_config_option answer this error. */
+  settingError?: PeerError;
+  /** session/set_config_option answers every option as it was: the value asked for is not taken. */
+  keepConfig?: boolean;
   turn: Step[];
   /** How session/prompt ends: a stopReason (any string), or an error. */
   stop: { stopReason: string } | { error: PeerError };
