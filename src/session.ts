@@ -1,6 +1,7 @@
 // Pure: what initialize and session/new answered, read leniently into the run's session facts.
 import { isRecord, str } from './acp/messages.js';
 import { RhoError } from './errors.js';
+import { cutEnd } from './sanitize/cut.js';
 import { offeredModes, readChoices } from './session-choices.js';
 
 export interface SessionFacts {
@@ -47,18 +48,32 @@ export function sessionCaps(initResult: unknown): { load: boolean; list: boolean
   return { load: caps.loadSession === true, list: sessions.list !== undefined && sessions.list !== null };
 }
 
-// One page of session/list: the sessions it names (entries without a sessionId skipped) and the next cursor.
+/** The longest session id or cwd taken: no path is longer (PATH_MAX), nor is an id anyone could type. */
+export const MAX_SESSION_FIELD = 4096;
+/** A title is kept to this many characters (text mode shows 240 of them); an updatedAt longer than this
+ * is no time. */
+export const MAX_SESSION_TITLE = 1000;
+const MAX_UPDATED_AT = 64;
+
+// One page of session/list: the sessions it names (entries without a usable sessionId or with a cwd no path
+// could have skipped; titles cut) and the next cursor.
 export function readSessionPage(result: unknown): { sessions: SessionInfo[]; nextCursor: string | null } {
   const r = isRecord(result) ? result : {};
-  const sessions = (Array.isArray(r.sessions) ? r.sessions : [])
-    .filter(isRecord)
-    .filter((x) => typeof x.sessionId === 'string' && x.sessionId !== '')
-    .map((x) => ({
-      sessionId: x.sessionId as string,
-      title: str(x.title),
-      updatedAt: str(x.updatedAt),
-      cwd: str(x.cwd),
-    }));
+  const sessions: SessionInfo[] = [];
+  for (const x of Array.isArray(r.sessions) ? r.sessions : []) {
+    if (!isRecord(x) || typeof x.sessionId !== 'string' || x.sessionId === '') continue;
+    if (x.sessionId.length > MAX_SESSION_FIELD) continue;
+    const cwd = str(x.cwd);
+    if (cwd !== null && cwd.length > MAX_SESSION_FIELD) continue;
+    const title = str(x.title);
+    const updatedAt = str(x.updatedAt);
+    sessions.push({
+      sessionId: x.sessionId,
+      title: title === null ? null : cutEnd(title, MAX_SESSION_TITLE),
+      updatedAt: updatedAt !== null && updatedAt.length <= MAX_UPDATED_AT ? updatedAt : null,
+      cwd,
+    });
+  }
   return {
     sessions,
     nextCursor: typeof r.nextCursor === 'string' && r.nextCursor !== '' ? r.nextCursor : null,
@@ -71,6 +86,13 @@ export const MAX_LIST_PAGES = 50;
 /** What is said when the agent had more pages than that (a warning, `sessions-truncated`). */
 export const TRUNCATED_SESSIONS = `the agent lists more than ${MAX_LIST_PAGES} pages of sessions: only the first ${MAX_LIST_PAGES} were read, and a newer session may be among the rest`;
 
+/** The workspace's sessions kept at most, the newest: memory stays bounded however many the agent lists
+ * (found by review: 130,000 in one page overflowed the stack, millions ran the heap out). */
+export const MAX_SESSIONS_KEPT = 1000;
+
+/** What is said when the workspace had more sessions than that (also `sessions-truncated`). */
+export const TOO_MANY_SESSIONS = `the agent lists more than ${MAX_SESSIONS_KEPT} sessions for this workspace: only the newest ${MAX_SESSIONS_KEPT} are kept`;
+
 /** Which sessions are the workspace's: `ask` is the cwd session/list is asked to filter by (none: every
  * session is listed), `belongs` judges each listed session's cwd. One that names none is taken only when
  * the agent was asked for this workspace's: listed unfiltered, it could be any project's. */
@@ -82,24 +104,36 @@ export interface SessionScope {
 /** The sessions of one directory. */
 export const sessionsOf = (cwd: string): SessionScope => ({ ask: cwd, belongs: (c) => c === cwd });
 
-// Every page of session/list for the workspace (sessions the agent places elsewhere left out), newest first.
-// `truncated`: told when the agent still had pages after MAX_LIST_PAGES (the newest may be among them).
+// Every page of session/list for the workspace (sessions the agent places elsewhere left out), the newest
+// MAX_SESSIONS_KEPT, newest first. `truncated` is told why when some were left unread (the agent still had
+// pages after MAX_LIST_PAGES: the newest may be among them) or unkept (more than MAX_SESSIONS_KEPT).
 export async function workspaceSessions(
   list: (params: Record<string, unknown>) => Promise<unknown>,
   scope: SessionScope,
-  truncated: () => void = () => {},
+  truncated: (why: string) => void = () => {},
 ): Promise<SessionInfo[]> {
-  const all: SessionInfo[] = [];
+  let kept: SessionInfo[] = [];
+  let dropped = false;
   let cursor: string | null = null;
   const base = scope.ask === undefined ? {} : { cwd: scope.ask };
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
     const r = readSessionPage(await list(cursor === null ? base : { ...base, cursor }));
-    all.push(...r.sessions.filter((x) => (x.cwd === null ? scope.ask !== undefined : scope.belongs(x.cwd))));
+    for (const x of r.sessions) {
+      if (x.cwd === null ? scope.ask === undefined : !scope.belongs(x.cwd)) continue;
+      kept.push(x);
+      // Sorted and cut once twice the bound is held: the newest stay, at a sort per MAX_SESSIONS_KEPT.
+      if (kept.length === 2 * MAX_SESSIONS_KEPT) {
+        kept = newestFirst(kept).slice(0, MAX_SESSIONS_KEPT);
+        dropped = true;
+      }
+    }
     cursor = r.nextCursor;
     if (cursor === null) break;
   }
-  if (cursor !== null) truncated();
-  return newestFirst(all);
+  if (cursor !== null) truncated(TRUNCATED_SESSIONS);
+  const sorted = newestFirst(kept);
+  if (dropped || sorted.length > MAX_SESSIONS_KEPT) truncated(TOO_MANY_SESSIONS);
+  return sorted.slice(0, MAX_SESSIONS_KEPT);
 }
 
 // Newest first by updatedAt (ISO 8601 compares as text once parsed; unknown times last), else as listed.

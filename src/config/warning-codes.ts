@@ -14,7 +14,8 @@ export const WARNINGS = {
   'ask-without-terminal': '--permissions ask with no terminal: requests are rejected',
   'stdin-ignored': 'standard input is a pipe or a file that the prompt does not read',
   'no-session-to-continue': '--continue found no session: a new one is started',
-  'sessions-truncated': '--continue read the first 50 pages of session/list: the agent had more',
+  'sessions-truncated':
+    '--continue read the first 50 pages of session/list, or kept the newest 1000 sessions: the agent had more',
   'agent-non-json': 'the agent wrote a line that is not JSON-RPC',
   'reply-looks-like-error': 'the turn ended end_turn but the reply reads as an API error',
   'agent-warning': 'the agent sent a notice of severity warning',

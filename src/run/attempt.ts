@@ -183,7 +183,11 @@ export class Attempt {
           this.replayed++;
           emit(ctx, {
             type: 'history',
-            update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: e.text } },
+            // As it came: a replayed thought stays a thought (found by review: it read as the agent's reply).
+            update: {
+              sessionUpdate: e.type === 'thought' ? 'agent_thought_chunk' : 'agent_message_chunk',
+              content: { type: 'text', text: e.text },
+            },
           });
         } else if (this.accepting) emit(ctx, e);
       },

@@ -18,7 +18,7 @@ import { fenceSummary } from '../fence/summary.js';
 import { rulesJson } from '../policy/rules.js';
 import { promptCaps, refuseUntaken } from '../prompt/attach.js';
 import { worktreeSessions } from '../changes/worktree.js';
-import { readSession, sessionCaps, sessionsOf, TRUNCATED_SESSIONS, workspaceSessions } from '../session.js';
+import { readSession, sessionCaps, sessionsOf, workspaceSessions } from '../session.js';
 import { modelSetting, readChoices, type Setting } from '../session-choices.js';
 import type { Attempt } from './attempt.js';
 import { emit, warn, type Phase, type Prepared, type RunContext } from './context.js';
@@ -259,7 +259,7 @@ async function newestSessionId(
   const sessions = await workspaceSessions(
     (params) => step(ctx, a, 'session/list', params),
     scope,
-    () => warn(ctx, 'sessions-truncated', TRUNCATED_SESSIONS),
+    (why) => warn(ctx, 'sessions-truncated', why),
   );
   return sessions[0]?.sessionId;
 }

@@ -1,5 +1,6 @@
 // `rho-cursor sessions`: the workspace's sessions as the agent lists them (session/list {cwd}), newest
 // first, for --resume; the agent is started, asked, and ended.
+import { authError, isAuthError } from '../acp/answers.js';
 import { withLifecycle } from '../lifecycle/command.js';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -9,13 +10,7 @@ import { earlierWorktreeSessions } from '../changes/worktree.js';
 import { resolveAgent } from '../agent/resolve.js';
 import { RhoError, toRhoError } from '../errors.js';
 import { durationOption } from '../options.js';
-import {
-  sessionCaps,
-  sessionsOf,
-  TRUNCATED_SESSIONS,
-  workspaceSessions,
-  type SessionInfo,
-} from '../session.js';
+import { sessionCaps, sessionsOf, workspaceSessions, type SessionInfo } from '../session.js';
 import { oneLine } from '../sanitize/terminal.js';
 import { label } from '../render/lines.js';
 import { consoleJsonLine, consoleText } from '../ci/console.js';
@@ -105,9 +100,13 @@ async function listSessions(o: SessionsRawOptions, version: string): Promise<num
             'the agent cannot list sessions (no agentCapabilities.sessionCapabilities.list)',
           );
         return workspaceSessions(
-          (params) => step('session/list', params),
+          // An agent that wants a login says so here as at any step: exit 3, as `run --continue` is.
+          (params) =>
+            step('session/list', params).catch((e: unknown) => {
+              throw isAuthError(e) ? authError(e, init, command) : e;
+            }),
           scope,
-          () => process.stderr.write(consoleText(`rho-cursor: warning: ${TRUNCATED_SESSIONS}\n`, 2)),
+          (why) => process.stderr.write(consoleText(`rho-cursor: warning: ${why}\n`, 2)),
         );
       },
     );

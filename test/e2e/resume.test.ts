@@ -83,6 +83,21 @@ describe('--resume', () => {
     expect(r.events.at(-1)).toMatchObject({ type: 'result', sessionId: OLD, exitCode: 0 });
   });
 
+  // Found by review: a thought in the exact shape of Cursor's lines (read by the fast path) was replayed as a
+  // history event saying agent_message_chunk, the old reasoning read as the agent's reply.
+  it('a replayed thought is a history thought, whatever the order of its keys', async () => {
+    const fast = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"${OLD}","update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"first thought"}}}}`;
+    const { r } = await resumeRun(['run', ...SJ, '--resume', OLD, 'go'], {
+      ...NEW,
+      history: [fast, chunk(OLD, 'agent_thought_chunk', 'second thought')],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.events.filter((e) => e.type === 'history').map((e) => e.update)).toEqual([
+      { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'first thought' } },
+      { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'second thought' } },
+    ]);
+  });
+
   it('text mode: stdout is the new answer alone, stderr says what was replayed', async () => {
     const { r } = await resumeRun(['run', '--resume', OLD, 'and 3+3?'], { ...NEW, history: HISTORY });
     expect(r.exitCode, r.stderr).toBe(0);
@@ -233,6 +248,21 @@ describe('rho-cursor sessions', () => {
     const { r } = await sessionsRun(['--output-format', 'json'], { sessions });
     const out = JSON.parse(r.stdout) as { sessions: Array<{ sessionId: string }> };
     expect(out.sessions.map((s) => s.sessionId)).toEqual(['s-b', 's-a']);
+  });
+
+  it('an auth error from session/list is exit 3 naming it, as for run --continue (found by review)', async () => {
+    const { r } = await sessionsRun(['--output-format', 'json'], {
+      sessions,
+      listError: { code: -32000, message: 'Authentication required' },
+    });
+    expect(r.exitCode, r.stderr).toBe(3);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      exitCode: 3,
+      error: {
+        code: 'auth_required',
+        message: expect.stringMatching(/needs authentication: Authentication required/),
+      },
+    });
   });
 
   it('an agent that cannot list sessions is exit 2 with one line', async () => {

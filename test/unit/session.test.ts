@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { RhoError } from '../../src/errors.js';
 import {
   MAX_LIST_PAGES,
+  MAX_SESSION_FIELD,
+  MAX_SESSION_TITLE,
+  MAX_SESSIONS_KEPT,
+  TOO_MANY_SESSIONS,
   readSession,
+  readSessionPage,
   replyReadsAsError,
   sessionsOf,
   workspaceSessions,
@@ -116,6 +121,60 @@ describe('workspaceSessions reads every page, up to a bound it says it reached (
     expect(a.asked()).toBe(MAX_LIST_PAGES);
     expect(got[0]!.sessionId).toBe(`s${MAX_LIST_PAGES - 1}`);
     expect(said).toBe(1);
+  });
+
+  // Found by review: one page of 130,000 sessions overflowed the stack (a spread push), `internal`; millions
+  // over 50 pages ran the heap out. The newest MAX_SESSIONS_KEPT are kept, whatever the order they come in.
+  it(`a page of 130,000 sessions: the newest ${MAX_SESSIONS_KEPT}, newest first, and said once`, async () => {
+    const n = 130_000;
+    const page = {
+      sessions: Array.from({ length: n }, (_, i) => ({
+        sessionId: `s${i}`,
+        cwd: '/ws',
+        // Listed oldest first, two with no time (kept after every dated one).
+        updatedAt: i < 2 ? undefined : new Date(Date.UTC(2000, 0, 1) + i * 60_000).toISOString(),
+      })),
+    };
+    const said: string[] = [];
+    const got = await workspaceSessions(
+      () => Promise.resolve(page),
+      sessionsOf('/ws'),
+      (w) => said.push(w),
+    );
+    expect(got).toHaveLength(MAX_SESSIONS_KEPT);
+    expect(got[0]!.sessionId).toBe(`s${n - 1}`);
+    expect(got.at(-1)!.sessionId).toBe(`s${n - MAX_SESSIONS_KEPT}`);
+    expect(said).toEqual([TOO_MANY_SESSIONS]);
+  });
+
+  it('exactly the kept bound: nothing said', async () => {
+    const page = {
+      sessions: Array.from({ length: MAX_SESSIONS_KEPT }, (_, i) => ({ sessionId: `s${i}`, cwd: '/ws' })),
+    };
+    const said: string[] = [];
+    const got = await workspaceSessions(
+      () => Promise.resolve(page),
+      sessionsOf('/ws'),
+      (w) => said.push(w),
+    );
+    expect(got).toHaveLength(MAX_SESSIONS_KEPT);
+    expect(said).toEqual([]);
+  });
+
+  it('a title is cut; an id or cwd no path could be is skipped; an updatedAt that is no time is none', () => {
+    const long = 'x'.repeat(MAX_SESSION_FIELD + 1);
+    const page = readSessionPage({
+      sessions: [
+        { sessionId: 'ok', title: 't'.repeat(MAX_SESSION_TITLE + 50), updatedAt: 'u'.repeat(65), cwd: '/ws' },
+        { sessionId: long, cwd: '/ws' },
+        { sessionId: 'far', cwd: long },
+        { sessionId: 'x'.repeat(MAX_SESSION_FIELD), cwd: '/' + 'c'.repeat(MAX_SESSION_FIELD - 1) },
+      ],
+    });
+    expect(page.sessions.map((s) => s.sessionId.length)).toEqual([2, MAX_SESSION_FIELD]);
+    expect(page.sessions[0]!.title).toHaveLength(MAX_SESSION_TITLE);
+    expect(page.sessions[0]!.title!.endsWith('…')).toBe(true);
+    expect(page.sessions[0]!.updatedAt).toBeNull();
   });
 
   it('exactly the bound, the last page ending: nothing said', async () => {
