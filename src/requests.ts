@@ -59,11 +59,16 @@ export interface RequestContext {
 
 type PlanOutcome = PlanAnswer | { outcome: 'cancelled' };
 
+/** Other sessions warned about at most: every request is still kept, as an extension event. */
+const FOREIGN_WARNED = 100;
+
 // The agent's requests, one handler per method on the connection: straight-line code that decides by policy
 // (answered at once) or awaits the person; the connection writes what a handler returns.
 export class AgentRequests {
   private readonly questions: OpenQuestions;
   private cancelled = false;
+  /** The other sessions a permission request was warned about (at most FOREIGN_WARNED). */
+  private readonly foreignSeen = new Set<string>();
 
   // Registers a handler on the connection for every method answered here; any other is -32601.
   constructor(private readonly ctx: RequestContext) {
@@ -113,6 +118,9 @@ export class AgentRequests {
   // is judged with what is known of its tool: the kind it was announced with and what it names; one for a
   // tool that already finished is rejected (events/finished-ids.ts), whatever --output-format.
   private permission(params: unknown, signal: AbortSignal): unknown {
+    // Before anything of this run's is looked at: another session's request touches none of its tools.
+    const foreign = this.foreignRequest(params);
+    if (foreign) return foreign;
     const tc = isRecord(params) && isRecord(params.toolCall) ? params.toolCall : undefined;
     // One id for one tool however it is written (7 and "7"): the store keys tools by idText too.
     const id = idText(tc?.toolCallId);
@@ -130,7 +138,7 @@ export class AgentRequests {
       subject,
       finished,
     });
-    const verdict = this.foreignSession(params) ?? this.verdict(req, subject);
+    const verdict = this.verdict(req, subject);
     if (verdict) return this.answerPermission(req, verdict);
     return this.askPermission(req, subject, held, signal, tc);
   }
@@ -159,17 +167,29 @@ export class AgentRequests {
     return tool !== undefined;
   }
 
-  // A request for a session that is not this run's is cancelled (undefined: it is this run's).
-  private foreignSession(params: unknown): Verdict | undefined {
+  // A permission request for a session that is not this run's (another id, none, or any before session/new
+  // answered) is answered cancelled, never allowed, and is none of this run's business: no tool announced or
+  // marked, nothing counted for --max-tool-calls, --strict or a denied end (found by review: another
+  // session's requests cancelled the turn at --max-tool-calls 1, and made a `cancelled` end exit 7). It is
+  // kept as an extension event with a warning once per session, as another session's updates are.
+  // Undefined: it is this run's.
+  private foreignRequest(params: unknown): unknown {
     const mine = this.ctx.sessionId?.();
     if (mine === undefined) return undefined;
     const theirs = isRecord(params) ? params.sessionId : undefined;
     if (mine !== null && theirs === mine) return undefined;
-    return {
-      decision: { outcome: 'cancelled' },
-      reason: `for session ${typeof theirs === 'string' ? theirs : (JSON.stringify(theirs) ?? 'none')}, not this run's`,
-      decidedBy: 'policy',
-    };
+    const named = typeof theirs === 'string' ? theirs : (JSON.stringify(theirs) ?? 'none');
+    if (this.foreignSeen.size < FOREIGN_WARNED && !this.foreignSeen.has(named)) {
+      this.foreignSeen.add(named);
+      const not = mine === null ? "before this run's session was known" : `not ${mine}`;
+      this.ctx.emit({
+        type: 'warning',
+        code: 'foreign-session-update',
+        message: `the agent asked permission for another session (${named}, ${not}): answered cancelled, kept as an extension event`,
+      });
+    }
+    this.ctx.emit(extension('session/request_permission', params));
+    return { outcome: { outcome: 'cancelled' } };
   }
 
   // Is the agent Cursor (the default when the run does not say)?

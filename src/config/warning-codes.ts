@@ -20,7 +20,7 @@ export const WARNINGS = {
   'reply-looks-like-error': 'the turn ended end_turn but the reply reads as an API error',
   'agent-warning': 'the agent sent a notice of severity warning',
   'agent-error': 'the agent sent a notice of severity error',
-  'foreign-session-update': 'the agent sent updates for another sessionId',
+  'foreign-session-update': 'the agent sent updates or permission requests for another sessionId',
   'wire-log-failed': '--wire-log could not be written',
   'patch-failed': '--patch could not be written',
   'socks-proxy': 'doctor: ALL_PROXY or HTTPS_PROXY names a SOCKS proxy',

@@ -858,6 +858,38 @@ describe('decisions rest on what rho-cursor knows', () => {
     expect(r.answerTo(2)?.result).toEqual({ outcome: { outcome: 'selected', optionId: 'allow-once' } });
   });
 
+  // Found by review: another session's requests were announced as this run's tools, counted for
+  // --max-tool-calls (exit 4) and as rejections (a `cancelled` end became exit 7), and could mark this run's
+  // tool of the same id cancelled.
+  it("another session's request touches none of this run's tools, counts or exit code", async () => {
+    const foreign = (id: number, toolCallId: string) =>
+      permission(id, { toolCallId, title: 'ls', kind: 'read' }, { sessionId: 'someone-else' });
+    const capped = await play([...SJ, '--max-tool-calls', '1'], {
+      before: [toolCall('mine', 'cat a.txt', 'read'), foreign(0, 'x0'), foreign(1, 'mine')],
+      waitAnswers: 2,
+    });
+    expect(capped.exitCode, capped.stderr).toBe(0);
+    // Its own tool only, left pending until the turn's end says it never finished.
+    expect(events(capped, 'tool').map((e) => [e.toolCallId, e.status, e.reportedStatus])).toEqual([
+      ['mine', 'pending', undefined],
+      ['mine', 'cancelled', 'pending'],
+    ]);
+    expect(events(capped, 'permission')).toEqual([]);
+    expect(events(capped, 'extension').map((e) => e.method)).toEqual([
+      'session/request_permission',
+      'session/request_permission',
+    ]);
+    expect(events(capped, 'warning').filter((w) => w.code === 'foreign-session-update')).toHaveLength(1);
+    // A turn the agent ends `cancelled` with no rejection of this run's is the protocol error it always is.
+    const unasked = await play([...SJ, '--permissions', 'allow'], {
+      before: [foreign(0, 'x0')],
+      waitAnswers: 1,
+      answer: { result: { stopReason: 'cancelled' } },
+    });
+    expect(unasked.exitCode, unasked.stderr).toBe(1);
+    expect(unasked.events.at(-1)).toMatchObject({ error: { code: 'protocol' } });
+  });
+
   const REJECT = { outcome: { outcome: 'selected', optionId: 'reject-once' } };
 
   // Found by review: a web_fetch_/web_search_ id made any request a fetch, so an execute `rm -rf ~` passed
@@ -1055,6 +1087,8 @@ describe('decisions rest on what rho-cursor knows', () => {
             params: { name: 'wipe', plan: '1. rm -rf build' },
           },
         ],
+        // Else the run may end the agent before it logged the two answers (a race that failed a run).
+        waitAnswers: 2,
         answer: true,
       },
     });

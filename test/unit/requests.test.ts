@@ -250,16 +250,21 @@ describe('AgentRequests', () => {
     ['another session', 'theirs'],
     ['no session', undefined],
     ['a number', 1],
-  ])('a request for %s is cancelled, never allowed', (_name, sessionId) => {
-    const { requests, sent, events } = setup({ policy: 'allow' });
-    requests.handle({
-      jsonrpc: '2.0',
-      id: 3,
-      method: 'session/request_permission',
-      params: { sessionId, toolCall: { toolCallId: 't', title: 'ls', kind: 'read' }, options: OPTIONS },
-    });
-    expect(sent).toEqual([{ id: 3, result: { outcome: { outcome: 'cancelled' } } }]);
-    expect(events.find((e) => e.type === 'permission')).toMatchObject({ decision: { outcome: 'cancelled' } });
+  ])("a request for %s is cancelled, never allowed, and none of this run's tools", (_name, sessionId) => {
+    const { requests, sent, events, tools } = setup({ policy: 'allow' });
+    const params = { sessionId, toolCall: { toolCallId: 't', title: 'ls', kind: 'read' }, options: OPTIONS };
+    requests.handle({ jsonrpc: '2.0', id: 3, method: 'session/request_permission', params });
+    requests.handle({ jsonrpc: '2.0', id: 4, method: 'session/request_permission', params });
+    const cancelled = { outcome: { outcome: 'cancelled' } };
+    expect(sent).toEqual([
+      { id: 3, result: cancelled },
+      { id: 4, result: cancelled },
+    ]);
+    // Kept as it came, with one warning; no permission of this run's, no tool announced.
+    expect(events.map((e) => e.type)).toEqual(['warning', 'extension', 'extension']);
+    expect(events[0]).toMatchObject({ code: 'foreign-session-update' });
+    expect(events[1]).toEqual({ type: 'extension', method: 'session/request_permission', params });
+    expect(tools.get('t')).toBeUndefined();
   });
 });
 
