@@ -5,7 +5,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { RhoError } from '../errors.js';
 import { isPipe, writePipe } from '../files/pipes.js';
 import { isTerminalPath } from '../files/terminal.js';
-import type { RunFacts } from '../events/facts.js';
+import { ANSWER_KEPT_MAX, type RunFacts } from '../events/facts.js';
 import type { ResultEvent } from '../events/types.js';
 import { redact, secretForms } from '../lifecycle/secrets.js';
 import type { RunOptions } from '../options.js';
@@ -87,7 +87,12 @@ export async function deliverReports(
     const path = opts.outputLastMessage;
     tasks.push([
       `the last message to ${path}`,
-      async () => writeAtomically(path, await forPath(path, text), giveUp),
+      async () => {
+        // Never a part of the answer taken for the whole (events/facts.ts ANSWER_KEPT_MAX).
+        if (!matched && d.facts.answerCut)
+          throw new Error(`the answer passed ${ANSWER_KEPT_MAX / 1024 / 1024} MiB: it is not written`);
+        await writeAtomically(path, await forPath(path, text), giveUp);
+      },
     ]);
   }
   if (opts.summaryFile) {

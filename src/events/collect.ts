@@ -10,6 +10,7 @@ import type {
   ToolEvent,
   WarningEvent,
 } from './types.js';
+import { ANSWER_KEPT_MAX } from './facts.js';
 import { keep } from './own-key.js';
 import { keyCount, MAX_HELD_TOOLS, MAX_INPUT_KEYS } from './tools.js';
 
@@ -52,6 +53,8 @@ function withExtras(was: ToolEvent | undefined, e: ToolEvent): ToolEvent {
 
 export class RunSummary {
   private readonly text: string[] = [];
+  private textLength = 0;
+  private textCut = false;
   private readonly tools = new Map<string, ToolEvent>();
   private readonly permissions = new Kept<PermissionEvent>();
   private readonly questions = new Kept<QuestionEvent>();
@@ -65,9 +68,16 @@ export class RunSummary {
 
   add(e: Event): void {
     switch (e.type) {
-      case 'message':
-        this.text.push(e.text);
+      case 'message': {
+        // Up to ANSWER_KEPT_MAX characters, as -o's answer (events/facts.ts).
+        if (this.textCut) return;
+        const room = ANSWER_KEPT_MAX - this.textLength;
+        const piece = e.text.length <= room ? e.text : e.text.slice(0, room);
+        this.text.push(piece);
+        this.textLength += piece.length;
+        this.textCut = piece.length < e.text.length;
         return;
+      }
       case 'tool': {
         // Past the bound the turn is being stopped: tool calls made meanwhile are not kept.
         const was = this.tools.get(e.toolCallId);
@@ -99,6 +109,8 @@ export class RunSummary {
       // A failed try is retried from the start: the answer is the last try's alone.
       case 'attempt':
         this.text.length = 0;
+        this.textLength = 0;
+        this.textCut = false;
         return;
       default:
         return;

@@ -19,6 +19,20 @@ export interface DecisionFact {
 /** How many tools, decisions and warnings are kept by name for the summary's tables; the rest are counted. */
 export const FACTS_KEPT = 500;
 
+/** The most of a turn's answer kept in memory (characters) for -o, the summary, --output-schema and json's
+ * `text`: past it memory would grow with the answer, and past ~512 Mi characters V8 can hold no string at all
+ * (found by review: a 600 MiB answer was an `internal` error and lost -o). text and stream-json still write
+ * every character to stdout as it comes. */
+export const ANSWER_KEPT_MAX = 64 * 1024 * 1024;
+
+// Appends `more` to `kept` up to ANSWER_KEPT_MAX characters in all; `cut` says whether any was left out.
+export function keepAnswer(kept: string, more: string): { kept: string; cut: boolean } {
+  const room = ANSWER_KEPT_MAX - kept.length;
+  return more.length <= room
+    ? { kept: kept + more, cut: false }
+    : { kept: kept + more.slice(0, room), cut: true };
+}
+
 export class RunFacts {
   /** The first FACTS_KEPT tools of the run, by toolCallId, with their latest status (for the summary). */
   readonly tools = new Map<string, ToolFact>();
@@ -31,8 +45,12 @@ export class RunFacts {
   warningCount = 0;
   /** How many distinct tool calls the current turn started. */
   turnToolCalls = 0;
-  /** The current turn's answer, kept only when something needs it (-o, the summary, --output-schema). */
+  /** The current turn's answer, kept only when something needs it (-o, the summary, --output-schema), up to
+   * ANSWER_KEPT_MAX characters; `answerCut`: it went on past them. */
   answer = '';
+  /** The current turn's answer went on past ANSWER_KEPT_MAX characters (counted also when none is kept). */
+  answerCut = false;
+  private answerChars = 0;
   rejections = 0;
   /** Requests rho-cursor or the person allowed (a permission's allow option, a plan accepted), all turns:
    * what they allowed may have run, so --retries never tries again after one. */
@@ -47,6 +65,8 @@ export class RunFacts {
   // Starts a new turn in the same session: its answer and tool count start again.
   newTurn(): void {
     this.answer = '';
+    this.answerCut = false;
+    this.answerChars = 0;
     this.turnToolCalls = 0;
     this.lastRejection = undefined;
   }
@@ -63,7 +83,9 @@ export class RunFacts {
   add(e: Event, newTool = false): void {
     switch (e.type) {
       case 'message':
-        if (this.keepAnswer) this.answer += e.text;
+        if (this.answerCut) return;
+        if (this.keepAnswer) ({ kept: this.answer, cut: this.answerCut } = keepAnswer(this.answer, e.text));
+        else this.answerCut = (this.answerChars += e.text.length) > ANSWER_KEPT_MAX;
         return;
       case 'tool': {
         // The summary's status cell says when the agent never finished a tool the run closed.

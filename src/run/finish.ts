@@ -5,6 +5,7 @@ import type { WorktreeInfo } from '../changes/run.js';
 import { RhoError, type ExitCode } from '../errors.js';
 import type { ResultEvent } from '../events/types.js';
 import { replyReadsAsError } from '../session.js';
+import { ANSWER_KEPT_MAX } from '../events/facts.js';
 import { emit, readerGiveUp, warn, type RunContext } from './context.js';
 import { outcome, type Outcome, type OutcomeFacts } from './outcome.js';
 
@@ -40,6 +41,12 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
     side: ctx.sideFailure,
     strict: opts.strict ? strictFailure(ctx) : undefined,
   };
+  if (ctx.facts.answerCut)
+    warn(
+      ctx,
+      'answer-cut',
+      `the answer passed ${ANSWER_KEPT_MAX / 1024 / 1024} MiB: -o is not written; the summary, json's text and the --output-schema check have its first ${ANSWER_KEPT_MAX / 1024 / 1024} MiB (text and stream-json wrote it whole to stdout)`,
+    );
   let result = resultEvent(ctx, outcome(facts), measured);
   // The files a script or a CI job reads (-o, the summary, $GITHUB_OUTPUT): a failure to write them fails the run.
   const delivery = await deliverReports(

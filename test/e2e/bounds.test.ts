@@ -555,6 +555,37 @@ describe('--wire-log into a FIFO whose reader holds it open and never reads', ()
   }, 40_000);
 });
 
+// Found by review: the answer kept for -o grew without bound (a 600 MiB answer: `internal`, 1.2 GB, -o lost).
+describe('an answer past the 64 MiB kept for -o', () => {
+  it('-o is not written (write_failed, said why), stdout has every chunk, an answer-cut warning', async () => {
+    const dir = tempDir('rho-bounds-');
+    writeFileSync(
+      join(dir, 'script.json'),
+      JSON.stringify({ lineFlood: { count: 65, line: chunk('x'.repeat(1024 * 1024 - 8) + ' %i') } }),
+    );
+    const answer = join(dir, 'answer.txt');
+    writeFileSync(answer, 'before');
+    const r = await runCli(['run', ...SJ, '-o', answer, 'go'], {
+      agent: await agentPath,
+      cliConfig: { approvalMode: 'allowlist' },
+      watchdogMs: 30_000,
+      env: { RHO_SCRIPT: '@' + join(dir, 'script.json') },
+    });
+    expect(r.exitCode, r.stderr.slice(-500)).toBe(1);
+    expect(r.events.filter((e) => e.type === 'message')).toHaveLength(65);
+    expect(r.events.filter((e) => e.type === 'warning' && e.code === 'answer-cut')).toHaveLength(1);
+    expect(r.events.at(-1)).toMatchObject({
+      type: 'result',
+      stopReason: 'end_turn',
+      error: {
+        code: 'write_failed',
+        message: expect.stringMatching(/answer\.txt: the answer passed 64 MiB/),
+      },
+    });
+    expect(readFileSync(answer, 'utf8')).toBe('before');
+  }, 40_000);
+});
+
 describe('stream-json: tool events write at most TOOL_FACTOR x what was read + TOOL_SLACK', () => {
   it('a 1 MiB input and 60 bare updates: not 60 copies; the final state is written whole', async () => {
     const r = await runCli(['run', ...SJ, '--permissions', 'allow', 'go'], {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_KEPT, RunSummary } from '../../../src/events/collect.js';
+import { ANSWER_KEPT_MAX } from '../../../src/events/facts.js';
 import { MAX_INPUT_KEYS } from '../../../src/events/tools.js';
 import type { PermissionEvent, ResultEvent, ToolEvent } from '../../../src/events/types.js';
 
@@ -196,5 +197,26 @@ describe('what the json output keeps is bounded', () => {
     const s = new RunSummary();
     s.add(permission);
     expect(s.output(result)).not.toHaveProperty('omitted');
+  });
+});
+
+describe('RunSummary: json text is bounded as the answer kept for -o is', () => {
+  it('keeps ANSWER_KEPT_MAX characters of the text; a new try starts again', () => {
+    const summary = new RunSummary();
+    summary.add({ type: 'message', text: 'x'.repeat(ANSWER_KEPT_MAX - 1) });
+    summary.add({ type: 'message', text: 'yz' });
+    summary.add({ type: 'message', text: 'more' });
+    const text = summary.output(result).text;
+    expect(text.length).toBe(ANSWER_KEPT_MAX);
+    expect(text.endsWith('xy')).toBe(true);
+    summary.add({
+      type: 'attempt',
+      attempt: 2,
+      of: 2,
+      error: { code: 'agent_exited', message: 'x' },
+      delayMs: 0,
+    } as never);
+    summary.add({ type: 'message', text: 'again' });
+    expect(summary.output(result).text).toBe('again');
   });
 });

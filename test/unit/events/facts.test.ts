@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FACTS_KEPT, RunFacts } from '../../../src/events/facts.js';
+import { ANSWER_KEPT_MAX, FACTS_KEPT, keepAnswer, RunFacts } from '../../../src/events/facts.js';
 import type { PermissionEvent, ToolEvent } from '../../../src/events/types.js';
 
 const tool = (toolCallId: string, over: Partial<ToolEvent> = {}): ToolEvent => ({
@@ -215,5 +215,37 @@ describe('RunFacts: permissions', () => {
     const facts = new RunFacts(false);
     facts.add(permission({ decision: rejectOnce, decidedBy: 'person' }));
     expect(facts.rejectedLast()).toEqual({ title: 'rm -rf build', kind: 'execute' });
+  });
+});
+
+// Found by review: the answer kept for -o grew without bound; past ~512 Mi characters V8 threw (`internal`).
+describe('RunFacts: the answer kept is bounded', () => {
+  const message = (text: string) => ({ type: 'message' as const, text });
+
+  it(`keeps up to ANSWER_KEPT_MAX characters and says it was cut; a new turn starts again`, () => {
+    const facts = new RunFacts(true);
+    facts.add(message('x'.repeat(ANSWER_KEPT_MAX - 2)));
+    expect(facts.answerCut).toBe(false);
+    facts.add(message('abc'));
+    expect(facts.answer.length).toBe(ANSWER_KEPT_MAX);
+    expect(facts.answer.endsWith('xab')).toBe(true);
+    expect(facts.answerCut).toBe(true);
+    facts.add(message('more'));
+    expect(facts.answer.length).toBe(ANSWER_KEPT_MAX);
+    facts.newTurn();
+    expect([facts.answer, facts.answerCut]).toEqual(['', false]);
+  });
+
+  it('counts the answer when none is kept', () => {
+    const facts = new RunFacts(false);
+    facts.add(message('x'.repeat(ANSWER_KEPT_MAX)));
+    expect(facts.answerCut).toBe(false);
+    facts.add(message('y'));
+    expect([facts.answer, facts.answerCut]).toEqual(['', true]);
+  });
+
+  it('exactly the bound is not cut', () => {
+    expect(keepAnswer('ab', 'c'.repeat(ANSWER_KEPT_MAX - 2))).toMatchObject({ cut: false });
+    expect(keepAnswer('', 'c'.repeat(ANSWER_KEPT_MAX + 1)).kept.length).toBe(ANSWER_KEPT_MAX);
   });
 });
