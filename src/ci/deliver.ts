@@ -1,7 +1,7 @@
 // The files a run hands to scripts and CI once its result is known: -o (the final answer, atomically),
 // the Markdown summary (appended), and GitHub's step outputs. The key never reaches any of them.
 import type * as FsPromises from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { RhoError } from '../errors.js';
 import { isPipe, writePipe } from '../files/pipes.js';
 import { isTerminalPath } from '../files/terminal.js';
@@ -14,6 +14,7 @@ import { terminalSafe } from '../sanitize/terminal.js';
 import { knownStopReason, outputLines, plainToken, shellInertJson } from './github.js';
 import { summaryMarkdown } from './summary.js';
 import { consolePath, guardedBlock } from './console.js';
+import { fdAlias } from './targets.js';
 
 // node:fs/promises, loaded only when a report is written: ~2 ms of start-up that most runs never need.
 const fsp = (): Promise<typeof FsPromises> => import('node:fs/promises');
@@ -30,13 +31,13 @@ export interface Delivered {
 }
 
 // Writes a whole file so a reader never sees half of it: a temporary file beside it, then a rename. A
-// symlink is followed (its target is replaced, the link kept). A device, a FIFO, or a path under /dev or
-// /proc (`-o /dev/stdout`, whose target may be the very file stdout goes to) is written in place and
-// appended to, never replaced nor truncated. An existing file's mode is kept; a new one gets 0666 less the
-// umask.
+// symlink is followed (its target is replaced, the link kept). A device, a FIFO, a socket, or another name
+// for a file descriptor (`-o /dev/stdout`, whose target may be the very file stdout goes to) is written in
+// place and appended to, never replaced nor truncated. An existing file's mode is kept; a new one gets 0666
+// less the umask.
 export async function writeAtomically(path: string, text: string, giveUp?: AbortSignal): Promise<void> {
   const { chmod, realpath, rename, rm, stat, writeFile } = await fsp();
-  if (/^\/(dev|proc)\//.test(resolve(path))) return appendFile(path, text, giveUp);
+  if (fdAlias(path)) return appendFile(path, text, giveUp);
   let target = path;
   let mode: number | undefined;
   try {
