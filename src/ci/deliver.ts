@@ -30,32 +30,54 @@ export interface Delivered {
   structured: unknown;
 }
 
+/** How writeAtomically writes. */
+export interface AtomicWrite {
+  /** Stops waiting for the reader of a FIFO or a pipe. */
+  giveUp?: AbortSignal;
+  /** The temporary file's path beside the target (tempName unless a test names its own). */
+  tempName?: (target: string) => Promise<string>;
+}
+
+// A temporary name beside the target that nobody can guess, so nothing can be put there in advance (and
+// what is there anyway is refused: it is made with O_EXCL). node:crypto, ~3 ms, only once -o is written.
+export async function tempName(target: string): Promise<string> {
+  const { randomBytes } = await import('node:crypto');
+  return join(dirname(target), `.${basename(target)}.rho-${randomBytes(8).toString('hex')}.tmp`);
+}
+
 // Writes a whole file so a reader never sees half of it: a temporary file beside it, then a rename. A
 // symlink is followed (its target is replaced, the link kept). A device, a FIFO, a socket, or another name
 // for a file descriptor (`-o /dev/stdout`, whose target may be the very file stdout goes to) is written in
 // place and appended to, never replaced nor truncated. An existing file's mode is kept; a new one gets 0666
 // less the umask.
-export async function writeAtomically(path: string, text: string, giveUp?: AbortSignal): Promise<void> {
-  const { chmod, realpath, rename, rm, stat, writeFile } = await fsp();
-  if (fdAlias(path)) return appendFile(path, text, giveUp);
+export async function writeAtomically(path: string, text: string, o: AtomicWrite = {}): Promise<void> {
+  const { open, realpath, rename, stat, unlink } = await fsp();
+  if (fdAlias(path)) return appendFile(path, text, o.giveUp);
   let target = path;
   let mode: number | undefined;
   try {
     target = await realpath(path);
     const st = await stat(target);
-    if (!st.isFile()) return await appendFile(target, text, giveUp);
+    if (!st.isFile()) return await appendFile(target, text, o.giveUp);
     mode = st.mode & 0o7777;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  const tmp = join(dirname(target), `.${basename(target)}.rho-${process.pid}.tmp`);
+  const tmp = await (o.tempName ?? tempName)(target);
+  // 'wx' is O_CREAT | O_EXCL: a new file or nothing, never one already there nor a link's target.
+  const file = await open(tmp, 'wx', 0o666);
   try {
-    await writeFile(tmp, text);
-    // Set outright, since writeFile's mode passes through the umask.
-    if (mode !== undefined) await chmod(tmp, mode);
+    try {
+      await file.writeFile(text);
+      // Set outright, since open's mode passes through the umask; on the file opened, never through a name.
+      if (mode !== undefined) await file.chmod(mode);
+    } finally {
+      await file.close();
+    }
     await rename(tmp, target);
   } catch (e) {
-    await rm(tmp, { force: true });
+    // Only the file made above: what another put at the name was refused by the open, and stays.
+    await unlink(tmp).catch(() => {});
     throw e;
   }
 }
@@ -88,7 +110,7 @@ export async function deliverReports(
     const path = opts.outputLastMessage;
     tasks.push([
       `the last message to ${path}`,
-      async () => writeAtomically(path, await forPath(path, text), giveUp),
+      async () => writeAtomically(path, await forPath(path, text), { giveUp }),
     ]);
   }
   if (opts.summaryFile) {

@@ -1,19 +1,23 @@
 // -o's file on disk: replaced atomically when it is a regular file, written in place when it is another name
 // for a file descriptor or not a file at all.
 import {
+  chmodSync,
   closeSync,
   existsSync,
+  lstatSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeAtomically } from '../../../src/ci/deliver.js';
+import { tempName, writeAtomically } from '../../../src/ci/deliver.js';
 import { fdAlias } from '../../../src/ci/targets.js';
 
 const dirs: string[] = [];
@@ -75,5 +79,62 @@ describe('writeAtomically', () => {
     } finally {
       closeSync(fd);
     }
+  });
+
+  it('follows no link planted at the temporary name of old (.answer.txt.rho-<pid>.tmp): the victim keeps its text and mode', async () => {
+    // Found by review: the name was predictable and written with a plain writeFile, then chmod-ed: a link
+    // there sent the answer, and the file's mode, to its target.
+    const dir = scratch();
+    const file = join(dir, 'answer.txt');
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(file, 'an older answer');
+    chmodSync(file, 0o600);
+    writeFileSync(victim, 'mine');
+    chmodSync(victim, 0o644);
+    symlinkSync(victim, join(dir, `.answer.txt.rho-${process.pid}.tmp`));
+    await writeAtomically(file, 'the answer');
+    expect(readFileSync(file, 'utf8')).toBe('the answer');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(victim, 'utf8')).toBe('mine');
+    expect(statSync(victim).mode & 0o777).toBe(0o644);
+  });
+
+  it('makes its temporary file under a new name each time, and leaves none behind', async () => {
+    const dir = scratch();
+    const file = join(dir, 'answer.txt');
+    const names = new Set<string>();
+    const seen = (target: string): Promise<string> => tempName(target).then((n) => (names.add(n), n));
+    for (let i = 0; i < 3; i++) await writeAtomically(file, `answer ${i}`, { tempName: seen });
+    expect(names.size).toBe(3);
+    for (const n of names) expect(n).toMatch(/\/\.answer\.txt\.rho-[0-9a-f]{16}\.tmp$/);
+    expect(readdirSync(dir)).toEqual(['answer.txt']);
+  });
+
+  it('never writes through something already at its temporary name, and leaves it there', async () => {
+    const dir = scratch();
+    const file = join(dir, 'answer.txt');
+    const victim = join(dir, 'victim.txt');
+    const planted = join(dir, '.planted.tmp');
+    writeFileSync(victim, 'mine');
+    symlinkSync(victim, planted);
+    await expect(writeAtomically(file, 'the answer', { tempName: async () => planted })).rejects.toThrow(
+      /EEXIST/,
+    );
+    expect(readFileSync(victim, 'utf8')).toBe('mine');
+    expect(lstatSync(planted).isSymbolicLink()).toBe(true);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("keeps an existing file's mode and gives a new one 0666 less the umask", async () => {
+    const dir = scratch();
+    const kept = join(dir, 'kept.txt');
+    writeFileSync(kept, 'old');
+    chmodSync(kept, 0o640);
+    await writeAtomically(kept, 'new');
+    expect(statSync(kept).mode & 0o7777).toBe(0o640);
+    const made = join(dir, 'made.txt');
+    await writeAtomically(made, 'new');
+    const umask = process.umask();
+    expect(statSync(made).mode & 0o7777).toBe(0o666 & ~umask);
   });
 });
