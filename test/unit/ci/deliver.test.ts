@@ -18,7 +18,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempName, writeAtomically } from '../../../src/ci/deliver.js';
-import { fdAlias } from '../../../src/ci/targets.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -27,31 +26,6 @@ const scratch = (under = tmpdir()): string => {
   dirs.push(d);
   return d;
 };
-
-describe('fdAlias', () => {
-  it.each([
-    ['/dev/stdout', true],
-    ['/dev/stderr', true],
-    ['/dev/stdin', true],
-    ['/dev/fd/1', true],
-    ['/dev/fd/12', true],
-    ['/proc/self/fd/2', true],
-    ['/proc/1234/fd/1', true],
-    ['/proc/thread-self/fd/1', true],
-    ['/proc/1234/task/1235/fd/1', true],
-    ['/dev/../dev/stdout', true],
-    ['/dev/shm/answer.txt', false],
-    ['/dev/null', false],
-    ['/dev/tty', false],
-    ['/dev/fd', false],
-    ['/dev/stdout.txt', false],
-    ['/proc/self/environ', false],
-    ['/proc/self/fd/1/x', false],
-    ['dev/stdout', false],
-  ])('%s: %s', (path, alias) => {
-    expect(fdAlias(path)).toBe(alias);
-  });
-});
 
 describe('writeAtomically', () => {
   it.skipIf(!existsSync('/dev/shm'))(
@@ -136,5 +110,19 @@ describe('writeAtomically', () => {
     await writeAtomically(made, 'new');
     const umask = process.umask();
     expect(statSync(made).mode & 0o7777).toBe(0o666 & ~umask);
+  });
+
+  it('follows a symlink: its target is replaced and the link kept, a link to nothing gets its target made', async () => {
+    const dir = scratch();
+    const mine = join(dir, 'mine.md');
+    writeFileSync(mine, 'an older answer');
+    symlinkSync('mine.md', join(dir, 'answer.md'));
+    symlinkSync('new.md', join(dir, 'dangling.md'));
+    await writeAtomically(join(dir, 'answer.md'), 'the answer');
+    await writeAtomically(join(dir, 'dangling.md'), 'a new answer');
+    expect(readFileSync(mine, 'utf8')).toBe('the answer');
+    expect(readFileSync(join(dir, 'new.md'), 'utf8')).toBe('a new answer');
+    expect(lstatSync(join(dir, 'answer.md')).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(dir, 'dangling.md')).isSymbolicLink()).toBe(true);
   });
 });
