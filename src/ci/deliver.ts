@@ -1,7 +1,8 @@
 // The files a run hands to scripts and CI once its result is known: -o (the final answer, atomically),
 // the Markdown summary (appended), and GitHub's step outputs. The key never reaches any of them.
+import { constants } from 'node:fs';
 import type * as FsPromises from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { RhoError } from '../errors.js';
 import { isPipe, writePipe } from '../files/pipes.js';
 import { isTerminalPath } from '../files/terminal.js';
@@ -14,6 +15,7 @@ import { terminalSafe } from '../sanitize/terminal.js';
 import { knownStopReason, outputLines, plainToken, shellInertJson } from './github.js';
 import { summaryMarkdown } from './summary.js';
 import { consolePath, guardedBlock } from './console.js';
+import { checkedTarget, fdAlias, realTarget, type ReportPins } from './targets.js';
 
 // node:fs/promises, loaded only when a report is written: ~2 ms of start-up that most runs never need.
 const fsp = (): Promise<typeof FsPromises> => import('node:fs/promises');
@@ -22,6 +24,19 @@ const fsp = (): Promise<typeof FsPromises> => import('node:fs/promises');
 const appendFile = async (path: string, text: string, giveUp?: AbortSignal): Promise<void> =>
   isPipe(path) ? writePipe(path, text, giveUp) : (await fsp()).appendFile(path, text);
 
+// Appends a report to where its path leads (realTarget): a file descriptor's alias as it is, any other file
+// opened without following a link at its end (one there now was put there since it was resolved).
+async function appendReport(target: string, text: string, giveUp?: AbortSignal): Promise<void> {
+  if (fdAlias(target) || isPipe(target)) return appendFile(target, text, giveUp);
+  const { O_APPEND, O_CREAT, O_NOFOLLOW, O_WRONLY } = constants;
+  const file = await (await fsp()).open(target, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0o666);
+  try {
+    await file.writeFile(text);
+  } finally {
+    await file.close();
+  }
+}
+
 export interface Delivered {
   result: ResultEvent;
   facts: RunFacts;
@@ -29,43 +44,66 @@ export interface Delivered {
   structured: unknown;
 }
 
+/** How writeAtomically writes. */
+export interface AtomicWrite {
+  /** Stops waiting for the reader of a FIFO or a pipe. */
+  giveUp?: AbortSignal;
+  /** The temporary file's path beside the target (tempName unless a test names its own). */
+  tempName?: (target: string) => Promise<string>;
+}
+
+// A temporary name beside the target that nobody can guess, so nothing can be put there in advance (and
+// what is there anyway is refused: it is made with O_EXCL). node:crypto, ~3 ms, only once -o is written.
+export async function tempName(target: string): Promise<string> {
+  const { randomBytes } = await import('node:crypto');
+  return join(dirname(target), `.${basename(target)}.rho-${randomBytes(8).toString('hex')}.tmp`);
+}
+
 // Writes a whole file so a reader never sees half of it: a temporary file beside it, then a rename. A
-// symlink is followed (its target is replaced, the link kept). A device, a FIFO, or a path under /dev or
-// /proc (`-o /dev/stdout`, whose target may be the very file stdout goes to) is written in place and
-// appended to, never replaced nor truncated. An existing file's mode is kept; a new one gets 0666 less the
-// umask.
-export async function writeAtomically(path: string, text: string, giveUp?: AbortSignal): Promise<void> {
-  const { chmod, realpath, rename, rm, stat, writeFile } = await fsp();
-  if (/^\/(dev|proc)\//.test(resolve(path))) return appendFile(path, text, giveUp);
-  let target = path;
+// symlink is followed (its target is replaced, the link kept; a link to nothing gets its target made). A device, a FIFO, a socket, or another name
+// for a file descriptor (`-o /dev/stdout`, whose target may be the very file stdout goes to) is written in
+// place and appended to, never replaced nor truncated. An existing file's mode is kept; a new one gets 0666
+// less the umask.
+export async function writeAtomically(path: string, text: string, o: AtomicWrite = {}): Promise<void> {
+  const { open, rename, stat, unlink } = await fsp();
+  const target = realTarget(path);
+  if (fdAlias(target)) return appendFile(target, text, o.giveUp);
   let mode: number | undefined;
   try {
-    target = await realpath(path);
     const st = await stat(target);
-    if (!st.isFile()) return await appendFile(target, text, giveUp);
+    if (!st.isFile()) return await appendFile(target, text, o.giveUp);
     mode = st.mode & 0o7777;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  const tmp = join(dirname(target), `.${basename(target)}.rho-${process.pid}.tmp`);
+  const tmp = await (o.tempName ?? tempName)(target);
+  // 'wx' is O_CREAT | O_EXCL: a new file or nothing, never one already there nor a link's target.
+  const file = await open(tmp, 'wx', 0o666);
   try {
-    await writeFile(tmp, text);
-    // Set outright, since writeFile's mode passes through the umask.
-    if (mode !== undefined) await chmod(tmp, mode);
+    try {
+      await file.writeFile(text);
+      // Set outright, since open's mode passes through the umask; on the file opened, never through a name.
+      if (mode !== undefined) await file.chmod(mode);
+    } finally {
+      await file.close();
+    }
     await rename(tmp, target);
   } catch (e) {
-    await rm(tmp, { force: true });
+    // Only the file made above: what another put at the name was refused by the open, and stays.
+    await unlink(tmp).catch(() => {});
     throw e;
   }
 }
 
 // Writes every report the options ask for; returns the first failure as a write_failed error. `giveUp`
-// stops waiting for the reader of a report that is a FIFO or a pipe.
+// stops waiting for the reader of a report that is a FIFO or a pipe. -o and the summary are written only
+// where their paths led before the agent started (`pins`: a link it put there since leads nowhere).
 export async function deliverReports(
   opts: RunOptions,
   env: NodeJS.ProcessEnv,
   d: Delivered,
   giveUp?: AbortSignal,
+  pins: ReportPins = {},
 ): Promise<RhoError | undefined> {
   const secret = env.CURSOR_API_KEY;
   const masked = (text: string): string =>
@@ -91,14 +129,21 @@ export async function deliverReports(
         // Never a part of the answer taken for the whole (events/facts.ts ANSWER_KEPT_MAX).
         if (!matched && d.facts.answerCut)
           throw new Error(`the answer passed ${ANSWER_KEPT_MAX / 1024 / 1024} MiB: it is not written`);
-        await writeAtomically(path, await forPath(path, text), giveUp);
+        const target = checkedTarget(path, pins.last);
+        await writeAtomically(target, await forPath(target, text), { giveUp });
       },
     ]);
   }
   if (opts.summaryFile) {
     const path = opts.summaryFile;
     const md = summaryMarkdown({ result: d.result, facts: d.facts, fence: opts.fence });
-    tasks.push([`the summary to ${path}`, async () => appendFile(path, await forPath(path, md), giveUp)]);
+    tasks.push([
+      `the summary to ${path}`,
+      async () => {
+        const target = checkedTarget(path, pins.summary);
+        await appendReport(target, await forPath(target, md), giveUp);
+      },
+    ]);
   }
   const ghOutput = opts.github ? env.GITHUB_OUTPUT : undefined;
   if (ghOutput) {

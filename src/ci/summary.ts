@@ -1,11 +1,12 @@
 // Pure: the Markdown a CI job reads after a run (--summary-file, GitHub's step summary): the outcome,
 // the answer, the tools and their final status, the permission decisions and the warnings, under 1 MiB.
+import { shownName } from '../changes/compare.js';
 import { FACTS_KEPT, type RunFacts } from '../events/facts.js';
 import { knownStopReason } from './github.js';
 import { fenceFor } from '../markdown.js';
 import { cutEnd, redacted } from '../sanitize/cut.js';
 import { markdownInline } from '../sanitize/markdown.js';
-import { terminalSafe } from '../sanitize/terminal.js';
+import { oneLine as lineSafe, terminalSafe } from '../sanitize/terminal.js';
 import type { ResultEvent } from '../events/types.js';
 
 export const SUMMARY_MAX_BYTES = 1024 * 1024;
@@ -25,8 +26,20 @@ export interface SummaryInput {
 const oneLine = (s: string, max: number): string =>
   markdownInline(cutEnd(terminalSafe(s.replace(/\r?\n|\r/g, ' ')), max));
 
+// A tab as its Control Picture (␉): GFM reads a tab in a cell as a space, and trims it at either end.
+const tabsShown = (s: string): string => s.replace(/\t/g, '\u2409');
+
+// A table cell's most characters.
+const CELL_MAX = 200;
+
 // Makes text safe inside one Markdown table cell, shortened.
-const cell = (s: string): string => oneLine(s, 200);
+const cell = (s: string): string => oneLine(tabsShown(s), CELL_MAX);
+
+// A file name as the text line and the warnings show it (shownName: in quotes when it holds a space, a comma,
+// a quote...), its newlines and tabs made visible (␊ ␉), never spaces: GFM trims a cell, so `a.txt ` would
+// read as `a.txt`, another file.
+const nameCell = (name: string): string =>
+  markdownInline(cutEnd(tabsShown(lineSafe(shownName(name))), CELL_MAX));
 
 // A whole message (an error, a warning) as one Markdown line: never cut at a cell's length.
 const MESSAGE_MAX = 4000;
@@ -112,7 +125,7 @@ function changesTable(changes: ResultEvent['changes']): string[] {
     '| --- | --- | --- |',
   ];
   for (const [p, change] of rows.slice(0, TABLE_MAX_ROWS))
-    out.push(`| ${cell(p)} | ${change} | ${unaccounted.has(p) ? 'no' : 'yes'} |`);
+    out.push(`| ${nameCell(p)} | ${change} | ${unaccounted.has(p) ? 'no' : 'yes'} |`);
   if (rows.length > TABLE_MAX_ROWS)
     out.push('', `_${rows.length - TABLE_MAX_ROWS} more changes not listed._`);
   return [...out, ...note, ''];

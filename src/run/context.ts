@@ -20,6 +20,7 @@ import type { RunLedger } from '../changes/run.js';
 import type { FileId } from '../ci/console.js';
 import type { Worktree } from '../changes/worktree.js';
 import type { RunnerFiles } from '../ci/runner-files.js';
+import type { ReportPins } from '../ci/targets.js';
 import type { WireLog } from '../wirelog.js';
 import type { Attempt } from './attempt.js';
 import { RunObserver } from './observer.js';
@@ -121,6 +122,8 @@ export interface RunContext {
   prompted: boolean;
   /** Under GitHub Actions, the runner's file commands as they were before the first agent started. */
   runnerFiles: RunnerFiles | undefined;
+  /** Where -o and the summary led before the first agent started (undefined until then: none started). */
+  reportPins: ReportPins | undefined;
 }
 
 export function newRunContext(opts: RunOptions, io: RunIO, timing: Readonly<Timing> = TIMING): RunContext {
@@ -175,6 +178,7 @@ export function newRunContext(opts: RunOptions, io: RunIO, timing: Readonly<Timi
     exitCode: undefined,
     prompted: false,
     runnerFiles: undefined,
+    reportPins: undefined,
   };
   // A stdout that fails (a reader gone, a full disk) stops the run; the output only reports it.
   void out.failed.then((f) => ctx.stop.stop(f.kind));

@@ -54,6 +54,7 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
     ctx.io.env,
     { result, facts: ctx.facts, structured: ctx.structured },
     readerGiveUp(ctx),
+    ctx.reportPins,
   );
   if (delivery) {
     const o = outcome({ ...facts, delivery });

@@ -3,6 +3,7 @@
 // the run is its RunContext; each try is an Attempt; every resource is released by the one teardown stack
 // that the normal end, every signal and the exit hook drain; the output closes itself at `result`.
 import { RunnerFiles, withoutRunnerFiles } from '../ci/runner-files.js';
+import { pinReports } from '../ci/targets.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { resolveAgent } from '../agent/resolve.js';
 import { openWorktree, RunLedger } from '../changes/run.js';
@@ -105,6 +106,8 @@ function onSignal(ctx: RunContext, signal: StopSignal): void {
 // What every try shares, settled before anything is spawned: the config and its warnings, the output schema,
 // the workspace (a worktree, the ledger), the agent's launch.
 async function prepare(ctx: RunContext): Promise<{ prepared: Prepared; workspace: Workspace }> {
+  // Where -o and the summary lead, before any agent could change it (ci/targets.ts).
+  ctx.reportPins = pinReports(ctx.opts);
   const { config, schema } = await readConfig(ctx);
   const workspace = await openWorkspace(ctx);
   return { prepared: { config, schema, ...planLaunch(ctx, config) }, workspace };

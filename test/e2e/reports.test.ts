@@ -4,7 +4,17 @@
 import { markdownInline } from '../../src/sanitize/markdown.js';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { execa } from 'execa';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
@@ -379,6 +389,107 @@ describe.concurrent('--output-schema', () => {
     });
     expect(lines(sj.stderr)).toHaveLength(1);
     noStack(sj.stderr);
+  });
+});
+
+// Found by review: a link the agent put at the path of -o or --summary-file during the run was followed, and the
+// report written outside the workspace, wherever the agent chose. Where each path leads is taken before the
+// agent starts; a path that leads elsewhere by the end is written nowhere.
+describe.concurrent('-o and the summary where the agent put a link', () => {
+  // A workspace, and a victim file beside it that the agent would have rho-cursor write.
+  function setup(): { dir: string; ws: string; victim: string } {
+    const dir = tempDir('rho-reports-');
+    const ws = join(dir, 'ws');
+    mkdirSync(ws);
+    const victim = file(dir, 'victim.txt', 'mine\n');
+    return { dir, ws, victim };
+  }
+  // One run of the scripted agent in ws, which runs `sh` there during the turn.
+  const agentRuns = (args: string[], ws: string, sh: string): Promise<Run> =>
+    run(
+      [...SJ, ...args, 'go'],
+      {},
+      {
+        agent: scripted,
+        cwd: ws,
+        env: { RHO_SCRIPT: JSON.stringify({ before: [{ effect: { sh } }] }) },
+      },
+    );
+  const replaced = (path: string, now: string): RegExp =>
+    new RegExp(`${escape(path)} was replaced during the run and now leads to ${escape(now)}`);
+  const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+  it('a link the agent made at the -o path: written nowhere, exit 1 (write_failed), the result still written', async () => {
+    const { dir, ws, victim } = setup();
+    const summary = join(dir, 'summary.md');
+    const r = await agentRuns(
+      ['-o', 'answer.md', '--summary-file', summary],
+      ws,
+      `ln -s '${victim}' answer.md`,
+    );
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(result(r)).toMatchObject({ stopReason: 'end_turn', exitCode: 1, error: { code: 'write_failed' } });
+    const message = String((result(r).error as { message: string }).message);
+    const answer = join(ws, 'answer.md');
+    expect(message).toBe(
+      `cannot write the last message to ${answer}: ${answer} was replaced during the run and now leads to ${victim}`,
+    );
+    expect(readFileSync(victim, 'utf8')).toBe('mine\n');
+    expect(readlinkSync(join(ws, 'answer.md'))).toBe(victim);
+    expect(readdirSync(dir).sort()).toEqual(['summary.md', 'victim.txt', 'ws']);
+    expect(readdirSync(ws)).toEqual(['answer.md']);
+    // Every other report is still written.
+    expect(readFileSync(summary, 'utf8')).toContain('### rho-cursor');
+    expect(errorLines(r.stderr)).toEqual([`rho-cursor: ${message}`]);
+  });
+
+  it('a link the agent made at the summary path: nothing appended anywhere', async () => {
+    const { ws, victim } = setup();
+    const r = await agentRuns(['--summary-file', 'summary.md'], ws, `ln -s '${victim}' summary.md`);
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(result(r)).toMatchObject({
+      stopReason: 'end_turn',
+      error: {
+        code: 'write_failed',
+        message: expect.stringMatching(replaced(join(ws, 'summary.md'), victim)),
+      },
+    });
+    expect(readFileSync(victim, 'utf8')).toBe('mine\n');
+  });
+
+  it("a user's own link the agent pointed elsewhere, and a folder it replaced with a link: written nowhere", async () => {
+    const { dir, ws, victim } = setup();
+    const mine = file(ws, 'mine.md', 'an older answer');
+    symlinkSync('mine.md', join(ws, 'answer.md'));
+    const elsewhere = join(dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    mkdirSync(join(ws, 'out'));
+    const sh = `ln -sfn '${victim}' answer.md && mv out out.old && ln -s '${elsewhere}' out`;
+    const r = await agentRuns(['-o', 'answer.md', '--summary-file', 'out/summary.md'], ws, sh);
+    expect(r.exitCode, r.stderr).toBe(1);
+    const message = String((result(r).error as { message: string }).message);
+    expect(message).toContain(
+      `${join(ws, 'answer.md')} was replaced during the run and now leads to ${victim} (it led to ${mine} when the run started)`,
+    );
+    expect(message).toMatch(replaced(join(ws, 'out', 'summary.md'), join(elsewhere, 'summary.md')));
+    expect(readFileSync(victim, 'utf8')).toBe('mine\n');
+    expect(readFileSync(mine, 'utf8')).toBe('an older answer');
+    expect(readdirSync(elsewhere)).toEqual([]);
+    expect(readdirSync(join(ws, 'out.old'))).toEqual([]);
+  });
+
+  it("a user's own link left alone is followed: its target replaced (the link kept), the summary appended there", async () => {
+    const { dir, ws } = setup();
+    const mine = file(dir, 'mine.md', 'an older answer');
+    const log = file(dir, 'log.md', 'earlier\n');
+    symlinkSync(mine, join(ws, 'answer.md'));
+    symlinkSync(log, join(ws, 'summary.md'));
+    // The agent writes a file of its own meanwhile: nothing the reports lead to.
+    const r = await agentRuns(['-o', 'answer.md', '--summary-file', 'summary.md'], ws, 'echo x > other.txt');
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(mine, 'utf8')).toBe('');
+    expect(lstatSync(join(ws, 'answer.md')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(log, 'utf8')).toMatch(/^earlier\n### rho-cursor: succeeded/);
   });
 });
 

@@ -1,3 +1,5 @@
+import { micromark } from 'micromark';
+import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { describe, expect, it } from 'vitest';
 import { ANSWER_MAX_BYTES, cutBytes, SUMMARY_MAX_BYTES, summaryMarkdown } from '../../../src/ci/summary.js';
 import { RunFacts } from '../../../src/events/facts.js';
@@ -183,6 +185,20 @@ describe('summaryMarkdown', () => {
     const row = md.split('\n').find((l) => l.startsWith('| execute | a b'))!;
     expect(row).toBe(`| execute | a b\\|${'t'.repeat(195)}… | completed |`);
     expect(md).toContain(`- \`c\`: m ${long}\n`);
+  });
+
+  it('shows each changed file as the one name it is, as the text line does: spaces at its ends kept', () => {
+    // Found by review: GFM trims a cell, so `a.txt ` rendered as `a.txt`, another file; a tab passed raw.
+    const added = ['a.txt', 'a.txt ', ' a.txt', '\tb', 'c\nd', 'e, f', 'x|y'];
+    const changes = { added, modified: [], deleted: [], unaccounted: [], truncated: false };
+    const md = summaryMarkdown({ result: result({ changes }), fence: 'none', facts: facts([]) });
+    expect(md).not.toContain('\t');
+    const html = micromark(md, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
+    const body = html.slice(html.indexOf('<tbody>', html.indexOf('Changes (7)')));
+    const names = [...body.matchAll(/<tr>\n<td>([^<]*)<\/td>/g)]
+      .slice(0, added.length)
+      .map((m) => m[1]!.replace(/&quot;/g, '"'));
+    expect(names).toEqual(['"\u2409b"', '" a.txt"', 'a.txt', '"a.txt "', '"c\u240ad"', '"e, f"', 'x|y']);
   });
 
   it('lists at most 500 tools and says how many more', () => {
