@@ -69,7 +69,7 @@ export function defineRun(cmd: Command): Command {
     .option('-C, --cwd <dir>', 'the workspace (default: current directory)')
     .option(
       '--timeout <duration>',
-      'bound on the whole run, reading stdin included (500ms, 10s, 2m, seconds)',
+      'bound on the whole run, reading stdin included (500ms, 10s, 2m, 1h, seconds)',
     )
     .option('--step-timeout <duration>', `bound on each handshake step (default: ${DEFAULT_STEP_TIMEOUT})`)
     .option('--idle-timeout <duration>', 'cancel when the agent sends nothing for this long')

@@ -44,9 +44,12 @@ export const ERRORS = {
   step_timeout: [EXIT.timeout, 'a handshake step got no answer within --step-timeout'],
   run_timeout: [EXIT.timeout, 'the run exceeded --timeout'],
   idle_timeout: [EXIT.timeout, 'the agent sent nothing for --idle-timeout'],
-  cancelled: [EXIT.sigint, 'cancelled by a signal (exit 129, 130 or 143)'],
+  cancelled: [EXIT.sigint, 'cancelled by a signal (exit 129, 130, 131, 143, or 128+n for another)'],
   stdout_closed: [EXIT.sigpipe, 'stdout was closed by its reader (EPIPE)'],
-  write_failed: [EXIT.agentFailed, 'rho-cursor could not write its output (a full disk, say)'],
+  write_failed: [
+    EXIT.agentFailed,
+    'rho-cursor could not write its output (a full disk, say, or a report path the agent replaced)',
+  ],
   max_tokens: [EXIT.maxTokens, 'stopReason max_tokens or max_turn_requests'],
   max_tool_calls: [EXIT.maxTokens, 'the turn reached --max-tool-calls'],
   refusal: [EXIT.refusal, 'stopReason refusal'],
@@ -58,7 +61,7 @@ export const ERRORS = {
   ],
   fence_breached: [
     EXIT.breach,
-    'the workspace changed where the run promised it could not (a fence, a tool shown rejected that ran)',
+    'the workspace changed where the run promised it could not (a fence, a Write(...) rule, a tool shown rejected that ran)',
   ],
   os_limit: [
     EXIT.agentFailed,

@@ -18,6 +18,12 @@ export const ENVIRONMENT = [
   ['NO_COLOR', 'no colour (https://no-color.org), also for the spinner'],
   ['FORCE_COLOR', 'colour even when stderr is not a terminal (0 or false: never)'],
   ['TERM', '`dumb` means no colour and no spinner'],
+  ['GITHUB_ACTIONS', '`true`: annotations, the step outputs and the step summary (see --summary-file)'],
+  ['GITHUB_OUTPUT', 'under GitHub Actions: exit-code, stop-reason, session-id (and structured) appended'],
+  [
+    'GITHUB_STEP_SUMMARY',
+    'under GitHub Actions: where the summary goes unless --summary-file or --no-summary',
+  ],
 ] as const;
 
 export const EXAMPLES = [
@@ -58,7 +64,7 @@ const EXIT_MEANING: Record<number, string> = {
   [EXIT.schemaMismatch]: 'the answer did not match --output-schema',
   [EXIT.denied]:
     '--strict: a permission was rejected or a tool blocked; a turn the agent ended after a rejection',
-  [EXIT.breach]: 'a fence was breached: the workspace changed where it must not',
+  [EXIT.breach]: 'a fence or a Write(...) rule was breached: the workspace changed where it must not',
   [EXIT.timeout]: 'a timeout',
   [EXIT.notFound]: 'the agent executable was not found',
   [EXIT.sighup]: 'cancelled by SIGHUP',
@@ -95,6 +101,8 @@ export function exitCodeRows(): Array<[string, string]> {
   const codes = [...new Set(Object.values(EXIT))].sort((a, b) => a - b);
   return codes.map((n) => {
     const errs = (Object.keys(ERRORS) as ErrorCode[]).filter((c) => ERRORS[c][0] === n);
+    // Every signal that cancels a run is the one error code, whatever its exit code.
+    if (n === EXIT.sighup || n === EXIT.sigquit || n === EXIT.sigterm) errs.push('cancelled');
     const meaning = EXIT_MEANING[n] ?? '';
     return [String(n), errs.length ? `${meaning} (${errs.join(', ')})` : meaning];
   });

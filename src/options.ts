@@ -102,7 +102,7 @@ export const DEFAULT_STEP_TIMEOUT = '30s';
 /** The longest duration any option takes: 24 hours. */
 export const MAX_DURATION_MS = 24 * 60 * 60 * 1000;
 
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)?$/;
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
 
 // Durations are `500ms`, `10s`, `2m` or plain seconds, above 0 and at most 24 hours; ms or undefined.
 export function parseDuration(text: string): number | undefined {
@@ -110,7 +110,7 @@ export function parseDuration(text: string): number | undefined {
   if (!match) return undefined;
   const value = Number(match[1]);
   const unit = match[2] ?? 's';
-  const ms = unit === 'ms' ? value : unit === 's' ? value * 1000 : value * 60_000;
+  const ms = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'] * value;
   // Checked after rounding: `0.4ms` would otherwise become 0, which run.ts reads as "no timeout".
   const rounded = Math.round(ms);
   // At most a day: longer timers would overflow Node's 2^31 ms and fire at once.
@@ -130,7 +130,7 @@ export function durationOption(option: string, value: string): number {
   if (ms === undefined) {
     throw new RhoError(
       'usage',
-      `option '${option}' takes a duration like 500ms, 10s, 2m or a number of seconds, above 0 and at most 24h (got '${value}')`,
+      `option '${option}' takes a duration like 500ms, 10s, 2m, 1h or a number of seconds, above 0 and at most 24h (got '${value}')`,
     );
   }
   return ms;

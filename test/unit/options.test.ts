@@ -29,6 +29,10 @@ describe('parseDuration', () => {
     [' 10s ', 10_000],
     ['1440m', 86_400_000],
     ['86400', 86_400_000],
+    // Found by review: the message said "at most 24h" and `24h` was refused.
+    ['1h', 3_600_000],
+    ['24h', 86_400_000],
+    ['0.5h', 1_800_000],
   ])('reads %j as %i ms', (text, ms) => {
     expect(parseDuration(text)).toBe(ms);
   });
@@ -43,7 +47,9 @@ describe('parseDuration', () => {
     '',
     'ms',
     's',
-    '1h',
+    'h',
+    '25h',
+    '1d',
     '10 s',
     '1.5.2',
     '1e3',
@@ -67,7 +73,7 @@ describe('durationOption', () => {
     expect(() => durationOption('--step-timeout', '10x')).toThrow(
       new RhoError(
         'usage',
-        "option '--step-timeout' takes a duration like 500ms, 10s, 2m or a number of seconds, above 0 and at most 24h (got '10x')",
+        "option '--step-timeout' takes a duration like 500ms, 10s, 2m, 1h or a number of seconds, above 0 and at most 24h (got '10x')",
       ),
     );
     expect(() => durationOption('--timeout', '0')).toThrow(
