@@ -75,17 +75,19 @@ export class RunLedger {
   private snapshot: Promise<Snapshot | Error> | undefined;
   readonly account: ToolAccount;
   private readonly roots: string[];
+  private readonly own: FileId[];
 
-  /** The snapshot waits for `start()`; `measure` off leaves only the account. `ignored`: rho-cursor's own files
-   * by path; `console`: the regular files its stdout and stderr were redirected to (`> plan.md`), by identity. */
+  /** The snapshot waits for `start()`; `measure` off leaves only the account. `own`: the regular files rho-cursor
+   * writes during the turn, by identity: those its stdout and stderr were redirected to (`> plan.md`), and the
+   * wire log (ownFile). */
   constructor(
     private readonly cwd: string,
     private readonly measure: boolean,
-    private readonly ignored: readonly (string | undefined)[],
-    private readonly console: readonly FileId[] = [],
+    own: readonly FileId[] = [],
     /** The run's stop: it ends the snapshot's listing, which the prompt has not been sent without. */
     private readonly stop?: AbortSignal,
   ) {
+    this.own = [...own];
     this.roots = [cwd];
     try {
       const real = realpathSync(cwd);
@@ -96,11 +98,18 @@ export class RunLedger {
     this.account = new ToolAccount(this.roots);
   }
 
-  // Is this changed path the file our stdout or stderr goes to: the path it was opened at, still that same
+  // Another file rho-cursor writes during the turn (the wire log, once opened): left out as long as it is that
+  // file. -o, the summary and --patch are not: they are written after the look, so whatever the ledger finds at
+  // their paths is the agent's (found by review: a link the agent put at -o's path went unreported).
+  ownFile(id: FileId): void {
+    this.own.push(id);
+  }
+
+  // Is this changed path one of rho-cursor's own files: the path it was opened at, still that same regular
   // file, and its only name? A file the agent hard-links to it (`ln -f log.txt src/a.ts`, found by review) or
-  // puts in its place is a change like any other.
-  private isConsole(path: string): boolean {
-    return this.console.some(
+  // puts in its place (a link, another file) is a change like any other.
+  private isOwn(path: string): boolean {
+    return this.own.some(
       (c) =>
         c.path !== undefined && workspacePath(c.path, this.roots) === path && isFile(join(this.cwd, path), c),
     );
@@ -158,8 +167,7 @@ export class RunLedger {
       });
     else if (since) {
       const { changed, truncated } = since;
-      const own = new Set(this.ignored.map((p) => (p ? workspacePath(p, this.roots) : undefined)));
-      const kept = changed.filter((c) => !own.has(c.path) && !this.isConsole(c.path));
+      const kept = changed.filter((c) => !this.isOwn(c.path));
       o.changes = changesOf(kept, (p) => this.account.accounts(p), truncated);
       if (o.changes.unaccounted.length > 0)
         o.warnings.push({

@@ -308,6 +308,52 @@ describe('breach: a promise about effects, checked by the ledger', () => {
     expect(r.exitCode, r.stderr).toBe(0);
   });
 
+  // -o, the summary and the wire log in the workspace (the run's cwd is the workspace: relative paths land
+  // there). rho-cursor writes -o and the summary after the look, the wire log during the turn.
+  const OWN = ['-o', 'answer.md', '--summary-file', 'summary.md', '--wire-log', 'wire.jsonl'];
+
+  it("-o, the summary and the wire log in the workspace are rho-cursor's own: no change, exit 0", async () => {
+    const ws = plainWorkspace();
+    const r = await run(['run', ...SJ, '--fence', 'read-only', ...OWN, 'go'], ws, {
+      before: [chunk('read only')],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(resultOf(r.events).changes).toMatchObject({ added: [], modified: [], deleted: [] });
+    expect(readFileSync(join(ws, 'answer.md'), 'utf8')).toBe('read only');
+    expect(readFileSync(join(ws, 'wire.jsonl'), 'utf8')).toContain('"dir":"c2a"');
+  });
+
+  it.each([
+    ['-o', 'answer.md'],
+    ['--summary-file', 'summary.md'],
+    ['--wire-log', 'wire.jsonl'],
+  ])(
+    '--fence read-only: a link the agent puts at the path of %s is its change, exit 8 (found by review)',
+    async (_, name) => {
+      const ws = plainWorkspace();
+      const victim = join(tempDir(), 'victim.txt');
+      writeFileSync(victim, 'victim\n');
+      const r = await run(['run', ...SJ, '--fence', 'read-only', ...OWN, 'go'], ws, {
+        before: [effect({ sh: `rm -f ${name}; ln -s '${victim}' ${name}` }), chunk('read only')],
+      });
+      expect(r.exitCode, r.stderr).toBe(8);
+      const result = resultOf(r.events);
+      // The wire log was there before the prompt (opened at the start): a link in its place is modified.
+      const changes = result.changes as Record<string, string[]>;
+      expect([...changes.added!, ...changes.modified!]).toEqual([name]);
+      expect((result.error as { message: string }).message).toContain(name);
+    },
+  );
+
+  it('--fence read-only: a file the agent writes at the path of the wire log is its change, exit 8', async () => {
+    const ws = plainWorkspace();
+    const r = await run(['run', ...SJ, '--fence', 'read-only', ...OWN, 'go'], ws, {
+      before: [effect({ sh: 'echo planted > w && mv w wire.jsonl' }), chunk('read only')],
+    });
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect((resultOf(r.events).error as { message: string }).message).toContain('wire.jsonl');
+  });
+
   it('--fence no-shell: a shell command the agent reports run, never allowed, is exit 8 naming the command', async () => {
     const ws = plainWorkspace();
     const r = await run(['run', ...SJ, '--fence', 'no-shell', 'go'], ws, {
