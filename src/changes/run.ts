@@ -17,13 +17,8 @@ import { breachOf, rejectedThatRan } from './breach.js';
 import { changesOf, nameSome, type Changes } from './compare.js';
 import { outsideWriteRules } from '../policy/judge.js';
 import { changesSince, takeSnapshot, type Snapshot } from './snapshot.js';
-import {
-  makeWorktree,
-  removeWorktree,
-  removeWorktreeSync,
-  worktreePatch,
-  type Worktree,
-} from './worktree.js';
+import { worktreePatch } from './patch.js';
+import { keepWorktree, makeWorktree, removeWorktree, removeWorktreeSync, type Worktree } from './worktree.js';
 
 /** What the ledger reports at the end of a run. */
 export interface LedgerOutcome {
@@ -52,12 +47,12 @@ export async function openWorktree(
 ): Promise<Worktree | undefined> {
   if (!opts.worktree) return undefined;
   const wt = await makeWorktree(opts.cwd, opts.keepWorktree, signal);
-  if (!opts.keepWorktree)
-    teardown.defer({
-      name: 'worktree',
-      run: () => removeWorktree(wt),
-      runSync: () => removeWorktreeSync(wt),
-    });
+  // Removed unless kept: by --keep-worktree, or at the end for a patch that could not carry everything.
+  teardown.defer({
+    name: 'worktree',
+    run: () => removeWorktree(wt),
+    runSync: () => removeWorktreeSync(wt),
+  });
   return wt;
 }
 
@@ -201,22 +196,47 @@ export class RunLedger {
       unmeasured: since instanceof Error,
       writeRules: [...opts.rules.allow, ...opts.rules.deny].some((r) => r.type === 'Write'),
     });
-    if (wt && opts.patch) {
-      try {
-        const patch = await forConsole(opts.patch, opts.github, await worktreePatch(wt, giveUp));
-        await (isPipe(opts.patch) ? writePipe(opts.patch, patch, giveUp) : fsp.writeFile(opts.patch, patch));
-        o.patch = opts.patch;
-      } catch (e) {
-        o.failure = new RhoError(
-          'write_failed',
-          `could not write the patch ${opts.patch}: ${(e as Error).message}`,
-        );
-        // Said as it happens, as a wire log that stops is: when a stop or a breach is the run's error, the
-        // final line does not say it (found by review: a --timeout run ended with no patch and no word why).
-        o.warnings.push({ code: 'patch-failed', message: o.failure.message });
-      }
-    }
+    if (wt && opts.patch) await this.writePatch(o, opts, wt, giveUp);
     return o;
+  }
+
+  // --patch: written with everything it can carry; whatever it cannot (a repository of the agent's, a name git
+  // refuses), or the whole patch when it cannot be written, is kept in the worktree, which is then not removed
+  // (found by review: a `git init` in a new folder failed the patch, and the worktree went with the agent's
+  // other work in it).
+  private async writePatch(
+    o: LedgerOutcome,
+    opts: RunOptions,
+    wt: Worktree,
+    giveUp: AbortSignal | undefined,
+  ): Promise<void> {
+    const path = opts.patch!;
+    const kept = (): string => {
+      keepWorktree(wt);
+      return `the worktree is kept at ${wt.dir} (a repository of its own: removing ${wt.tmp} removes it)`;
+    };
+    try {
+      const taken = await worktreePatch(wt, o.changes, giveUp);
+      const patch = await forConsole(path, opts.github, taken.bytes);
+      await (isPipe(path) ? writePipe(path, patch, giveUp) : fsp.writeFile(path, patch));
+      o.patch = path;
+      if (taken.leftOut.length > 0 || taken.refused !== '') {
+        const what =
+          taken.leftOut.length > 0
+            ? `${nameSome(taken.leftOut)} (a folder ending in / holds a repository of its own)`
+            : `what git could not add (${taken.refused})`;
+        o.warnings.push({
+          code: 'patch-incomplete',
+          message: `the patch ${path} leaves out what no patch can carry: ${what}; ${kept()}`,
+        });
+      }
+    } catch (e) {
+      const why = `could not write the patch ${path}: ${(e as Error).message}; ${kept()}`;
+      o.failure = new RhoError('write_failed', why);
+      // Said as it happens, as a wire log that stops is: when a stop or a breach is the run's error, the
+      // final line does not say it (found by review: a --timeout run ended with no patch and no word why).
+      o.warnings.push({ code: 'patch-failed', message: why });
+    }
   }
 }
 

@@ -581,18 +581,99 @@ describe('--worktree: taking the patch is bounded as the rest of the end is (fou
     // The 2 s timeout, the end's 2 s grace, and slack for a busy machine: never the 30 s of that git.
     expect(Date.now() - startedAt).toBeLessThan(12_000);
     expect(r.exitCode, r.stderr).toBe(124);
-    const result = resultOf(r.events) as { patch: unknown; worktree: { path: string } };
+    const result = resultOf(r.events) as { patch: unknown; worktree: { path: string; kept: boolean } };
     expect(result.patch).toBeNull();
-    // The timeout is the run's error; the warning says why no patch was written.
+    // The timeout is the run's error; the warning says why no patch was written, and where the agent's work
+    // is kept (no patch holds it).
     expect(r.stderr).toContain('the run exceeded --timeout 2s');
+    const kept = `the worktree is kept at ${result.worktree.path} (a repository of its own: removing ${dirname(result.worktree.path)} removes it)`;
     expect(r.events).toContainEqual({
       type: 'warning',
       code: 'patch-failed',
-      message: `could not write the patch ${patch}: it was ended within 2s of the timeout`,
+      message: `could not write the patch ${patch}: it was ended within 2s of the timeout; ${kept}`,
     });
     expect(existsSync(patch)).toBe(false);
     expect(await waitForGone(add30s)).toBe(true);
-    expect(existsSync(result.worktree.path)).toBe(false);
+    expect(result.worktree.kept).toBe(true);
+    expect(readFileSync(join(result.worktree.path, 'src/b.ts'), 'utf8')).toBe('b\n');
+    rmSync(dirname(result.worktree.path), { recursive: true, force: true });
     expect(repoState(repo)).toEqual(before);
+  });
+});
+
+describe('--worktree --patch: nothing the agent did is lost (found by review)', () => {
+  type Kept = {
+    patch: string | null;
+    changes: Record<string, string[]>;
+    worktree: { path: string; kept: boolean };
+    error?: { code: string; message: string };
+  };
+  const warning = (events: Array<Record<string, unknown>>, code: string) =>
+    events.find((e) => e.type === 'warning' && e.code === code)?.message as string | undefined;
+
+  it('a repository the agent makes is left out of the patch and named, the rest applies, and the worktree is kept', async () => {
+    const repo = userRepo();
+    const { r, patch } = await shellInWorktree(
+      repo,
+      'echo fixed >> src/a.ts; mkdir sub2 && cd sub2 && git init -q && echo x > f.txt && cd .. && ' +
+        'mkdir sub3 && cd sub3 && git init -q && echo y > g && git add g && git -c user.email=a@b -c user.name=a commit -qm i',
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const result = resultOf(r.events) as Kept;
+    expect(result.patch).toBe(patch);
+    expect(result.changes.added).toEqual(expect.arrayContaining(['sub2/.git/', 'sub2/f.txt', 'sub3/.git/']));
+    const text = readFileSync(patch, 'utf8');
+    expect(text).toContain('+fixed');
+    expect(text).not.toMatch(/sub2|sub3/);
+    const said = warning(r.events, 'patch-incomplete')!;
+    expect(said).toContain('sub2/, sub3/');
+    expect(said).toContain(`the worktree is kept at ${result.worktree.path}`);
+    expect(result.worktree.kept).toBe(true);
+    expect(readFileSync(join(result.worktree.path, 'sub2', 'f.txt'), 'utf8')).toBe('x\n');
+    git(repo, 'apply', patch);
+    expect(readFileSync(join(repo, 'src/a.ts'), 'utf8')).toBe('export const a = 1;\nfixed\n');
+    rmSync(dirname(result.worktree.path), { recursive: true, force: true });
+  });
+
+  it('a path git refuses (a .GIT folder) is left out and named, the rest is in the patch, the worktree kept', async () => {
+    const repo = userRepo();
+    const { r, patch } = await shellInWorktree(
+      repo,
+      'echo fixed >> src/a.ts; mkdir -p d/.GIT && echo x > d/.GIT/x',
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const result = resultOf(r.events) as Kept;
+    expect(readFileSync(patch, 'utf8')).toContain('+fixed');
+    expect(warning(r.events, 'patch-incomplete')).toContain('d/.GIT/x');
+    expect(existsSync(join(result.worktree.path, 'd', '.GIT', 'x'))).toBe(true);
+    rmSync(dirname(result.worktree.path), { recursive: true, force: true });
+  });
+
+  it('a patch that cannot be written keeps the worktree and says where', async () => {
+    const repo = userRepo();
+    const patch = join(tempDir(), 'no', 'such', 'fix.diff');
+    const r = await finish(
+      await start(['run', ...SJ, '--worktree', '--patch', patch, 'go'], repo, {
+        before: [effect({ sh: 'echo fixed >> src/a.ts' }), chunk('done')],
+      }),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(1);
+    const result = resultOf(r.events) as Kept;
+    expect(result.error?.code).toBe('write_failed');
+    expect(result.error?.message).toContain(`the worktree is kept at ${result.worktree.path}`);
+    expect(result.worktree.kept).toBe(true);
+    expect(readFileSync(join(result.worktree.path, 'src/a.ts'), 'utf8')).toBe('export const a = 1;\nfixed\n');
+    rmSync(dirname(result.worktree.path), { recursive: true, force: true });
+  });
+
+  it('a file your own ignore rules ignore stays out of both changes and the patch', async () => {
+    const repo = userRepo();
+    const { r, patch } = await shellInWorktree(repo, 'echo build > ignored.log; echo b > src/b.ts');
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect((resultOf(r.events) as Kept).changes).toMatchObject({ added: [], modified: ['src/b.ts'] });
+    const text = readFileSync(patch, 'utf8');
+    expect(text).toContain('src/b.ts');
+    expect(text).not.toContain('ignored.log');
   });
 });
