@@ -1,12 +1,13 @@
 // --patch: what changed in the worktree since its start, as `git diff --binary`, which applies with `git apply`
-// in the user's tree (paths from the repository root, limited to the workspace). What no patch can carry (a
+// in the user's tree (paths from the repository root, limited to the workspace). It carries every change the
+// ledger reports, also a file the agent hid with an ignore rule of its own; what no patch can carry (a
 // repository of its own, a path git refuses) is left out and named, never lost with the rest.
 // Only the worktree's files decide it. The worktree's git dir is the agent's (its index, config, hooks,
 // info/exclude and info/attributes, even the `.git` that names it: the agent can point it at the user's
 // repository), so none of it is used: the patch is taken in a git dir made for it here, with an index of its
 // own filled from the start's tree (read-tree, then `add -A`), its own object store (the worktree's and the
 // user's read as alternates, never written), and the config the worktree was made with.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { tempRoot } from '../files/temp.js';
 import { DIFF_ARGS, type ConfigPair } from './git-env.js';
@@ -30,15 +31,24 @@ export interface Reported {
   modified: readonly string[];
 }
 
+// Pure: is one of the path's parts `.git`, in any case? git holds no such path (it refuses `.GIT` too).
+const hasGitPart = (path: string): boolean => path.split('/').some((p) => p.toLowerCase() === '.git');
+
 // Pure: the folders that hold a repository of their own, from what git lists as untracked (a repository is
 // one entry ending in `/`) and the ledger's paths (a `.git`, file or folder, names its folder), from the root.
 export function nestedRepos(untracked: readonly string[], reported: readonly string[]): string[] {
   const repos = new Set(untracked.filter((p) => p.endsWith('/')));
   for (const p of reported) {
-    const m = /^(.+\/)\.git\/?$/i.exec(p);
+    const m = /^(.+\/)\.git\/?$/.exec(p);
     if (m) repos.add(m[1]!);
   }
   return [...repos].sort();
+}
+
+// Pure: the ledger's paths git must be told to add whatever the ignore rules say (the agent's own
+// `.gitignore` hides a file from `add -A`): those git can hold, outside the repositories left out.
+export function hiddenCandidates(reported: readonly string[], repos: readonly string[]): string[] {
+  return reported.filter((p) => !hasGitPart(p) && !repos.some((r) => p.startsWith(r)));
 }
 
 // Pure: git's `error:` lines, at most a few.
@@ -81,12 +91,16 @@ export async function worktreePatch(
     const changed = [...added, ...(reported?.modified ?? []).map(root)];
     const repos = nestedRepos(await untracked(wt.dir, o).finally(ended), changed);
     const refused = [await addAll(wt.dir, repos, o).finally(ended)];
+    refused.push(await addHidden(wt.dir, hiddenCandidates(changed, repos), o).finally(ended));
     const r = await git(wt.cwd, ['diff', '--cached', ...DIFF_ARGS, wt.base, '--', '.'], o);
     ended();
     if (r.code !== 0) throw new Error(`git diff failed: ${r.stderr}`);
     const carried = await named(wt, o).finally(ended);
-    // What the ledger found added that the patch does not create (a name git refuses, say).
-    const missing = added.filter((p) => !carried.has(p) && !repos.some((d) => p.startsWith(d)));
+    // What the ledger found added that the patch does not create (a name git refuses, say); a folder the
+    // ledger did not enter (`x/node_modules/`) is carried when a file in it is.
+    const has = (p: string): boolean =>
+      p.endsWith('/') ? [...carried].some((c) => c.startsWith(p)) : carried.has(p);
+    const missing = added.filter((p) => !has(p) && !repos.some((d) => p.startsWith(d)));
     const inside = (p: string): string | undefined =>
       under === '' ? p : p.startsWith(`${under}/`) ? p.slice(under.length + 1) : undefined;
     const leftOut = [...repos, ...missing].map(inside).filter((p): p is string => p !== undefined);
@@ -115,6 +129,31 @@ async function addAll(dir: string, repos: readonly string[], o: GitOptions): Pro
     dir,
     only.length === 0 ? args : [...args, '--pathspec-from-file=-', '--pathspec-file-nul'],
     only.length === 0 ? o : { ...o, input: specs(only) },
+  );
+  if (r.code !== 0 && r.code !== 1) throw new Error(`git add failed: ${r.stderr || `exit ${r.code}`}`);
+  return errorLines(r.stderr);
+}
+
+// The ledger's paths that are there, added whatever the ignore rules say (`add -f`, literal names): a file the
+// agent hid with its own `.gitignore` (found by review: it was in the ledger, not in the patch).
+async function addHidden(dir: string, paths: readonly string[], o: GitOptions): Promise<string> {
+  const there = paths.filter((p) => {
+    try {
+      const st = lstatSync(fsPath(join(dir, p.endsWith('/') ? p.slice(0, -1) : p)));
+      return p.endsWith('/') ? st.isDirectory() : !st.isDirectory();
+    } catch {
+      return false;
+    }
+  });
+  if (there.length === 0) return '';
+  const r = await git(
+    dir,
+    ['add', '-f', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'],
+    {
+      ...o,
+      vars: { ...o.vars, GIT_LITERAL_PATHSPECS: '1' },
+      input: specs(there),
+    },
   );
   if (r.code !== 0 && r.code !== 1) throw new Error(`git add failed: ${r.stderr || `exit ${r.code}`}`);
   return errorLines(r.stderr);

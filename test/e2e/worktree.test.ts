@@ -667,6 +667,28 @@ describe('--worktree --patch: nothing the agent did is lost (found by review)', 
     rmSync(dirname(result.worktree.path), { recursive: true, force: true });
   });
 
+  it('files the agent hides with its own .gitignore are in the patch, as in changes', async () => {
+    const repo = userRepo();
+    const { r, patch } = await shellInWorktree(
+      repo,
+      "printf 'hidden.txt\\nhidden/\\n' > .gitignore; echo payload > hidden.txt; echo '*' > src/.gitignore; " +
+        'echo n > src/new.ts; mkdir -p hidden/node_modules && echo m > hidden/node_modules/a.js',
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const result = resultOf(r.events) as Kept;
+    expect(result.changes).toMatchObject({
+      added: ['hidden.txt', 'hidden/node_modules/', 'src/.gitignore', 'src/new.ts'],
+      modified: ['.gitignore'],
+    });
+    expect(warning(r.events, 'patch-incomplete')).toBeUndefined();
+    expect(result.worktree.kept).toBe(false);
+    git(repo, 'apply', patch);
+    expect(readFileSync(join(repo, 'hidden.txt'), 'utf8')).toBe('payload\n');
+    expect(readFileSync(join(repo, 'src/new.ts'), 'utf8')).toBe('n\n');
+    expect(readFileSync(join(repo, 'src/.gitignore'), 'utf8')).toBe('*\n');
+    expect(readFileSync(join(repo, 'hidden/node_modules/a.js'), 'utf8')).toBe('m\n');
+  });
+
   it('a file your own ignore rules ignore stays out of both changes and the patch', async () => {
     const repo = userRepo();
     const { r, patch } = await shellInWorktree(repo, 'echo build > ignored.log; echo b > src/b.ts');
