@@ -12,12 +12,15 @@ import { join, relative } from 'node:path';
 import { tempRoot } from '../files/temp.js';
 import { DIFF_ARGS, type ConfigPair } from './git-env.js';
 import { git, gitText, type GitOptions } from './git.js';
+import { redactBytes } from '../lifecycle/secrets.js';
 import { decodeName, fsPath } from './names.js';
 import { removeTree, restoreLinks, WORKTREE_PREFIX, type Worktree } from './worktree.js';
 
 /** The patch, and what the worktree holds that it does not. */
 export interface Patch {
   bytes: Buffer;
+  /** The key was in it, and is masked: `[redacted]` in its place. */
+  redacted: boolean;
   /** Paths changed that no patch can carry, relative to the workspace: a folder holding a repository of its
    * own (ending in `/`), a path git refuses (`x/.GIT/y`). */
   leftOut: string[];
@@ -64,11 +67,13 @@ const specs = (paths: readonly string[]): Buffer =>
   Buffer.concat(paths.map((p) => Buffer.concat([Buffer.from(fsPath(p)), Buffer.of(0)])));
 
 // `giveUp`: the bound of the run's end (as for the ledger's look): the git at work is ended there, and the
-// patch is not taken. `reported`: the ledger's changes, when it measured them.
+// patch is not taken. `reported`: the ledger's changes, when it measured them. `key`: the forms of the key,
+// never written into the patch (secrets.ts).
 export async function worktreePatch(
   wt: Worktree,
   reported: Reported | null,
   giveUp?: AbortSignal,
+  key: readonly string[] = [],
 ): Promise<Patch> {
   await restoreLinks(wt.relinked ?? []);
   const tmp = mkdtempSync(join(tempRoot(), `${WORKTREE_PREFIX}${process.pid}-patch-`));
@@ -92,9 +97,7 @@ export async function worktreePatch(
     const repos = nestedRepos(await untracked(wt.dir, o).finally(ended), changed);
     const refused = [await addAll(wt.dir, repos, o).finally(ended)];
     refused.push(await addHidden(wt.dir, hiddenCandidates(changed, repos), o).finally(ended));
-    const r = await git(wt.cwd, ['diff', '--cached', ...DIFF_ARGS, wt.base, '--', '.'], o);
-    ended();
-    if (r.code !== 0) throw new Error(`git diff failed: ${r.stderr}`);
+    const { bytes, redacted } = await maskedDiff(wt, o, key, ended);
     const carried = await named(wt, o).finally(ended);
     // What the ledger found added that the patch does not create (a name git refuses, say); a folder the
     // ledger did not enter (`x/node_modules/`) is carried when a file in it is.
@@ -104,10 +107,101 @@ export async function worktreePatch(
     const inside = (p: string): string | undefined =>
       under === '' ? p : p.startsWith(`${under}/`) ? p.slice(under.length + 1) : undefined;
     const leftOut = [...repos, ...missing].map(inside).filter((p): p is string => p !== undefined);
-    return { bytes: r.stdout, leftOut: [...new Set(leftOut)], refused: refused.filter(Boolean).join('; ') };
+    return { bytes, redacted, leftOut: [...new Set(leftOut)], refused: refused.filter(Boolean).join('; ') };
   } finally {
     removeTree(tmp);
   }
+}
+
+// The diff of the index against the start, the key masked (found by review: an agent that wrote the key into
+// a file's content or name got it into the patch). Where it is in what the agent wrote, the files holding it
+// are put in the index with it masked, so their hunks are whole and apply (a binary file's hunk is deflated
+// and encoded: masking the patch's bytes alone would leave it there); then whatever still holds it (a name, a
+// line of the start's) is masked in the patch's bytes.
+async function maskedDiff(
+  wt: Worktree,
+  o: GitOptions,
+  key: readonly string[],
+  ended: () => void,
+): Promise<{ bytes: Buffer; redacted: boolean }> {
+  const diff = async (): Promise<Buffer> => {
+    const r = await git(wt.cwd, ['diff', '--cached', ...DIFF_ARGS, wt.base, '--', '.'], o);
+    ended();
+    if (r.code !== 0) throw new Error(`git diff failed: ${r.stderr}`);
+    return r.stdout;
+  };
+  let bytes = await diff();
+  if (key.length === 0) return { bytes, redacted: false };
+  const holds = key.some((f) => bytes.includes(f)) || bytes.includes('\nGIT binary patch\n');
+  const blobs = holds && (await maskBlobs(wt, o, key).finally(ended));
+  if (blobs) bytes = await diff();
+  const masked = redactBytes(bytes, key);
+  return { bytes: masked ?? bytes, redacted: blobs || masked !== undefined };
+}
+
+// Every file the patch adds or changes whose content holds the key, put in the index with the key masked;
+// says whether there was one.
+async function maskBlobs(wt: Worktree, o: GitOptions, key: readonly string[]): Promise<boolean> {
+  const args = ['diff', '--cached', '--raw', '-z', '--no-renames', '--no-abbrev', '--no-relative', wt.base];
+  const raw = await git(wt.cwd, [...args, '--', '.'], o);
+  if (raw.code !== 0) throw new Error(`git diff failed: ${raw.stderr || `exit ${raw.code}`}`);
+  const files = newSides(raw.stdout);
+  if (files.length === 0) return false;
+  const batch = await git(wt.dir, ['cat-file', '--batch'], {
+    ...o,
+    input: Buffer.from(files.map((f) => `${f.id}\n`).join('')),
+  });
+  if (batch.code !== 0) throw new Error(`git cat-file failed: ${batch.stderr || `exit ${batch.code}`}`);
+  const contents = batchContents(batch.stdout);
+  const entries: Buffer[] = [];
+  for (const [i, f] of files.entries()) {
+    const masked = contents[i] ? redactBytes(contents[i], key) : undefined;
+    if (!masked) continue;
+    const id = (
+      await gitText(wt.dir, ['hash-object', '-w', '--no-filters', '--stdin'], { ...o, input: masked })
+    ).trim();
+    entries.push(Buffer.concat([Buffer.from(`${f.mode} ${id}\t`), f.path, Buffer.of(0)]));
+  }
+  if (entries.length === 0) return false;
+  await gitText(wt.dir, ['update-index', '-z', '--index-info'], { ...o, input: Buffer.concat(entries) });
+  return true;
+}
+
+// Pure: the new side of each file a `git diff --raw -z --no-abbrev` adds or changes (not a submodule): its
+// mode, its blob id and its path from the root, as bytes.
+export function newSides(raw: Buffer): Array<{ mode: string; id: string; path: Buffer }> {
+  const out: Array<{ mode: string; id: string; path: Buffer }> = [];
+  let at = 0;
+  while (at < raw.length) {
+    const metaEnd = raw.indexOf(0, at);
+    const pathEnd = metaEnd < 0 ? -1 : raw.indexOf(0, metaEnd + 1);
+    if (pathEnd < 0) break;
+    const [, mode, , id, status] = raw.toString('latin1', at, metaEnd).split(' ');
+    if (mode && id && status && status !== 'D' && mode !== '160000')
+      out.push({ mode, id, path: raw.subarray(metaEnd + 1, pathEnd) });
+    at = pathEnd + 1;
+  }
+  return out;
+}
+
+// Pure: the contents of a `git cat-file --batch` answer, in the order asked (undefined for one missing).
+export function batchContents(out: Buffer): Array<Buffer | undefined> {
+  const contents: Array<Buffer | undefined> = [];
+  let at = 0;
+  while (at < out.length) {
+    const nl = out.indexOf(0x0a, at);
+    if (nl < 0) break;
+    const size = /^\S+ \S+ (\d+)$/.exec(out.toString('latin1', at, nl));
+    if (!size) {
+      contents.push(undefined);
+      at = nl + 1;
+      continue;
+    }
+    const end = nl + 1 + Number(size[1]);
+    contents.push(out.subarray(nl + 1, end));
+    at = end + 1;
+  }
+  return contents;
 }
 
 // The untracked files git adds (not ignored), and each repository of its own as one entry ending in `/`.

@@ -7,7 +7,7 @@ import { RhoError } from '../errors.js';
 import { isPipe, writePipe } from '../files/pipes.js';
 import { isTerminalPath } from '../files/terminal.js';
 import { consolePath, guardedBlock, type FileId } from '../ci/console.js';
-import { redacted } from '../sanitize/cut.js';
+import { keyForms, redacted } from '../sanitize/cut.js';
 import { terminalSafe } from '../sanitize/terminal.js';
 import type { Event, ToolEvent } from '../events/types.js';
 import type { Teardown } from '../lifecycle/teardown.js';
@@ -216,10 +216,15 @@ export class RunLedger {
       return `the worktree is kept at ${wt.dir} (a repository of its own: removing ${wt.tmp} removes it)`;
     };
     try {
-      const taken = await worktreePatch(wt, o.changes, giveUp);
+      const taken = await worktreePatch(wt, o.changes, giveUp, keyForms());
       const patch = await forConsole(path, opts.github, taken.bytes);
       await (isPipe(path) ? writePipe(path, patch, giveUp) : fsp.writeFile(path, patch));
       o.patch = path;
+      if (taken.redacted)
+        o.warnings.push({
+          code: 'patch-redacted',
+          message: `the key (CURSOR_API_KEY) was in what the agent changed: the patch ${path} holds [redacted] in its place, so the hunks that held it do not reproduce it (and one whose context held it does not apply)`,
+        });
       if (taken.leftOut.length > 0 || taken.refused !== '') {
         const what =
           taken.leftOut.length > 0
@@ -244,7 +249,7 @@ export class RunLedger {
 // any other: the key masked, on a terminal the agent's controls made visible, and under GitHub Actions behind
 // its own guard, as ci/deliver.ts writes -o and the summary there (its lines are the agent's file contents and
 // names: `+##[set-output ...]` would run, `+\e]52;...` would set the clipboard). A file keeps the bytes `git
-// apply` needs.
+// apply` needs, with the key masked in them as everywhere (patch.ts).
 async function forConsole(path: string, github: boolean, patch: Buffer): Promise<Buffer | string> {
   const terminal = await isTerminalPath(path);
   const console = consolePath(path);

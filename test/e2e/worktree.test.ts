@@ -699,3 +699,34 @@ describe('--worktree --patch: nothing the agent did is lost (found by review)', 
     expect(text).not.toContain('ignored.log');
   });
 });
+
+describe('--worktree --patch: the key is never written into the patch (found by review)', () => {
+  it('in a file the agent writes (text or binary) or in its name: masked, said, and the rest applies', async () => {
+    const repo = userRepo();
+    const key = 'sk-test-0123456789abcdef';
+    const patch = join(tempDir(), 'fix.diff');
+    const sh =
+      'echo "token=$CURSOR_API_KEY" >> src/a.ts; echo x > "k-$CURSOR_API_KEY.txt"; ' +
+      'printf "bin\\000$CURSOR_API_KEY\\000end" > blob.bin; echo b > src/b.ts';
+    const r = await finish(
+      startCli(['run', ...SJ, '--worktree', '--patch', patch, 'go'], {
+        agent: await agentPath,
+        cwd: repo,
+        cliConfig: { approvalMode: 'allowlist' },
+        env: { CURSOR_API_KEY: key, RHO_SCRIPT: JSON.stringify({ before: [effect({ sh }), chunk('done')] }) },
+      }),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const bytes = readFileSync(patch);
+    expect(bytes.includes(key)).toBe(false);
+    const said = r.events.find((e) => e.type === 'warning' && e.code === 'patch-redacted');
+    expect(said?.message).toContain('[redacted]');
+    git(repo, 'apply', patch);
+    expect(readFileSync(join(repo, 'src/a.ts'), 'utf8')).toBe('export const a = 1;\ntoken=[redacted]\n');
+    expect(readFileSync(join(repo, 'k-[redacted].txt'), 'utf8')).toBe('x\n');
+    expect(readFileSync(join(repo, 'blob.bin'))).toEqual(Buffer.from('bin\0[redacted]\0end'));
+    expect(readFileSync(join(repo, 'src/b.ts'), 'utf8')).toBe('b\n');
+    expect(r.stdout.includes(key) || r.stderr.includes(key)).toBe(false);
+  });
+});

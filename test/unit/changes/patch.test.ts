@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hiddenCandidates, nestedRepos } from '../../../src/changes/patch.js';
+import { batchContents, hiddenCandidates, nestedRepos, newSides } from '../../../src/changes/patch.js';
 
 describe('what the patch leaves out, and what it adds whatever the ignore rules say', () => {
   it('a repository of its own: listed whole by git, or named by the .git (folder or file) the ledger found', () => {
@@ -16,5 +16,29 @@ describe('what the patch leaves out, and what it adds whatever the ignore rules 
         ['r/'],
       ),
     ).toEqual(['hidden.txt', 'hidden/node_modules/', 'rr/f.txt']);
+  });
+});
+
+describe("reading git's answers for the key's masking", () => {
+  const A = 'a'.repeat(40);
+  const B = 'b'.repeat(40);
+  const Z = '0'.repeat(40);
+
+  it("newSides: each added or changed file's mode, blob and path as bytes; deletions and submodules left out", () => {
+    const raw = Buffer.concat([
+      Buffer.from(`:000000 100644 ${Z} ${A} A\0new \xff.txt\0`, 'latin1'),
+      Buffer.from(`:100644 000000 ${A} ${Z} D\0gone.txt\0`),
+      Buffer.from(`:160000 160000 ${A} ${B} M\0vendor/lib\0`),
+      Buffer.from(`:100644 120000 ${A} ${B} T\0link\0`),
+    ]);
+    expect(newSides(raw)).toEqual([
+      { mode: '100644', id: A, path: Buffer.from('new \xff.txt', 'latin1') },
+      { mode: '120000', id: B, path: Buffer.from('link') },
+    ]);
+  });
+
+  it('batchContents: each content in the order asked, a missing one undefined, newlines inside kept', () => {
+    const out = Buffer.from(`${A} blob 4\na\nb\n\n${B} missing\n${Z} blob 0\n\n`);
+    expect(batchContents(out)).toEqual([Buffer.from('a\nb\n'), undefined, Buffer.alloc(0)]);
   });
 });
