@@ -8,7 +8,7 @@
 // own filled from the start's tree (read-tree, then `add -A`), its own object store (the worktree's and the
 // user's read as alternates, never written), and the config the worktree was made with.
 import { lstatSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, posix, relative } from 'node:path';
 import { tempRoot } from '../files/temp.js';
 import { DIFF_ARGS, type ConfigPair } from './git-env.js';
 import { git, gitText, type GitOptions } from './git.js';
@@ -36,6 +36,14 @@ export interface Reported {
 
 // Pure: is one of the path's parts `.git`, in any case? git holds no such path (it refuses `.GIT` too).
 const hasGitPart = (path: string): boolean => path.split('/').some((p) => p.toLowerCase() === '.git');
+
+// Pure: is the path (from the worktree's root) in the worktree's own git dir, or outside the worktree? The
+// ledger lists git's control files too (a hook the agent writes there is a change), but they belong to the
+// agent's repository, not to the tree the patch is for: no patch carries them, and none is missed.
+export const outsideTheTree = (path: string): boolean => {
+  const first = posix.normalize(path).split('/')[0];
+  return first === '.git' || first === '..';
+};
 
 // Pure: the folders that hold a repository of their own, from what git lists as untracked (a repository is
 // one entry ending in `/`) and the ledger's paths (a `.git`, file or folder, names its folder), from the root.
@@ -103,7 +111,7 @@ export async function worktreePatch(
     // ledger did not enter (`x/node_modules/`) is carried when a file in it is.
     const has = (p: string): boolean =>
       p.endsWith('/') ? [...carried].some((c) => c.startsWith(p)) : carried.has(p);
-    const missing = added.filter((p) => !has(p) && !repos.some((d) => p.startsWith(d)));
+    const missing = added.filter((p) => !outsideTheTree(p) && !has(p) && !repos.some((d) => p.startsWith(d)));
     const inside = (p: string): string | undefined =>
       under === '' ? p : p.startsWith(`${under}/`) ? p.slice(under.length + 1) : undefined;
     const leftOut = [...repos, ...missing].map(inside).filter((p): p is string => p !== undefined);

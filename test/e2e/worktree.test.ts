@@ -457,6 +457,10 @@ describe("--worktree: the patch is the worktree's files, whatever the agent did 
     expect(r.exitCode, r.stderr).toBe(0);
     expect(existsSync(marker)).toBe(false);
     expect(readFileSync(patch, 'utf8')).toContain('src/a.ts');
+    // What the agent wrote into the worktree's own git dir is no part of the tree the patch is for: nothing
+    // is missing from the patch, and the worktree goes.
+    expect(r.events.filter((e) => e.code === 'patch-incomplete')).toEqual([]);
+    expect(existsSync((resultOf(r.events) as { worktree: { path: string } }).worktree.path)).toBe(false);
   });
 
   it('a file the agent stages with skip-worktree, never in the work tree, is not in the patch', async () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { batchContents, hiddenCandidates, nestedRepos, newSides } from '../../../src/changes/patch.js';
+import {
+  batchContents,
+  hiddenCandidates,
+  nestedRepos,
+  newSides,
+  outsideTheTree,
+} from '../../../src/changes/patch.js';
 
 describe('what the patch leaves out, and what it adds whatever the ignore rules say', () => {
   it('a repository of its own: listed whole by git, or named by the .git (folder or file) the ledger found', () => {
@@ -7,6 +13,14 @@ describe('what the patch leaves out, and what it adds whatever the ignore rules 
       nestedRepos(['a.txt', 'sub2/', 'x/y.txt'], ['hidden/r/.git/', 'g/.git', 'G/.GIT/', 'a/.git/x']),
     ).toEqual(['g/', 'hidden/r/', 'sub2/']);
     expect(nestedRepos([], ['.git/', 'ok.txt'])).toEqual([]);
+  });
+
+  it("the worktree's own git dir (its hooks, its config), and what is outside the worktree, are no part of the tree", () => {
+    expect(
+      ['.git/hooks/pre-commit', 'sub/../.git/config', '../x', 'src/.git/x', '.github/w.yml'].map(
+        outsideTheTree,
+      ),
+    ).toEqual([true, true, true, false, false]);
   });
 
   it('the ledger paths git can hold, outside the repositories left out, folders included', () => {
