@@ -223,7 +223,7 @@ export class RunLedger {
       if (taken.redacted)
         o.warnings.push({
           code: 'patch-redacted',
-          message: `the key (CURSOR_API_KEY) was in what the agent changed: the patch ${path} holds [redacted] in its place, so the hunks that held it do not reproduce it (and one whose context held it does not apply)`,
+          message: `the key (CURSOR_API_KEY) was in what the patch would hold (a file the agent wrote, a name, a line of yours): the patch ${path} holds [redacted] in its place, so the hunks that held it do not reproduce it (and one whose context held it does not apply)`,
         });
       if (taken.leftOut.length > 0 || taken.refused !== '') {
         const what =

@@ -23,7 +23,7 @@ export const WARNINGS = {
   'wire-log-failed': '--wire-log could not be written',
   'patch-failed': '--patch could not be written',
   'patch-redacted':
-    'the key (CURSOR_API_KEY) was in what the agent changed: masked in --patch, whose hunks then do not reproduce it',
+    'the key (CURSOR_API_KEY) was in what --patch would hold: masked, so the hunks that held it do not reproduce it',
   'patch-incomplete':
     '--patch left out what no patch can carry (a repository the agent made, a name git refuses): the worktree is kept',
   'socks-proxy': 'doctor: ALL_PROXY or HTTPS_PROXY names a SOCKS proxy',
