@@ -3,12 +3,13 @@
 // otherwise it is logged as a JSON string, so a crafted line can neither break the file nor forge a row. An
 // embedded line is made well-formed and inert as every JSON output is (sanitize/json.ts), and its CRs, which
 // JSON reads as whitespace there and Python's splitlines as line ends, become spaces.
-import { createWriteStream, openSync } from 'node:fs';
+import { createWriteStream, fstatSync, openSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { RhoError } from './errors.js';
 import { endWithin, isPipe, openPipe, pipeStream } from './files/pipes.js';
 import { redact, secretForms } from './lifecycle/secrets.js';
-import { consolePath } from './ci/console.js';
+import { consolePath, type FileId } from './ci/console.js';
 import { safeJson } from './sanitize/json.js';
 import { inertJson } from './sanitize/workflow.js';
 
@@ -25,6 +26,9 @@ export class WireLog {
   private readonly forms: string[];
   private readonly inert: boolean;
   private failed = false;
+  /** The regular file the log is written to (its identity, and the path it was opened at); undefined for a
+   * FIFO or a device. The ledger leaves it out of the workspace's changes while it is still that file. */
+  readonly file: FileId | undefined;
 
   constructor(
     private readonly path: string,
@@ -40,9 +44,10 @@ export class WireLog {
     this.pipe = isPipe(path);
     try {
       // A FIFO (`--wire-log >(gzip >log)`) without ever blocking on it: see files/pipes.ts.
-      this.stream = this.pipe
-        ? pipeStream(openPipe(path))
-        : createWriteStream('', { fd: openSync(path, 'w', 0o600) });
+      const fd = this.pipe ? undefined : openSync(path, 'w', 0o600);
+      this.stream = fd === undefined ? pipeStream(openPipe(path)) : createWriteStream('', { fd });
+      const st = fd === undefined ? undefined : fstatSync(fd);
+      this.file = st?.isFile() ? { dev: st.dev, ino: st.ino, path: resolve(path) } : undefined;
     } catch (err) {
       throw new RhoError('usage', `option '--wire-log' cannot open ${path}: ${(err as Error).message}`);
     }

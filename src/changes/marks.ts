@@ -48,11 +48,23 @@ export class HashBudget {
 // The stat part of a mark (times in ms with their fraction: finer than a write and a rewrite apart).
 const statKey = (s: Stats): string => `${s.size}:${s.mtimeMs}:${s.ctimeMs}:${s.ino}:${s.mode}`;
 
+/** The stat part of the mark of a folder the ledger does not look into (a walk's `sub/.git/`): that it is one. */
+export const FOLDER_STAT = 'folder';
+
+// A mark from a path's lstat: a directory is no file, except at a path that ends in `/` (a folder the walk
+// did not enter), whose mark says only that a real directory (not a link to one) is there.
+function markFrom(s: Stats, folder: boolean): FileMark | null {
+  if (folder) return s.isDirectory() ? { stat: FOLDER_STAT } : null;
+  return s.isDirectory() ? null : { stat: statKey(s) };
+}
+
+// The path to lstat: without the `/` that names a folder (lstat would follow a link to one).
+const unslashed = (path: string): string => (path.endsWith('/') ? path.slice(0, -1) : path);
+
 // The mark of a path now (its stat, no hash), or null when nothing is there (a directory is no file).
 export async function markOf(path: string): Promise<FileMark | null> {
   try {
-    const s = await lstatAsync(fsPath(path));
-    return s.isDirectory() ? null : { stat: statKey(s) };
+    return markFrom(await lstatAsync(fsPath(unslashed(path))), path.endsWith('/'));
   } catch {
     return null;
   }
@@ -61,8 +73,7 @@ export async function markOf(path: string): Promise<FileMark | null> {
 // The same, synchronously: after the turn, thousands of lstat calls in a row cost less without promises.
 export function markOfSync(path: string): FileMark | null {
   try {
-    const s = lstatSync(fsPath(path));
-    return s.isDirectory() ? null : { stat: statKey(s) };
+    return markFrom(lstatSync(fsPath(unslashed(path))), path.endsWith('/'));
   } catch {
     return null;
   }
@@ -71,6 +82,7 @@ export function markOfSync(path: string): FileMark | null {
 // Adds the content hash to a mark taken before the turn, while the turn runs: the hash counts only if the
 // file's stat is still the one recorded once it was read (else the file changed, and the stat says so).
 export async function addHash(path: string, mark: FileMark, budget: HashBudget): Promise<void> {
+  if (mark.stat === FOLDER_STAT) return;
   const size = Number(mark.stat.slice(0, mark.stat.indexOf(':')));
   if (!budget.take(size)) return;
   const link = (Number(mark.stat.split(':')[4]) & 0o170000) === 0o120000;

@@ -7,7 +7,7 @@ import { RhoError } from '../errors.js';
 import { isPipe, writePipe } from '../files/pipes.js';
 import { isTerminalPath } from '../files/terminal.js';
 import { consolePath, guardedBlock, type FileId } from '../ci/console.js';
-import { redacted } from '../sanitize/cut.js';
+import { keyForms, redacted } from '../sanitize/cut.js';
 import { terminalSafe } from '../sanitize/terminal.js';
 import type { Event, ToolEvent } from '../events/types.js';
 import type { Teardown } from '../lifecycle/teardown.js';
@@ -17,13 +17,8 @@ import { breachOf, rejectedThatRan } from './breach.js';
 import { changesOf, nameSome, type Changes } from './compare.js';
 import { outsideWriteRules } from '../policy/judge.js';
 import { changesSince, takeSnapshot, type Snapshot } from './snapshot.js';
-import {
-  makeWorktree,
-  removeWorktree,
-  removeWorktreeSync,
-  worktreePatch,
-  type Worktree,
-} from './worktree.js';
+import { worktreePatch } from './patch.js';
+import { keepWorktree, makeWorktree, removeWorktree, removeWorktreeSync, type Worktree } from './worktree.js';
 
 /** What the ledger reports at the end of a run. */
 export interface LedgerOutcome {
@@ -52,12 +47,12 @@ export async function openWorktree(
 ): Promise<Worktree | undefined> {
   if (!opts.worktree) return undefined;
   const wt = await makeWorktree(opts.cwd, opts.keepWorktree, signal);
-  if (!opts.keepWorktree)
-    teardown.defer({
-      name: 'worktree',
-      run: () => removeWorktree(wt),
-      runSync: () => removeWorktreeSync(wt),
-    });
+  // Removed unless kept: by --keep-worktree, or at the end for a patch that could not carry everything.
+  teardown.defer({
+    name: 'worktree',
+    run: () => removeWorktree(wt),
+    runSync: () => removeWorktreeSync(wt),
+  });
   return wt;
 }
 
@@ -75,17 +70,19 @@ export class RunLedger {
   private snapshot: Promise<Snapshot | Error> | undefined;
   readonly account: ToolAccount;
   private readonly roots: string[];
+  private readonly own: FileId[];
 
-  /** The snapshot waits for `start()`; `measure` off leaves only the account. `ignored`: rho-cursor's own files
-   * by path; `console`: the regular files its stdout and stderr were redirected to (`> plan.md`), by identity. */
+  /** The snapshot waits for `start()`; `measure` off leaves only the account. `own`: the regular files rho-cursor
+   * writes during the turn, by identity: those its stdout and stderr were redirected to (`> plan.md`), and the
+   * wire log (ownFile). */
   constructor(
     private readonly cwd: string,
     private readonly measure: boolean,
-    private readonly ignored: readonly (string | undefined)[],
-    private readonly console: readonly FileId[] = [],
+    own: readonly FileId[] = [],
     /** The run's stop: it ends the snapshot's listing, which the prompt has not been sent without. */
     private readonly stop?: AbortSignal,
   ) {
+    this.own = [...own];
     this.roots = [cwd];
     try {
       const real = realpathSync(cwd);
@@ -96,11 +93,18 @@ export class RunLedger {
     this.account = new ToolAccount(this.roots);
   }
 
-  // Is this changed path the file our stdout or stderr goes to: the path it was opened at, still that same
+  // Another file rho-cursor writes during the turn (the wire log, once opened): left out as long as it is that
+  // file. -o, the summary and --patch are not: they are written after the look, so whatever the ledger finds at
+  // their paths is the agent's (found by review: a link the agent put at -o's path went unreported).
+  ownFile(id: FileId): void {
+    this.own.push(id);
+  }
+
+  // Is this changed path one of rho-cursor's own files: the path it was opened at, still that same regular
   // file, and its only name? A file the agent hard-links to it (`ln -f log.txt src/a.ts`, found by review) or
-  // puts in its place is a change like any other.
-  private isConsole(path: string): boolean {
-    return this.console.some(
+  // puts in its place (a link, another file) is a change like any other.
+  private isOwn(path: string): boolean {
+    return this.own.some(
       (c) =>
         c.path !== undefined && workspacePath(c.path, this.roots) === path && isFile(join(this.cwd, path), c),
     );
@@ -158,8 +162,7 @@ export class RunLedger {
       });
     else if (since) {
       const { changed, truncated } = since;
-      const own = new Set(this.ignored.map((p) => (p ? workspacePath(p, this.roots) : undefined)));
-      const kept = changed.filter((c) => !own.has(c.path) && !this.isConsole(c.path));
+      const kept = changed.filter((c) => !this.isOwn(c.path));
       o.changes = changesOf(kept, (p) => this.account.accounts(p), truncated);
       if (o.changes.unaccounted.length > 0)
         o.warnings.push({
@@ -193,22 +196,52 @@ export class RunLedger {
       unmeasured: since instanceof Error,
       writeRules: [...opts.rules.allow, ...opts.rules.deny].some((r) => r.type === 'Write'),
     });
-    if (wt && opts.patch) {
-      try {
-        const patch = await forConsole(opts.patch, opts.github, await worktreePatch(wt, giveUp));
-        await (isPipe(opts.patch) ? writePipe(opts.patch, patch, giveUp) : fsp.writeFile(opts.patch, patch));
-        o.patch = opts.patch;
-      } catch (e) {
-        o.failure = new RhoError(
-          'write_failed',
-          `could not write the patch ${opts.patch}: ${(e as Error).message}`,
-        );
-        // Said as it happens, as a wire log that stops is: when a stop or a breach is the run's error, the
-        // final line does not say it (found by review: a --timeout run ended with no patch and no word why).
-        o.warnings.push({ code: 'patch-failed', message: o.failure.message });
-      }
-    }
+    if (wt && opts.patch) await this.writePatch(o, opts, wt, giveUp);
     return o;
+  }
+
+  // --patch: written with everything it can carry; whatever it cannot (a repository of the agent's, a name git
+  // refuses), or the whole patch when it cannot be written, is kept in the worktree, which is then not removed
+  // (found by review: a `git init` in a new folder failed the patch, and the worktree went with the agent's
+  // other work in it).
+  private async writePatch(
+    o: LedgerOutcome,
+    opts: RunOptions,
+    wt: Worktree,
+    giveUp: AbortSignal | undefined,
+  ): Promise<void> {
+    const path = opts.patch!;
+    const kept = (): string => {
+      keepWorktree(wt);
+      return `the worktree is kept at ${wt.dir} (a repository of its own: removing ${wt.tmp} removes it)`;
+    };
+    try {
+      const taken = await worktreePatch(wt, o.changes, giveUp, keyForms());
+      const patch = await forConsole(path, opts.github, taken.bytes);
+      await (isPipe(path) ? writePipe(path, patch, giveUp) : fsp.writeFile(path, patch));
+      o.patch = path;
+      if (taken.redacted)
+        o.warnings.push({
+          code: 'patch-redacted',
+          message: `the key (CURSOR_API_KEY) was in what the patch would hold (a file the agent wrote, a name, a line of yours): the patch ${path} holds [redacted] in its place, so the hunks that held it do not reproduce it (and one whose context held it does not apply)`,
+        });
+      if (taken.leftOut.length > 0 || taken.refused !== '') {
+        const what =
+          taken.leftOut.length > 0
+            ? `${nameSome(taken.leftOut)} (a folder ending in / holds a repository of its own)`
+            : `what git could not add (${taken.refused})`;
+        o.warnings.push({
+          code: 'patch-incomplete',
+          message: `the patch ${path} leaves out what no patch can carry: ${what}; ${kept()}`,
+        });
+      }
+    } catch (e) {
+      const why = `could not write the patch ${path}: ${(e as Error).message}; ${kept()}`;
+      o.failure = new RhoError('write_failed', why);
+      // Said as it happens, as a wire log that stops is: when a stop or a breach is the run's error, the
+      // final line does not say it (found by review: a --timeout run ended with no patch and no word why).
+      o.warnings.push({ code: 'patch-failed', message: why });
+    }
   }
 }
 
@@ -216,7 +249,7 @@ export class RunLedger {
 // any other: the key masked, on a terminal the agent's controls made visible, and under GitHub Actions behind
 // its own guard, as ci/deliver.ts writes -o and the summary there (its lines are the agent's file contents and
 // names: `+##[set-output ...]` would run, `+\e]52;...` would set the clipboard). A file keeps the bytes `git
-// apply` needs.
+// apply` needs, with the key masked in them as everywhere (patch.ts).
 async function forConsole(path: string, github: boolean, patch: Buffer): Promise<Buffer | string> {
   const terminal = await isTerminalPath(path);
   const console = consolePath(path);

@@ -56,7 +56,8 @@ export interface Snapshot {
   root: string;
   /** Where the workspace sits in git; undefined outside a work tree (a walk). */
   git: GitPlace | undefined;
-  /** Each file looked at, relative to the workspace, and its mark (null: listed by git, but absent). */
+  /** Each file looked at, relative to the workspace, and its mark (null: listed by git, but absent); a folder a
+   * walk did not enter ends in `/`, and its mark says only that it is there. */
   files: Map<string, FileMark | null>;
   /** A cap (files or hashed bytes) was reached: changes past it may go unseen. */
   truncated: boolean;
@@ -418,7 +419,8 @@ export function readStatus(r: GitResult, prefix: string): GitStatus {
 }
 
 // The files of the untracked directories git does not look into (a repository made in the workspace: the
-// agent's `git init` in a new folder would hide every file in it), walked as outside git, as untracked.
+// agent's `git init` in a new folder would hide every file in it), walked as outside git, as untracked: its
+// `.git` (and any node_modules) is listed as the folder (`sub/.git/`), so a new one is never nothing.
 // They share one walk's caps: past them `truncated` says more may be there.
 async function withNested(root: string, status: GitStatus): Promise<GitStatus> {
   let folders = MAX_FILES / 2;

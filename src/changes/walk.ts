@@ -1,5 +1,5 @@
-// The workspace outside git: a capped walk (`.git` and `node_modules` skipped), files only, in a fixed
-// order, so the walk before the turn and the walk after it see the same files when both stop at the cap.
+// The workspace outside git: a capped walk (`.git` and `node_modules` not entered, but listed), files only, in a
+// fixed order, so the walk before the turn and the walk after it see the same files when both stop at the cap.
 import { readdir } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +15,7 @@ const SKIPPED: ReadonlySet<string> = new Set(WALK_SKIPPED);
 
 /** The files found (paths relative to the root, `/`-separated) and whether the cap stopped the walk. */
 export interface Walked {
+  /** The files, and the folders not entered (WALK_SKIPPED), each of those ending in `/`. */
   files: string[];
   truncated: boolean;
   /** How many folders were read. */
@@ -25,7 +26,9 @@ export interface Walked {
 
 // Lists the files (and links, and anything else that is not a directory) under root, at most maxFiles, from
 // at most maxFolders folders: a tree of folders with no file in them (300,000 empty ones took 26 s to walk)
-// is as capped as one of files.
+// is as capped as one of files. A folder not entered is listed itself (`sub/.git/`): what it holds is not
+// looked at, but a new one is never nothing (found by review: a `git init` in a new folder, or a new folder
+// holding only node_modules, listed no file at all).
 // `stop` ends the walk between two folders (its reason thrown).
 export async function walkFiles(
   root: string,
@@ -66,11 +69,10 @@ export async function walkFiles(
     const sub: string[] = [];
     for (const n of names) {
       const path = rel === '' ? n.name : `${rel}/${n.name}`;
-      if (n.dir) {
-        if (!SKIPPED.has(n.name)) sub.push(path);
-      } else {
+      if (n.dir && !SKIPPED.has(n.name)) sub.push(path);
+      else {
         if (files.length >= maxFiles) return done(true);
-        files.push(path);
+        files.push(n.dir ? `${path}/` : path);
       }
     }
     // Depth first, in name order: pushed in reverse so the first name is walked first.

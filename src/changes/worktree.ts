@@ -50,6 +50,8 @@ export interface Worktree {
   format?: string;
   /** The links made to lead into the worktree rather than the user's tree. */
   relinked?: Relinked[];
+  /** Kept when the run ends: --keep-worktree, or a patch that could not be written or left something out. */
+  kept?: boolean;
 }
 
 /** The temporary directories of worktrees: `<prefix><owner pid>-` (removed by the run that made it, or by a
@@ -114,6 +116,7 @@ export async function makeWorktree(userCwd: string, keep = false, signal?: Abort
     repo: place.root,
     userCwd,
     base: '',
+    kept: keep,
   };
   // Each step's git is ended by the stop, and no step starts after it.
   const step = async <T>(p: Promise<T>): Promise<T> => {
@@ -232,7 +235,7 @@ async function retargetLinks(dir: string, realRoot: string, signal?: AbortSignal
 
 // The retargeted links the agent left as they were get their own targets back (after the ledger's look),
 // so the patch, taken against the start as the user has it, applies to their tree.
-async function restoreLinks(relinked: Relinked[]): Promise<void> {
+export async function restoreLinks(relinked: Relinked[]): Promise<void> {
   await eachLimited(relinked, 16, async ({ link, original, into }) => {
     const now = await fsp.readlink(link, { encoding: 'buffer' }).catch(() => undefined);
     if (now === undefined || !now.equals(Buffer.from(into))) return;
@@ -280,74 +283,30 @@ export function frozenConfig(listing: Buffer): ConfigPair[] {
   return out;
 }
 
-// The patch of what changed in the worktree since its start: `git diff --binary`, applies with `git apply`
-// in the user's tree (paths from the repository root, limited to the workspace).
-// Only the worktree's files decide it. The worktree's git dir is the agent's (its index, config, hooks,
-// info/exclude and info/attributes, even the `.git` that names it: the agent can point it at the user's
-// repository), so none of it is used: the patch is taken in a git dir made for it here, with an index of its
-// own filled from the start's tree (read-tree, then `add -A`), its own object store (the worktree's and the
-// user's read as alternates, never written), and the config the worktree was made with.
-// `giveUp`: the bound of the run's end (as for the ledger's look): the git at work is ended there, and the
-// patch is not taken.
-export async function worktreePatch(wt: Worktree, giveUp?: AbortSignal): Promise<Buffer> {
-  await restoreLinks(wt.relinked ?? []);
-  const tmp = mkdtempSync(join(tempRoot(), `${WORKTREE_PREFIX}${process.pid}-patch-`));
+/** The file in a worktree's temporary directory that marks it kept by its run (the patch could not carry the
+ * agent's work): no later run's sweep removes it. */
+export const KEPT_MARK = 'rho-cursor-kept';
+
+// Keeps the worktree: nothing the agent did is lost when the patch cannot hold it. Marked for the sweep by a
+// file of its own (never through a link the agent put there: created only where nothing is).
+export function keepWorktree(wt: Worktree): void {
+  wt.kept = true;
   try {
-    const gitDir = join(tmp, 'git');
-    const format = wt.format ?? 'sha1';
-    const ended = (): void => {
-      if (giveUp?.aborted) throw new Error(`it was ended ${String(giveUp.reason)}`);
-    };
-    ended();
-    await gitText(tmp, ['init', '--quiet', '--bare', '--template=', `--object-format=${format}`, gitDir]);
-    const objects = wt.objects ?? [];
-    writeFileSync(join(gitDir, 'objects', 'info', 'alternates'), `${objects.join('\n')}\n`);
-    const o = { ...patchEnv(wt, gitDir, join(tmp, 'index')), signal: giveUp };
-    await gitText(wt.dir, ['read-tree', wt.base], o).finally(ended);
-    await gitText(wt.dir, ['add', '-A'], o).finally(ended);
-    const r = await git(wt.cwd, ['diff', '--cached', ...DIFF_ARGS, wt.base, '--', '.'], o);
-    ended();
-    if (r.code !== 0) throw new Error(`git diff failed: ${r.stderr}`);
-    return r.stdout;
-  } finally {
-    removeTree(tmp);
+    writeFileSync(join(wt.tmp, KEPT_MARK), '', { flag: 'wx' });
+  } catch {
+    // something is there already: marked all the same
   }
 }
 
-// How the patch's git runs: that git dir, index and work tree; no config file read (not the system's, not the
-// global one, which the agent may have changed: the worktree's own config as made is passed instead), and
-// the work tree's files as they are: modes kept, names by their case, no excludes file.
-function patchEnv(wt: Worktree, gitDir: string, index: string) {
-  return {
-    vars: {
-      GIT_DIR: gitDir,
-      GIT_WORK_TREE: wt.dir,
-      GIT_INDEX_FILE: index,
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_COMMON_DIR: undefined,
-      GIT_OBJECT_DIRECTORY: undefined,
-      GIT_ALTERNATE_OBJECT_DIRECTORIES: undefined,
-    },
-    config: [
-      ...(wt.config ?? []),
-      ['core.bare', 'false'],
-      ['core.fileMode', 'true'],
-      ['core.ignoreCase', 'false'],
-      ['core.excludesFile', ''],
-    ] as ConfigPair[],
-  };
-}
-
-// Removes the worktree: its temporary directory, whatever the agent left in it.
+// Removes the worktree: its temporary directory, whatever the agent left in it; a kept one stays.
 export function removeWorktree(wt: Worktree): Promise<void> {
-  removeTree(wt.tmp);
+  if (!wt.kept) removeTree(wt.tmp);
   return Promise.resolve();
 }
 
 // The same, synchronously, for the exit hook.
 export function removeWorktreeSync(wt: Worktree): void {
-  removeTree(wt.tmp);
+  if (!wt.kept) removeTree(wt.tmp);
 }
 
 // Removes a directory tree, also one the agent made unreadable (`chmod 000` on a folder: rm then fails with
@@ -375,10 +334,12 @@ function openFolders(path: string): void {
 
 // Removes the worktrees that runs ended by SIGKILL (or a crash) left behind: a temporary directory whose
 // owner pid is gone, the user's own, and git's record of it (pruned in the repository its `.git` file names).
-// Kept worktrees and live runs' are never touched. Returns what it removed.
+// Kept worktrees (--keep-worktree's, and those a run kept for its patch) and live runs' are never touched.
+// Returns what it removed.
 export function sweepStaleWorktrees(root = tempRoot()): string[] {
   const done: string[] = [];
   for (const { path: tmp } of leftovers(root, WORKTREE_PREFIX)) {
+    if (marked(tmp)) continue;
     try {
       // A linked worktree of an earlier version of rho-cursor is pruned from its repository too.
       const repoGitDirs = readdirSync(tmp).map((d) => commonGitDir(join(tmp, d)));
@@ -399,6 +360,16 @@ export function sweepStaleWorktrees(root = tempRoot()): string[] {
     }
   }
   return done;
+}
+
+// Does the temporary directory hold the kept mark (anything at its name)?
+function marked(tmp: string): boolean {
+  try {
+    lstatSync(join(tmp, KEPT_MARK));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 // The repository's git dir a worktree belongs to, from its `.git` file (`gitdir: <repo>/.git/worktrees/<n>`

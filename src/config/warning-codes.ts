@@ -25,6 +25,10 @@ export const WARNINGS = {
   'foreign-session-update': 'the agent sent updates or permission requests for another sessionId',
   'wire-log-failed': '--wire-log could not be written',
   'patch-failed': '--patch could not be written',
+  'patch-redacted':
+    'the key (CURSOR_API_KEY) was in what --patch would hold: masked, so the hunks that held it do not reproduce it',
+  'patch-incomplete':
+    '--patch left out what no patch can carry (a repository the agent made, a name git refuses): the worktree is kept',
   'socks-proxy': 'doctor: ALL_PROXY or HTTPS_PROXY names a SOCKS proxy',
   'fence-not-enforced-by-agent':
     'a fence on an agent that is not Cursor: it holds only through permission answers and the ledger',

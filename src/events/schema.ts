@@ -301,7 +301,7 @@ export const Changes = z
   .meta({
     title: 'changes',
     description:
-      'what changed in the workspace during the run, measured: file paths relative to the workspace',
+      'what changed in the workspace during the run, measured: file paths relative to the workspace (a .git or node_modules folder the ledger does not enter is named itself, ending in /)',
   });
 
 export const ResultEvent = z

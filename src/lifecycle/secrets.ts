@@ -44,6 +44,28 @@ export function redact(text: string, forms: readonly string[]): string {
   return found.length === 0 ? text : maskRanges(text, found);
 }
 
+// Bytes with every form of the secret masked, byte for byte (a patch's bytes are not always UTF-8, and decoding
+// them would change what `git apply` reads); undefined when none is there.
+export function redactBytes(bytes: Buffer, forms: readonly string[]): Buffer | undefined {
+  const found: Array<[number, number]> = [];
+  for (const f of forms) {
+    const b = Buffer.from(f, 'utf8');
+    for (let at = bytes.indexOf(b); at !== -1; at = bytes.indexOf(b, at + b.length))
+      found.push([at, at + b.length]);
+  }
+  if (found.length === 0) return undefined;
+  found.sort((p, q) => p[0] - q[0]);
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (const [a, z] of found) {
+    if (z <= from) continue;
+    if (a >= from) parts.push(bytes.subarray(from, a), Buffer.from(MASK));
+    from = z;
+  }
+  parts.push(bytes.subarray(from));
+  return Buffer.concat(parts);
+}
+
 // Masks each range, widened to whole escapes, ranges that overlap as one. In JSON text a match may start or
 // end inside an escape: `\\u0061...` is a backslash and the text `u0061...`, `\u000b` a control
 // character whose last digit may start a match, `\\"` after a key ending in a backslash. Masked alone it

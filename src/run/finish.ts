@@ -129,7 +129,7 @@ async function closeLedger(ctx: RunContext): Promise<Measured> {
 function resultEvent(ctx: RunContext, { error, exitCode }: Outcome, m: Measured): ResultEvent {
   const a = ctx.attempt;
   const wt = ctx.workspace?.worktree;
-  const worktree: WorktreeInfo | undefined = wt ? { path: wt.dir, kept: ctx.opts.keepWorktree } : undefined;
+  const worktree: WorktreeInfo | undefined = wt ? { path: wt.dir, kept: wt.kept === true } : undefined;
   return {
     type: 'result',
     stopReason: a?.stopReason ?? null,

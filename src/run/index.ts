@@ -154,9 +154,8 @@ async function openWorkspace(ctx: RunContext): Promise<Workspace> {
   // A signal or --timeout during a long checkout ends it (the stop's error is thrown).
   const worktree = await openWorktree(opts, ctx.teardown, ctx.stop.signal);
   if (worktree) ctx.opts = { ...opts, cwd: worktree.cwd };
-  // rho-cursor's own files are not the agent's changes.
-  const own = [opts.wireLog, opts.outputLastMessage, opts.summaryFile, opts.patch];
-  const ledger = new RunLedger(ctx.opts.cwd, opts.changes, own, ctx.io.consoleFiles, ctx.stop.signal);
+  // The files rho-cursor writes during the turn are not the agent's changes (the wire log joins them once open).
+  const ledger = new RunLedger(ctx.opts.cwd, opts.changes, ctx.io.consoleFiles, ctx.stop.signal);
   ctx.workspace = { ledger, worktree };
   ctx.observer.watchWith(ledger);
   return { ledger, worktree };
@@ -173,6 +172,7 @@ function planLaunch(
   ctx.phase = 'spawn';
   const path = resolveAgent(opts.agent, io.env, opts.cwd);
   const wire = opts.wireLog ? openWireLog(ctx, opts.wireLog) : undefined;
+  if (wire?.file) ctx.workspace?.ledger.ownFile(wire.file);
   // --model is a flag for Cursor only, and so is the private config dir of the fence and the rules.
   const cursor = ctx.identity.cursor;
   const rules = cursorRules(opts.rules);

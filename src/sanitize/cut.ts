@@ -10,6 +10,9 @@ export function useSecret(secret: string | undefined): void {
   forms = secret && secret.length >= 8 ? secretForms(secret) : [];
 }
 
+// The key's forms (none when no key is set): for what is masked as bytes rather than text (a patch).
+export const keyForms = (): readonly string[] => forms;
+
 // The text with every form of the key masked.
 export function redacted(text: string): string {
   return forms.length > 0 ? redact(text, forms) : text;

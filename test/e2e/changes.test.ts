@@ -308,6 +308,52 @@ describe('breach: a promise about effects, checked by the ledger', () => {
     expect(r.exitCode, r.stderr).toBe(0);
   });
 
+  // -o, the summary and the wire log in the workspace (the run's cwd is the workspace: relative paths land
+  // there). rho-cursor writes -o and the summary after the look, the wire log during the turn.
+  const OWN = ['-o', 'answer.md', '--summary-file', 'summary.md', '--wire-log', 'wire.jsonl'];
+
+  it("-o, the summary and the wire log in the workspace are rho-cursor's own: no change, exit 0", async () => {
+    const ws = plainWorkspace();
+    const r = await run(['run', ...SJ, '--fence', 'read-only', ...OWN, 'go'], ws, {
+      before: [chunk('read only')],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(resultOf(r.events).changes).toMatchObject({ added: [], modified: [], deleted: [] });
+    expect(readFileSync(join(ws, 'answer.md'), 'utf8')).toBe('read only');
+    expect(readFileSync(join(ws, 'wire.jsonl'), 'utf8')).toContain('"dir":"c2a"');
+  });
+
+  it.each([
+    ['-o', 'answer.md'],
+    ['--summary-file', 'summary.md'],
+    ['--wire-log', 'wire.jsonl'],
+  ])(
+    '--fence read-only: a link the agent puts at the path of %s is its change, exit 8 (found by review)',
+    async (_, name) => {
+      const ws = plainWorkspace();
+      const victim = join(tempDir(), 'victim.txt');
+      writeFileSync(victim, 'victim\n');
+      const r = await run(['run', ...SJ, '--fence', 'read-only', ...OWN, 'go'], ws, {
+        before: [effect({ sh: `rm -f ${name}; ln -s '${victim}' ${name}` }), chunk('read only')],
+      });
+      expect(r.exitCode, r.stderr).toBe(8);
+      const result = resultOf(r.events);
+      // The wire log was there before the prompt (opened at the start): a link in its place is modified.
+      const changes = result.changes as Record<string, string[]>;
+      expect([...changes.added!, ...changes.modified!]).toEqual([name]);
+      expect((result.error as { message: string }).message).toContain(name);
+    },
+  );
+
+  it('--fence read-only: a file the agent writes at the path of the wire log is its change, exit 8', async () => {
+    const ws = plainWorkspace();
+    const r = await run(['run', ...SJ, '--fence', 'read-only', ...OWN, 'go'], ws, {
+      before: [effect({ sh: 'echo planted > w && mv w wire.jsonl' }), chunk('read only')],
+    });
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect((resultOf(r.events).error as { message: string }).message).toContain('wire.jsonl');
+  });
+
   it('--fence no-shell: a shell command the agent reports run, never allowed, is exit 8 naming the command', async () => {
     const ws = plainWorkspace();
     const r = await run(['run', ...SJ, '--fence', 'no-shell', 'go'], ws, {
@@ -553,7 +599,89 @@ describe('a repository the agent makes inside the workspace hides nothing', () =
       before: [effect({ sh: 'mkdir sub && cd sub && git init -q && echo evil > evil.sh' }), chunk('nothing')],
     });
     expect(r.exitCode, r.stderr).toBe(8);
-    expect(resultOf(r.events).changes).toMatchObject({ added: ['sub/evil.sh'] });
+    expect(resultOf(r.events).changes).toMatchObject({ added: ['sub/.git/', 'sub/evil.sh'] });
+  });
+
+  // Found by review: the walk of the folder git lists whole skipped .git and node_modules and found no file,
+  // and the folder itself was dropped: exit 0, changes empty.
+  it.each([
+    [
+      'a hook in a new repository',
+      'mkdir sub2 && cd sub2 && git init -q && printf "#!/bin/sh\\necho pwned\\n" > .git/hooks/post-checkout',
+      ['sub2/.git/'],
+    ],
+    [
+      'a new repository holding only node_modules',
+      'mkdir sub3 && cd sub3 && git init -q && mkdir node_modules && echo x > node_modules/a.js',
+      ['sub3/.git/', 'sub3/node_modules/'],
+    ],
+  ])(
+    '%s, which no walk enters, is still listed (the folder not entered): --fence read-only is exit 8',
+    async (_, sh, added) => {
+      const repo = userRepo();
+      const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], repo, {
+        before: [effect({ sh }), chunk('nothing')],
+      });
+      expect(r.exitCode, r.stderr).toBe(8);
+      const result = resultOf(r.events);
+      expect(result.changes).toMatchObject({ added, modified: [], deleted: [] });
+      expect((result.error as { message: string }).message).toContain(`+${added[0]}`);
+    },
+  );
+
+  it.each([
+    ['.git', 'mkdir -p sub/.git/hooks && echo evil > sub/.git/hooks/post-checkout', 'sub/.git/'],
+    ['node_modules', 'mkdir -p nm/node_modules && echo x > nm/node_modules/a.js', 'nm/node_modules/'],
+  ])(
+    'outside git, a new folder holding only %s is listed (the folder not entered): --fence read-only is exit 8',
+    async (_, sh, added) => {
+      const ws = plainWorkspace();
+      const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], ws, {
+        before: [effect({ sh }), chunk('nothing')],
+      });
+      expect(r.exitCode, r.stderr).toBe(8);
+      expect(resultOf(r.events).changes).toMatchObject({ added: [added], modified: [], deleted: [] });
+    },
+  );
+
+  it('a new ignored folder the ledger walks (its .gitignore changed) lists its node_modules too', async () => {
+    const repo = userRepo();
+    const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], repo, {
+      before: [
+        effect({
+          sh: 'echo hidden/ >> .gitignore && mkdir -p hidden/node_modules && echo x > hidden/node_modules/a.js',
+        }),
+        chunk('nothing'),
+      ],
+    });
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(resultOf(r.events).changes).toMatchObject({
+      added: ['hidden/node_modules/'],
+      modified: ['.gitignore'],
+    });
+  });
+
+  it('such folders there before the turn, left alone, are no change: exit 0', async () => {
+    const repo = userRepo();
+    git(repo, 'init', '-q', 'vendored');
+    writeFiles(repo, { 'vendored/node_modules/m.js': 'm\n', 'vendored/v.js': 'v\n' });
+    const ws = plainWorkspace();
+    writeFiles(ws, { 'node_modules/m.js': 'm\n', 'sub/.git/HEAD': 'x\n' });
+    for (const cwd of [repo, ws]) {
+      const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], cwd, { before: [chunk('nothing')] });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(resultOf(r.events).changes).toMatchObject({ added: [], modified: [], deleted: [] });
+    }
+  });
+
+  it('such a folder the agent removes is listed as deleted', async () => {
+    const ws = plainWorkspace();
+    writeFiles(ws, { 'node_modules/m.js': 'm\n' });
+    const r = await run(['run', ...SJ, 'go'], ws, {
+      before: [effect({ sh: 'rm -rf node_modules' }), chunk('x')],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(resultOf(r.events).changes).toMatchObject({ added: [], deleted: ['node_modules/'] });
   });
 });
 

@@ -457,6 +457,10 @@ describe("--worktree: the patch is the worktree's files, whatever the agent did 
     expect(r.exitCode, r.stderr).toBe(0);
     expect(existsSync(marker)).toBe(false);
     expect(readFileSync(patch, 'utf8')).toContain('src/a.ts');
+    // What the agent wrote into the worktree's own git dir is no part of the tree the patch is for: nothing
+    // is missing from the patch, and the worktree goes.
+    expect(r.events.filter((e) => e.code === 'patch-incomplete')).toEqual([]);
+    expect(existsSync((resultOf(r.events) as { worktree: { path: string } }).worktree.path)).toBe(false);
   });
 
   it('a file the agent stages with skip-worktree, never in the work tree, is not in the patch', async () => {
@@ -581,18 +585,152 @@ describe('--worktree: taking the patch is bounded as the rest of the end is (fou
     // The 2 s timeout, the end's 2 s grace, and slack for a busy machine: never the 30 s of that git.
     expect(Date.now() - startedAt).toBeLessThan(12_000);
     expect(r.exitCode, r.stderr).toBe(124);
-    const result = resultOf(r.events) as { patch: unknown; worktree: { path: string } };
+    const result = resultOf(r.events) as { patch: unknown; worktree: { path: string; kept: boolean } };
     expect(result.patch).toBeNull();
-    // The timeout is the run's error; the warning says why no patch was written.
+    // The timeout is the run's error; the warning says why no patch was written, and where the agent's work
+    // is kept (no patch holds it).
     expect(r.stderr).toContain('the run exceeded --timeout 2s');
+    const kept = `the worktree is kept at ${result.worktree.path} (a repository of its own: removing ${dirname(result.worktree.path)} removes it)`;
     expect(r.events).toContainEqual({
       type: 'warning',
       code: 'patch-failed',
-      message: `could not write the patch ${patch}: it was ended within 2s of the timeout`,
+      message: `could not write the patch ${patch}: it was ended within 2s of the timeout; ${kept}`,
     });
     expect(existsSync(patch)).toBe(false);
     expect(await waitForGone(add30s)).toBe(true);
-    expect(existsSync(result.worktree.path)).toBe(false);
+    expect(result.worktree.kept).toBe(true);
+    expect(readFileSync(join(result.worktree.path, 'src/b.ts'), 'utf8')).toBe('b\n');
+    rmSync(dirname(result.worktree.path), { recursive: true, force: true });
     expect(repoState(repo)).toEqual(before);
+  });
+});
+
+describe('--worktree --patch: nothing the agent did is lost (found by review)', () => {
+  type Kept = {
+    patch: string | null;
+    changes: Record<string, string[]>;
+    worktree: { path: string; kept: boolean };
+    error?: { code: string; message: string };
+  };
+  const warning = (events: Array<Record<string, unknown>>, code: string) =>
+    events.find((e) => e.type === 'warning' && e.code === code)?.message as string | undefined;
+
+  it('a repository the agent makes is left out of the patch and named, the rest applies, and the worktree is kept', async () => {
+    const repo = userRepo();
+    const { r, patch } = await shellInWorktree(
+      repo,
+      'echo fixed >> src/a.ts; mkdir sub2 && cd sub2 && git init -q && echo x > f.txt && cd .. && ' +
+        'mkdir sub3 && cd sub3 && git init -q && echo y > g && git add g && git -c user.email=a@b -c user.name=a commit -qm i',
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const result = resultOf(r.events) as Kept;
+    expect(result.patch).toBe(patch);
+    expect(result.changes.added).toEqual(expect.arrayContaining(['sub2/.git/', 'sub2/f.txt', 'sub3/.git/']));
+    const text = readFileSync(patch, 'utf8');
+    expect(text).toContain('+fixed');
+    expect(text).not.toMatch(/sub2|sub3/);
+    const said = warning(r.events, 'patch-incomplete')!;
+    expect(said).toContain('sub2/, sub3/');
+    expect(said).toContain(`the worktree is kept at ${result.worktree.path}`);
+    expect(result.worktree.kept).toBe(true);
+    expect(readFileSync(join(result.worktree.path, 'sub2', 'f.txt'), 'utf8')).toBe('x\n');
+    git(repo, 'apply', patch);
+    expect(readFileSync(join(repo, 'src/a.ts'), 'utf8')).toBe('export const a = 1;\nfixed\n');
+    rmSync(dirname(result.worktree.path), { recursive: true, force: true });
+  });
+
+  it('a path git refuses (a .GIT folder) is left out and named, the rest is in the patch, the worktree kept', async () => {
+    const repo = userRepo();
+    const { r, patch } = await shellInWorktree(
+      repo,
+      'echo fixed >> src/a.ts; mkdir -p d/.GIT && echo x > d/.GIT/x',
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const result = resultOf(r.events) as Kept;
+    expect(readFileSync(patch, 'utf8')).toContain('+fixed');
+    expect(warning(r.events, 'patch-incomplete')).toContain('d/.GIT/x');
+    expect(existsSync(join(result.worktree.path, 'd', '.GIT', 'x'))).toBe(true);
+    rmSync(dirname(result.worktree.path), { recursive: true, force: true });
+  });
+
+  it('a patch that cannot be written keeps the worktree and says where', async () => {
+    const repo = userRepo();
+    const patch = join(tempDir(), 'no', 'such', 'fix.diff');
+    const r = await finish(
+      await start(['run', ...SJ, '--worktree', '--patch', patch, 'go'], repo, {
+        before: [effect({ sh: 'echo fixed >> src/a.ts' }), chunk('done')],
+      }),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(1);
+    const result = resultOf(r.events) as Kept;
+    expect(result.error?.code).toBe('write_failed');
+    expect(result.error?.message).toContain(`the worktree is kept at ${result.worktree.path}`);
+    expect(result.worktree.kept).toBe(true);
+    expect(readFileSync(join(result.worktree.path, 'src/a.ts'), 'utf8')).toBe('export const a = 1;\nfixed\n');
+    rmSync(dirname(result.worktree.path), { recursive: true, force: true });
+  });
+
+  it('files the agent hides with its own .gitignore are in the patch, as in changes', async () => {
+    const repo = userRepo();
+    const { r, patch } = await shellInWorktree(
+      repo,
+      "printf 'hidden.txt\\nhidden/\\n' > .gitignore; echo payload > hidden.txt; echo '*' > src/.gitignore; " +
+        'echo n > src/new.ts; mkdir -p hidden/node_modules && echo m > hidden/node_modules/a.js',
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const result = resultOf(r.events) as Kept;
+    expect(result.changes).toMatchObject({
+      added: ['hidden.txt', 'hidden/node_modules/', 'src/.gitignore', 'src/new.ts'],
+      modified: ['.gitignore'],
+    });
+    expect(warning(r.events, 'patch-incomplete')).toBeUndefined();
+    expect(result.worktree.kept).toBe(false);
+    git(repo, 'apply', patch);
+    expect(readFileSync(join(repo, 'hidden.txt'), 'utf8')).toBe('payload\n');
+    expect(readFileSync(join(repo, 'src/new.ts'), 'utf8')).toBe('n\n');
+    expect(readFileSync(join(repo, 'src/.gitignore'), 'utf8')).toBe('*\n');
+    expect(readFileSync(join(repo, 'hidden/node_modules/a.js'), 'utf8')).toBe('m\n');
+  });
+
+  it('a file your own ignore rules ignore stays out of both changes and the patch', async () => {
+    const repo = userRepo();
+    const { r, patch } = await shellInWorktree(repo, 'echo build > ignored.log; echo b > src/b.ts');
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect((resultOf(r.events) as Kept).changes).toMatchObject({ added: [], modified: ['src/b.ts'] });
+    const text = readFileSync(patch, 'utf8');
+    expect(text).toContain('src/b.ts');
+    expect(text).not.toContain('ignored.log');
+  });
+});
+
+describe('--worktree --patch: the key is never written into the patch (found by review)', () => {
+  it('in a file the agent writes (text or binary) or in its name: masked, said, and the rest applies', async () => {
+    const repo = userRepo();
+    const key = 'sk-test-0123456789abcdef';
+    const patch = join(tempDir(), 'fix.diff');
+    const sh =
+      'echo "token=$CURSOR_API_KEY" >> src/a.ts; echo x > "k-$CURSOR_API_KEY.txt"; ' +
+      'printf "bin\\000$CURSOR_API_KEY\\000end" > blob.bin; echo b > src/b.ts';
+    const r = await finish(
+      startCli(['run', ...SJ, '--worktree', '--patch', patch, 'go'], {
+        agent: await agentPath,
+        cwd: repo,
+        cliConfig: { approvalMode: 'allowlist' },
+        env: { CURSOR_API_KEY: key, RHO_SCRIPT: JSON.stringify({ before: [effect({ sh }), chunk('done')] }) },
+      }),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const bytes = readFileSync(patch);
+    expect(bytes.includes(key)).toBe(false);
+    const said = r.events.find((e) => e.type === 'warning' && e.code === 'patch-redacted');
+    expect(said?.message).toContain('[redacted]');
+    git(repo, 'apply', patch);
+    expect(readFileSync(join(repo, 'src/a.ts'), 'utf8')).toBe('export const a = 1;\ntoken=[redacted]\n');
+    expect(readFileSync(join(repo, 'k-[redacted].txt'), 'utf8')).toBe('x\n');
+    expect(readFileSync(join(repo, 'blob.bin'))).toEqual(Buffer.from('bin\0[redacted]\0end'));
+    expect(readFileSync(join(repo, 'src/b.ts'), 'utf8')).toBe('b\n');
+    expect(r.stdout.includes(key) || r.stderr.includes(key)).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -48,6 +48,22 @@ describe('what counts as the same content (found by review)', () => {
     expect(await sameContent(p, was, (await markOf(p))!)).toBe(false);
     chmodSync(p, 0o600);
     expect(await sameContent(p, was, (await markOf(p))!)).toBe(false);
+  });
+});
+
+describe('a folder the walk did not enter (a path ending in /)', () => {
+  it('is marked only as being a real directory: not a link to one, not a file, and never hashed', async () => {
+    const root = dir();
+    mkdirSync(join(root, 'sub', '.git'), { recursive: true });
+    symlinkSync(join(root, 'sub'), join(root, 'link'));
+    writeFileSync(join(root, 'file'), 'x');
+    const marks = await marksOf(root, ['sub/.git/', 'sub/.git', 'link/', 'file/', 'gone/']);
+    expect([...marks.values()]).toEqual([{ stat: 'folder' }, null, null, null, null]);
+    const folder = (await markOf(join(root, 'sub', '.git/')))!;
+    const budget = new HashBudget(1024);
+    await addHash(join(root, 'sub', '.git/'), folder, budget);
+    expect(folder).toEqual({ stat: 'folder' });
+    expect(budget.used).toBe(0);
   });
 });
 

@@ -24,9 +24,9 @@ function tree(): string {
 }
 
 describe('walkFiles', () => {
-  it("lists files only, a folder's files before its folders, in name order, skipping .git and node_modules at any depth", async () => {
+  it("lists files, a folder's files before its folders, in name order; .git and node_modules, at any depth, are listed (ending in /) and not entered", async () => {
     expect(await walkFiles(tree(), 100)).toEqual({
-      files: ['b.txt', 'a/z.txt', 'a/y/x.txt'],
+      files: ['.git/', 'b.txt', 'node_modules/', 'a/z.txt', 'a/y/x.txt', 'c/node_modules/'],
       truncated: false,
       folders: 5,
     });
@@ -39,22 +39,22 @@ describe('walkFiles', () => {
     stop.abort(why);
     await expect(walking).rejects.toBe(why);
     await expect(walkFiles(tree(), 100, undefined, AbortSignal.abort(why))).rejects.toBe(why);
-    expect((await walkFiles(tree(), 100, undefined, new AbortController().signal)).files).toHaveLength(3);
+    expect((await walkFiles(tree(), 100, undefined, new AbortController().signal)).files).toHaveLength(6);
   });
 
   it('stops at the cap and says so', async () => {
-    expect(await walkFiles(tree(), 2)).toMatchObject({ files: ['b.txt', 'a/z.txt'], truncated: true });
+    expect(await walkFiles(tree(), 2)).toMatchObject({ files: ['.git/', 'b.txt'], truncated: true });
   });
 
   it('stops at the folder cap too, however few files the folders hold', async () => {
     // The root, then a/ (its file), then a/y/: the third folder is past a cap of two.
     expect(await walkFiles(tree(), 100, 2)).toEqual({
-      files: ['b.txt', 'a/z.txt'],
+      files: ['.git/', 'b.txt', 'node_modules/', 'a/z.txt'],
       truncated: true,
       folders: 2,
     });
     expect(await walkFiles(tree(), 100, 3)).toEqual({
-      files: ['b.txt', 'a/z.txt', 'a/y/x.txt'],
+      files: ['.git/', 'b.txt', 'node_modules/', 'a/z.txt', 'a/y/x.txt'],
       truncated: true,
       folders: 3,
     });

@@ -1,10 +1,10 @@
 // The worktrees a SIGKILLed run left behind: removed by the next --worktree run once their owner is gone,
 // with git's record of them; a live run's and a kept one are never touched.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sweepStaleWorktrees, WORKTREE_PREFIX } from '../../../src/changes/worktree.js';
+import { KEPT_MARK, sweepStaleWorktrees, WORKTREE_PREFIX } from '../../../src/changes/worktree.js';
 import { tempDir } from '../../helpers/cli.js';
 import { git, userRepo } from '../../helpers/repo.js';
 
@@ -42,6 +42,15 @@ describe('sweepStaleWorktrees', () => {
       expect(existsSync(join(tmp, 'repo', 'README.md'))).toBe(true);
       expect(listed(repo)).toContain(tmp);
     }
+  });
+
+  it("leaves a dead run's worktree that run kept (its patch could not carry everything)", () => {
+    const root = tempDir('rho-sweep-');
+    const tmp = join(root, `${WORKTREE_PREFIX}${deadPid()}-k`);
+    mkdirSync(join(tmp, 'repo'), { recursive: true });
+    writeFileSync(join(tmp, KEPT_MARK), '');
+    expect(sweepStaleWorktrees(root)).toEqual([]);
+    expect(existsSync(join(tmp, 'repo'))).toBe(true);
   });
 
   it('leaves what is not a worktree directory of ours, and a root it cannot read', () => {

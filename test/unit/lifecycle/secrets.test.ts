@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Redactor, redact, secretForms } from '../../../src/lifecycle/secrets.js';
+import { redact, redactBytes, Redactor, secretForms } from '../../../src/lifecycle/secrets.js';
 
 const KEY = 'sk-12345678';
 const MASK = '[redacted]';
@@ -131,5 +131,23 @@ describe('Redactor: a long run of backslashes', () => {
       expect(out.length).toBeGreaterThanOrEqual((i + 1) * 100 - 10);
     }
     expect(out + r.end()).toBe(chunk.repeat(2000));
+  });
+});
+
+describe('redactBytes', () => {
+  it('masks every occurrence, byte for byte: bytes that are not UTF-8 stay as they were', () => {
+    const bytes = Buffer.concat([
+      Buffer.from(`+${KEY}\n`),
+      Buffer.of(0xff, 0xfe),
+      Buffer.from(`a/${KEY}.txt`),
+    ]);
+    expect(redactBytes(bytes, secretForms(KEY))).toEqual(
+      Buffer.concat([Buffer.from('+[redacted]\n'), Buffer.of(0xff, 0xfe), Buffer.from('a/[redacted].txt')]),
+    );
+  });
+
+  it('says when there is nothing to mask; forms that overlap are one mask', () => {
+    expect(redactBytes(Buffer.from('nothing here'), secretForms(KEY))).toBeUndefined();
+    expect(redactBytes(Buffer.from('xabcdy'), ['abc', 'bcd'])?.toString()).toBe('x[redacted]y');
   });
 });
