@@ -190,9 +190,19 @@ function afterFields(record: string, n: number): string {
 // process asks for it), ordinary (`1`), renamed or copied (`2`, followed by the old path's own record),
 // unmerged (`u`), untracked (`?`) and ignored (`!`) entries.
 export function parseStatusV2(out: string): StatusV2 {
-  const records = out.split('\0');
   const entries: StatusEntry[] = [];
   let head: string | null = null;
+  for (const r of statusRecords(out)) {
+    if ('head' in r) head = r.head;
+    else entries.push(r);
+  }
+  return { entries, head };
+}
+
+// The same records one at a time (HEAD as `{head}`), so a long listing can be read a part at a time with
+// the event loop's turns between them (snapshot.ts readStatus: a signal or --timeout acts meanwhile).
+export function* statusRecords(out: string): Generator<StatusEntry | { head: string | null }> {
+  const records = out.split('\0');
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
     const kind = r[0];
@@ -200,7 +210,7 @@ export function parseStatusV2(out: string): StatusV2 {
     if (kind === '#') {
       if (r.startsWith('# branch.oid ')) {
         const oid = r.slice('# branch.oid '.length);
-        head = oid === '(initial)' ? null : oid;
+        yield { head: oid === '(initial)' ? null : oid };
       }
       continue;
     } else if (kind === '1') path = afterFields(r, 8);
@@ -211,13 +221,12 @@ export function parseStatusV2(out: string): StatusV2 {
     else if (kind === '?' || kind === '!') path = r.slice(2);
     if (path === '') continue;
     const sub = kind === '1' || kind === '2' || kind === 'u' ? r.slice(5, 9) : '';
-    entries.push({
+    yield {
       xy: kind === '?' ? '??' : kind === '!' ? '!!' : r.slice(2, 4),
       path,
       ...(sub.startsWith('S') ? { sub } : {}),
-    });
+    };
   }
-  return { entries, head };
 }
 
 /** Where a directory sits in git: the repository's root, the directory's path under it, and HEAD. */

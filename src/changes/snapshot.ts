@@ -24,7 +24,7 @@ import {
   gitDirConfigs,
   git,
   gitRoot,
-  parseStatusV2,
+  statusRecords,
   type ArmedGit,
   type GitPlace,
   type GitOptions,
@@ -146,7 +146,8 @@ async function snapshotWith(
         ])
       : [undefined, []];
   stop?.throwIfAborted();
-  const listed = found && status ? await withNested(root, readStatus(status, found.prefix)) : undefined;
+  const listed =
+    found && status ? await withNested(root, await readStatus(status, found.prefix, stop)) : undefined;
   const place: GitPlace | undefined = found && listed ? { ...found, head: listed.head } : undefined;
   const walked = place ? undefined : await walkFiles(root, MAX_FILES, undefined, stop);
   // In git, also the files in the git dir that decide what git runs and lists: an agent's hook, a config
@@ -344,6 +345,9 @@ const statusArgs = (): string[] => [...STATUS_ARGS];
  * memory, with no result); what is past the cap may have changed, and `truncated` says so. */
 export const STATUS_MAX_BYTES = 8 * 1024 * 1024;
 
+/** Entries of a status read between two turns of the event loop (~10 ms of work on a busy machine). */
+export const STATUS_BATCH = 10_000;
+
 /** At most this many hooks are looked at. */
 const MAX_HOOKS = 256;
 
@@ -379,7 +383,7 @@ export function unopened(stderr: string): string[] {
 }
 
 // Its entries under the workspace (paths relative to it), and HEAD.
-export function readStatus(r: GitResult, prefix: string): GitStatus {
+export async function readStatus(r: GitResult, prefix: string, signal?: AbortSignal): Promise<GitStatus> {
   // A status that failed is no empty one: the ledger says it could not measure, never that nothing changed.
   if (r.code !== 0) throw new Error(`git status failed: ${r.stderr || `exit ${r.code}`}`);
   const entries = new Map<string, string>();
@@ -388,8 +392,19 @@ export function readStatus(r: GitResult, prefix: string): GitStatus {
   const submodules = new Map<string, string>();
   // A status cut at STATUS_MAX_BYTES: its records up to the last whole one (each ends with a NUL).
   const cut = r.cut === true;
-  const status = parseStatusV2(decodeName(listedPart(r)));
-  for (const e of status.entries) {
+  let head: string | null = null;
+  let read = 0;
+  for (const e of statusRecords(decodeName(listedPart(r)))) {
+    // Read a part at a time: 8 MiB of status is ~240,000 entries and half a second of work, during which
+    // a signal or --timeout would wait (found by review: 1.3-4.4 s with a million untracked files).
+    if (++read % STATUS_BATCH === 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+      signal?.throwIfAborted();
+    }
+    if ('head' in e) {
+      head = e.head;
+      continue;
+    }
     if (!e.path.startsWith(prefix)) continue;
     const rel = e.path.slice(prefix.length);
     if (e.xy === '!!') {
@@ -408,7 +423,7 @@ export function readStatus(r: GitResult, prefix: string): GitStatus {
   }
   return {
     entries,
-    head: status.head,
+    head,
     nested,
     truncated: cut,
     unreadable: unopened(r.stderr),
@@ -701,7 +716,7 @@ async function lookAgain(
       same && before.nextLook
         ? await before.nextLook.run(giveUp)
         : await git(before.root, statusArgs(), { ...env, maxBytes: STATUS_MAX_BYTES });
-    const status = await withNested(before.root, readStatus(look, place.prefix));
+    const status = await withNested(before.root, await readStatus(look, place.prefix, giveUp));
     // Not listed before: a tracked file that was clean then, or a file that did not exist.
     // Past the snapshot's cap, a path git listed then too was there all along, in a state not looked at:
     // neither new nor clean (`truncated` says more may have changed).

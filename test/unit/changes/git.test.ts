@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { armGit, git, mayBeInGit, parseStatusV2 } from '../../../src/changes/git.js';
-import { readStatus } from '../../../src/changes/snapshot.js';
+import { readStatus, STATUS_BATCH } from '../../../src/changes/snapshot.js';
 
 const OID = '748e513a7392e66c042aa04efea127cecd5845cf';
 const Z = '0000000000000000000000000000000000000000';
@@ -111,16 +111,37 @@ describe('a git status read up to maxBytes (found by review: every entry was hel
     expect((await armGit(repo, STATUS, { maxBytes: 1 << 20 }).run()).cut).toBeUndefined();
   });
 
-  it('readStatus of a cut status: the whole records before the cut, truncated, and said to be cut', () => {
+  it('readStatus of a cut status: the whole records before the cut, truncated, and said to be cut', async () => {
     const records = ['? a.txt', '? b.txt', '! ignored.log', '? c.txt'].map((r) => `${r}\0`).join('');
     const cutInC = Buffer.from(records).subarray(0, records.length - 4);
-    const s = readStatus({ code: 0, stdout: cutInC, stderr: '', cut: true }, '');
+    const s = await readStatus({ code: 0, stdout: cutInC, stderr: '', cut: true }, '');
     expect([...s.entries.keys()]).toEqual(['a.txt', 'b.txt']);
     expect([...s.ignored]).toEqual(['ignored.log']);
     expect(s).toMatchObject({ truncated: true, cut: true });
-    const whole = readStatus({ code: 0, stdout: Buffer.from(records), stderr: '' }, '');
+    const whole = await readStatus({ code: 0, stdout: Buffer.from(records), stderr: '' }, '');
     expect([...whole.entries.keys()]).toEqual(['a.txt', 'b.txt', 'c.txt']);
     expect(whole.truncated).toBe(false);
     expect(whole.cut).toBeUndefined();
+  });
+
+  // Found by review: reading 8 MiB of status (~240,000 entries) was one block of up to 1.7 s on a busy
+  // machine: a signal or --timeout waited for it. It is read a batch at a time, and the stop ends it.
+  it('readStatus lets the event loop run between batches, and ends at the stop', async () => {
+    const n = STATUS_BATCH * 5;
+    const stdout = Buffer.from(
+      ['# branch.oid abc', ...Array.from({ length: n }, (_, i) => `? f${i}.txt`)]
+        .map((r) => `${r}\0`)
+        .join(''),
+    );
+    let turns = 0;
+    const tick = setInterval(() => turns++, 0);
+    const read = await readStatus({ code: 0, stdout, stderr: '' }, '');
+    clearInterval(tick);
+    expect(read.entries.size).toBe(n);
+    expect(read.head).toBe('abc');
+    expect(turns).toBeGreaterThan(0);
+    const stop = new AbortController();
+    setImmediate(() => stop.abort(new Error('stopped')));
+    await expect(readStatus({ code: 0, stdout, stderr: '' }, '', stop.signal)).rejects.toThrow('stopped');
   });
 });
