@@ -3,6 +3,7 @@
 // breach judged, the patch written. The worktree is released on the run's teardown stack.
 import { lstatSync, promises as fsp, realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { checkedTarget, type Pin } from '../ci/targets.js';
 import { RhoError } from '../errors.js';
 import { isPipe, writePipe } from '../files/pipes.js';
 import { isTerminalPath } from '../files/terminal.js';
@@ -138,6 +139,7 @@ export class RunLedger {
     prompted: boolean,
     wt: Worktree | undefined,
     giveUp?: AbortSignal,
+    patchPin?: Pin,
   ): Promise<LedgerOutcome> {
     const o: LedgerOutcome = {
       changes: null,
@@ -196,7 +198,7 @@ export class RunLedger {
       unmeasured: since instanceof Error,
       writeRules: [...opts.rules.allow, ...opts.rules.deny].some((r) => r.type === 'Write'),
     });
-    if (wt && opts.patch) await this.writePatch(o, opts, wt, giveUp);
+    if (wt && opts.patch) await this.writePatch(o, opts, wt, giveUp, patchPin);
     return o;
   }
 
@@ -209,6 +211,7 @@ export class RunLedger {
     opts: RunOptions,
     wt: Worktree,
     giveUp: AbortSignal | undefined,
+    pin: Pin | undefined,
   ): Promise<void> {
     const path = opts.patch!;
     const kept = (): string => {
@@ -218,7 +221,9 @@ export class RunLedger {
     try {
       const taken = await worktreePatch(wt, o.changes, giveUp, keyForms());
       const patch = await forConsole(path, opts.github, taken.bytes);
-      await (isPipe(path) ? writePipe(path, patch, giveUp) : fsp.writeFile(path, patch));
+      // Where the path led before the agent started, or nowhere (a link it planted there: ci/targets.ts).
+      const target = checkedTarget(path, pin);
+      await (isPipe(target) ? writePipe(target, patch, giveUp) : fsp.writeFile(target, patch));
       o.patch = path;
       if (taken.redacted)
         o.warnings.push({

@@ -54,6 +54,7 @@ export interface Pin {
 export interface ReportPins {
   last?: Pin;
   summary?: Pin;
+  patch?: Pin;
 }
 
 function pin(path: string): Pin {
@@ -64,11 +65,14 @@ function pin(path: string): Pin {
   }
 }
 
-// Where -o and the summary lead now: taken before the agent is spawned.
-export function pinReports(opts: Pick<RunOptions, 'outputLastMessage' | 'summaryFile'>): ReportPins {
+// Where -o, the summary and --patch lead now: taken before the agent is spawned.
+export function pinReports(
+  opts: Pick<RunOptions, 'outputLastMessage' | 'summaryFile'> & { patch?: string },
+): ReportPins {
   return {
     ...(opts.outputLastMessage ? { last: pin(opts.outputLastMessage) } : {}),
     ...(opts.summaryFile ? { summary: pin(opts.summaryFile) } : {}),
+    ...(opts.patch ? { patch: pin(opts.patch) } : {}),
   };
 }
 

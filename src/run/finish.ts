@@ -114,7 +114,7 @@ async function closeLedger(ctx: RunContext): Promise<Measured> {
   const ws = ctx.workspace;
   if (!ws) return { breach: undefined, changes: null, patch: null };
   const { opts, out } = ctx;
-  const o = await ws.ledger.finish(opts, ctx.prompted, ws.worktree, readerGiveUp(ctx));
+  const o = await ws.ledger.finish(opts, ctx.prompted, ws.worktree, readerGiveUp(ctx), ctx.reportPins?.patch);
   for (const t of o.corrected) emit(ctx, t);
   for (const w of o.warnings) warn(ctx, w.code, w.message);
   ctx.sideFailure ??= o.failure;

@@ -120,6 +120,31 @@ describe('--worktree', () => {
     expect(readFileSync(join(repo, 'lib/new.ts'), 'utf8')).toBe('export {};\n');
   });
 
+  // Found by review: the patch was written with a plain write, through a link the agent put at its path (the
+  // worktree is no sandbox: the agent can write wherever the user can), as -o and the summary were.
+  it('a link the agent puts at the --patch path is not followed: write_failed, the victim untouched', async () => {
+    const repo = userRepo();
+    const dir = tempDir();
+    const patch = join(dir, 'fix.diff');
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'precious\n');
+    const r = await finish(
+      await start(['run', ...SJ, '--worktree', '--patch', patch, 'fix it'], repo, {
+        before: [...WORK, { effect: { sh: `ln -s '${victim}' '${patch}'` } }],
+      }),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+    expect(resultOf(r.events)).toMatchObject({
+      patch: null,
+      error: {
+        code: 'write_failed',
+        message: expect.stringMatching(/was replaced during the run and now leads to .*victim\.txt/),
+      },
+    });
+  });
+
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
