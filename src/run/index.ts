@@ -106,7 +106,7 @@ function onSignal(ctx: RunContext, signal: StopSignal): void {
 // What every try shares, settled before anything is spawned: the config and its warnings, the output schema,
 // the workspace (a worktree, the ledger), the agent's launch.
 async function prepare(ctx: RunContext): Promise<{ prepared: Prepared; workspace: Workspace }> {
-  // Where -o and the summary lead, before any agent could change it (ci/targets.ts).
+  // Where -o, the summary and --patch lead, before any agent could change it (ci/targets.ts).
   ctx.reportPins = pinReports(ctx.opts);
   const { config, schema } = await readConfig(ctx);
   const workspace = await openWorkspace(ctx);
