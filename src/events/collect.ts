@@ -54,7 +54,6 @@ function withExtras(was: ToolEvent | undefined, e: ToolEvent): ToolEvent {
 export class RunSummary {
   private readonly text: string[] = [];
   private textLength = 0;
-  private textCut = false;
   private readonly tools = new Map<string, ToolEvent>();
   private readonly permissions = new Kept<PermissionEvent>();
   private readonly questions = new Kept<QuestionEvent>();
@@ -70,12 +69,10 @@ export class RunSummary {
     switch (e.type) {
       case 'message': {
         // Up to ANSWER_KEPT_MAX characters, as -o's answer (events/facts.ts).
-        if (this.textCut) return;
-        const room = ANSWER_KEPT_MAX - this.textLength;
-        const piece = e.text.length <= room ? e.text : e.text.slice(0, room);
+        const piece = e.text.slice(0, ANSWER_KEPT_MAX - this.textLength);
+        if (piece === '') return;
         this.text.push(piece);
         this.textLength += piece.length;
-        this.textCut = piece.length < e.text.length;
         return;
       }
       case 'tool': {
@@ -110,7 +107,6 @@ export class RunSummary {
       case 'attempt':
         this.text.length = 0;
         this.textLength = 0;
-        this.textCut = false;
         return;
       default:
         return;
