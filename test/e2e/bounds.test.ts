@@ -347,18 +347,24 @@ describe('a schema check the deadline cannot end is ended by a signal, or by its
       watchdogMs: 8000,
       env: {
         RHO_SCRIPT: JSON.stringify({ before: [chunk('42')], pidFile: join(dir, 'agent.pid') }),
-        ...testTiming({ schemaCheckMs: 1000 }),
+        // The schema's compile is given the same time as a check: 1 s was too little for a worker to start
+        // and compile this schema in a loaded CI run (exit 2, no check: it failed CI once).
+        ...testTiming({ schemaCheckMs: 3000 }),
       },
     });
     const r = await finish(started, true);
-    const line = '(root) could not be checked within 1 s (the time one check is given): not a match';
-    expect(r.events.find((e) => e.type === 'validation')).toEqual({
+    const line = '(root) could not be checked within 3 s (the time one check is given): not a match';
+    const seen = `exit ${String(r.exitCode)}; last events ${JSON.stringify(r.events.slice(-3))}; stderr ${r.stderr}`;
+    expect(
+      r.events.find((e) => e.type === 'validation'),
+      seen,
+    ).toEqual({
       type: 'validation',
       attempt: 1,
       valid: false,
       errors: [line],
     });
-    expectResultLast(r, 6, 'schema_mismatch', /after 1 attempt: \(root\) could not be checked within 1 s/);
+    expectResultLast(r, 6, 'schema_mismatch', /after 1 attempt: \(root\) could not be checked within 3 s/);
     await expectNothingLeft(dir, started.child.pid!);
   });
 });
@@ -370,9 +376,10 @@ describe('the check is no silence of the agent', () => {
       agent: await agentPath,
       cliConfig: { approvalMode: 'allowlist' },
       watchdogMs: 8000,
-      env: { RHO_SCRIPT: JSON.stringify({ before: [chunk('42')] }), ...testTiming({ schemaCheckMs: 2000 }) },
+      // 3 s: the schema's compile is given the check's time too, and needs more than 1 s in a loaded CI run.
+      env: { RHO_SCRIPT: JSON.stringify({ before: [chunk('42')] }), ...testTiming({ schemaCheckMs: 3000 }) },
     });
-    expectResultLast(r, 6, 'schema_mismatch', /could not be checked within 2 s/);
+    expectResultLast(r, 6, 'schema_mismatch', /could not be checked within 3 s/);
   });
 });
 
