@@ -14,7 +14,7 @@ import {
 } from './events/requests.js';
 import { normalizeTodos, type ToolStore } from './events/tools.js';
 import type { Event, PlanEvent, ToolEvent } from './events/types.js';
-import { extension } from './events/updates.js';
+import { extension, foreignSessionOf } from './events/updates.js';
 import type { RunOptions } from './options.js';
 import type { Asker } from './policy/ask.js';
 import {
@@ -174,18 +174,14 @@ export class AgentRequests {
   // kept as an extension event with a warning once per session, as another session's updates are.
   // Undefined: it is this run's.
   private foreignRequest(params: unknown): unknown {
-    const mine = this.ctx.sessionId?.();
-    if (mine === undefined) return undefined;
-    const theirs = isRecord(params) ? params.sessionId : undefined;
-    if (mine !== null && theirs === mine) return undefined;
-    const named = typeof theirs === 'string' ? theirs : (JSON.stringify(theirs) ?? 'none');
-    if (this.foreignSeen.size < FOREIGN_WARNED && !this.foreignSeen.has(named)) {
-      this.foreignSeen.add(named);
-      const not = mine === null ? "before this run's session was known" : `not ${mine}`;
+    const foreign = foreignSessionOf(this.ctx.sessionId?.(), isRecord(params) ? params.sessionId : undefined);
+    if (!foreign) return undefined;
+    if (this.foreignSeen.size < FOREIGN_WARNED && !this.foreignSeen.has(foreign.named)) {
+      this.foreignSeen.add(foreign.named);
       this.ctx.emit({
         type: 'warning',
         code: 'foreign-session-update',
-        message: `the agent asked permission for another session (${named}, ${not}): answered cancelled, kept as an extension event`,
+        message: `the agent asked permission for another session (${foreign.named}, ${foreign.was}): answered cancelled, kept as an extension event`,
       });
     }
     this.ctx.emit(extension('session/request_permission', params));

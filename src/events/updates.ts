@@ -163,23 +163,34 @@ function eventsOf(params: unknown, ctx: UpdateContext): Event[] {
   }
 }
 
+// Another session's name, when a message's sessionId is not this run's (`mine`: undefined before the run
+// knows of sessions, null before session/new answered); undefined when it is this run's. Only this run's own
+// id is ours: another id, a sessionId that is no string or none, and anything before session/new answered
+// are not (found by review: 42, null and none rendered as the answer). `was`: how the notice says it.
+export function foreignSessionOf(
+  mine: string | null | undefined,
+  theirs: unknown,
+): { named: string; was: string } | undefined {
+  if (mine === undefined || (typeof mine === 'string' && theirs === mine)) return undefined;
+  return {
+    named: typeof theirs === 'string' ? theirs : (JSON.stringify(theirs) ?? 'none'),
+    was: mine === null ? "before this run's session was known" : `not ${mine}`,
+  };
+}
+
 // An update that is not for this run's session: a warning (once per session) and the update kept raw, never
-// rendered as ours. Only this run's own id is ours: another id, a sessionId that is no string or none, and
-// any update before session/new answered are not (found by review: 42, null and none rendered as the answer).
+// rendered as ours.
 function foreignSession(params: Record<string, unknown>, ctx: UpdateContext): Event[] | undefined {
-  const id = params.sessionId;
-  if (ctx.sessionId === undefined || (typeof ctx.sessionId === 'string' && id === ctx.sessionId))
-    return undefined;
-  const named = typeof id === 'string' ? id : (JSON.stringify(id) ?? 'none');
+  const foreign = foreignSessionOf(ctx.sessionId, params.sessionId);
+  if (!foreign) return undefined;
   const seen = (ctx.foreign ??= new Set());
   const events: Event[] = [];
-  if (!seen.has(named)) {
-    seen.add(named);
-    const not = ctx.sessionId === null ? "before this run's session was known" : `not ${ctx.sessionId}`;
+  if (!seen.has(foreign.named)) {
+    seen.add(foreign.named);
     events.push({
       type: 'warning',
       code: 'foreign-session-update',
-      message: `the agent sent updates for another session (${named}, ${not}): kept as extension events, not shown as this run's answer`,
+      message: `the agent sent updates for another session (${foreign.named}, ${foreign.was}): kept as extension events, not shown as this run's answer`,
     });
   }
   events.push(extension('session/update', params));
