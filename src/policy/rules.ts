@@ -173,19 +173,42 @@ export function rulesJson(r: RuleSet): { allow: string[]; deny: string[] } {
 export const allowedKinds = (r: RuleSet): ToolKind[] =>
   r.allow.flatMap((x) => (x.type === 'kind' ? [x.kind] : []));
 
+/** The kinds of rule whose deny rules Cursor does not hold: WebFetch(...) (the spike: a fetch under a
+ * `WebFetch(*)` deny still asked) and Mcp(...) (never observed, so not trusted). */
+export type UnheldHead = 'WebFetch' | 'Mcp';
+
 /** The rules as Cursor's cli-config.json takes them. */
 export interface CursorRules {
   allow: string[];
   deny: string[];
+  /** The kinds of rule the run denies that Cursor does not hold: their allow rules must go from Cursor's config,
+   * which must be allowlist, so what they cover asks and rho-cursor's answer decides (fence/rules.ts). */
+  unheld?: UnheldHead[];
 }
 
-// Every rule in Cursor's form, once each; empty when the run's rules are bare allowed kinds only.
+// Every rule in Cursor's form, once each; empty when the run's rules are bare allowed kinds only. A fetch deny
+// (WebFetch(...), or a bare --deny fetch, which has no Cursor form) and an Mcp(...) deny are said in `unheld`.
 export function cursorRules(r: RuleSet): CursorRules {
   const all = (rs: Rule[], side: 'allow' | 'deny'): string[] => [
     ...new Set(rs.flatMap((x) => cursorForm(x, side))),
   ];
-  return { allow: all(r.allow, 'allow'), deny: all(r.deny, 'deny') };
+  const unheld: UnheldHead[] = [];
+  if (r.deny.some((x) => x.type === 'WebFetch' || (x.type === 'kind' && x.kind === 'fetch')))
+    unheld.push('WebFetch');
+  if (r.deny.some((x) => x.type === 'Mcp')) unheld.push('Mcp');
+  return {
+    allow: all(r.allow, 'allow'),
+    deny: all(r.deny, 'deny'),
+    ...(unheld.length > 0 ? { unheld } : {}),
+  };
 }
 
-// Does the run need Cursor's config to carry rules (and so a private config dir)?
-export const needsCursorRules = (c: CursorRules): boolean => c.allow.length + c.deny.length > 0;
+// Does the run need Cursor's config to carry rules (and so a private config dir)? Also for a deny Cursor does
+// not hold: only a private allowlist config makes what it covers ask (found by review: `--deny fetch` under the
+// user's `WebFetch(*)` allow, or under unrestricted, never asked).
+export const needsCursorRules = (c: CursorRules): boolean =>
+  c.allow.length + c.deny.length > 0 || (c.unheld?.length ?? 0) > 0;
+
+// The kinds given bare to --deny: every request of one is rejected, whatever else the rules say.
+export const deniedKinds = (r: RuleSet): ToolKind[] =>
+  r.deny.flatMap((x) => (x.type === 'kind' ? [x.kind] : []));

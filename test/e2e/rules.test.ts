@@ -633,3 +633,75 @@ describe('WebFetch rules read as the URL host is (found by the rules review)', (
     expect(lines[0]).toContain(`option '--deny' got a malformed rule '${rule}'`);
   });
 });
+
+describe('a deny Cursor does not hold makes Cursor ask (found by the rules review)', () => {
+  const USER = {
+    version: 1,
+    approvalMode: 'unrestricted',
+    permissions: { allow: ['Shell(ls)', 'WebFetch(*)', 'Mcp(gh:*)'], deny: [] },
+  };
+  // The config Cursor was given, and the answer to a fetch of evil.com.
+  async function given(args: string[]) {
+    const home = tempDir('rho-rules-unheld-');
+    const configLog = join(home, 'config');
+    const recvLog = join(home, 'recv');
+    const script = {
+      configLog,
+      recvLog,
+      before: [
+        update({
+          sessionUpdate: 'tool_call',
+          toolCallId: 'web_fetch_0',
+          title: 'Fetch',
+          kind: 'fetch',
+          status: 'pending',
+          rawInput: { url: 'https://evil.com/x' },
+        }),
+        ask(0, { toolCallId: 'web_fetch_0', title: 'Fetch', kind: 'fetch' }),
+        chunk('done'),
+      ],
+      waitAnswers: 1,
+      answer: { result: { stopReason: 'end_turn' } },
+    };
+    const r = await runCli(['run', ...SJ, '--permissions', 'allow', ...args, 'go'], {
+      agent,
+      cliConfig: USER,
+      env: { RHO_SCRIPT: JSON.stringify(script) },
+      cwd: tempDir('rho-rules-unheld-ws-'),
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const log = JSON.parse(readFileSync(configLog, 'utf8')) as { dir: string; config: unknown };
+    return {
+      private: log.dir !== r.configDir,
+      config: log.config,
+      answer: r.events.find((e) => e.type === 'permission'),
+    };
+  }
+
+  it.each([
+    [['--deny', 'WebFetch(evil.com)'], ['WebFetch(evil.com)'], '--deny WebFetch(evil.com) covers'],
+    [['--deny', 'fetch'], [], '--deny fetch'],
+  ])('%j: a private allowlist config without the WebFetch allows', async (args, deny, reason) => {
+    const g = await given(args);
+    expect(g.private).toBe(true);
+    expect(g.config).toEqual({
+      version: 1,
+      approvalMode: 'allowlist',
+      permissions: { allow: ['Shell(ls)', 'Mcp(gh:*)'], deny },
+    });
+    expect(g.answer).toMatchObject({ decidedBy: 'rule', reason: expect.stringContaining(reason) });
+  });
+
+  it("drops the run's own WebFetch allows from Cursor's config, and rho-cursor still allows what they cover", async () => {
+    const g = await given(['--allow', 'WebFetch(*.com)', '--deny', 'WebFetch(good.com)']);
+    expect(g.config).toMatchObject({ permissions: { allow: [], deny: ['WebFetch(good.com)'] } });
+    expect(g.answer).toMatchObject({ decidedBy: 'rule', reason: '--allow WebFetch(*.com)' });
+  });
+
+  it("an Mcp deny drops the user's Mcp allows", async () => {
+    const g = await given(['--deny', 'Mcp(gh:delete_repo)']);
+    expect(g.config).toMatchObject({
+      permissions: { allow: ['Shell(ls)', 'WebFetch(*)'], deny: ['Mcp(gh:delete_repo)'] },
+    });
+  });
+});
