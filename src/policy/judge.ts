@@ -15,7 +15,7 @@ import {
   workspacePath,
 } from './match.js';
 import { NOT_LOOKED_UP } from './real-paths.js';
-import type { Rule, RuleSet } from './rules.js';
+import { deniedKinds, type Rule, type RuleSet } from './rules.js';
 import type { Subject } from './subject.js';
 
 export interface RuleVerdict {
@@ -65,8 +65,7 @@ export function judgeByRules(
 
 // Judges one request of one kind by the rules.
 function judgeKind(kind: ToolKind, s: Subject, rules: RuleSet, cwd: string): RuleVerdict | undefined {
-  const deniedKind = of(rules.deny, 'kind').find((r) => r.kind === kind);
-  if (deniedKind) return deny(`--deny ${kind}`);
+  if (deniedKinds(rules).includes(kind)) return deny(`--deny ${kind}`);
   if (kind === 'execute') return judgeShell(s, rules);
   if (EDITS.has(kind)) return judgePaths(s, rules, cwd, 'Write', true);
   if (kind === 'read') return judgePaths(s, rules, cwd, 'Read', false);

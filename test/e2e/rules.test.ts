@@ -322,6 +322,31 @@ describe('rho-cursor doctor with rules', () => {
     expect(text.stdout).toMatch(/\n {2}edit {5}runs · outside Write\(src\/\*\*\): rejected when asked/);
   });
 
+  it('prints the private config the run would write, and the table as the run would answer (found by review)', async () => {
+    const home = tempDir('rho-rules-doctor-');
+    const user = {
+      ...USER_CONFIG,
+      permissions: { allow: ['Shell(*)', 'WebFetch(*)'], deny: ['Read(.env)'] },
+    };
+    const line = async (args: string[]) => {
+      const r = await runCli(['doctor', ...args], { cliConfig: user, cwd: home });
+      expect(r.exitCode, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    expect(await line(['--deny', 'Shell(rm)'])).toContain(
+      "Cursor's config  private: approvalMode allowlist · allow: Shell(*), WebFetch(*) (yours) · deny: Read(.env), Shell(rm)\n",
+    );
+    const fetch = await line(['--deny', 'fetch']);
+    expect(fetch).toContain(
+      "Cursor's config  private: approvalMode allowlist · allow: Shell(*) (yours, less WebFetch(*): they would run unasked what only an answer stops) · deny: Read(.env)\n",
+    );
+    expect(fetch).toMatch(/\nnone {6}allow {3}runs {11}runs {11}runs {11}runs {11}asks: rejected\n/);
+    expect(await line(['--allow', 'execute'])).toContain(
+      "Cursor's config  yours, unchanged: no rule needs Cursor's config (rho-cursor's answers hold them)\n",
+    );
+    expect(await line(['--deny', 'execute'])).toContain('\n  execute  blocked: Shell(*) · --deny execute\n');
+  });
+
   it('refuses a malformed rule as run does: exit 2, one line', async () => {
     const r = await runCli(['doctor', '--deny', 'Shell(git push'], { cwd: tempDir('rho-rules-doctor-') });
     expect(r.exitCode).toBe(2);
