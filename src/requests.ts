@@ -39,8 +39,8 @@ import {
   TURN_ENDED,
 } from './policy/prompts.js';
 import { OpenQuestions, type QuestionScreen } from './policy/questions.js';
-import { NO_RULES } from './policy/rules.js';
-import { withRealPaths } from './policy/real-paths.js';
+import { NO_RULES, type RuleSet } from './policy/rules.js';
+import { resolvePathRules, withRealPaths } from './policy/real-paths.js';
 import { subjectOf, type Subject } from './policy/subject.js';
 
 export interface RequestContext {
@@ -188,6 +188,14 @@ export class AgentRequests {
     return { outcome: { outcome: 'cancelled' } };
   }
 
+  // The run's rules with their path globs resolved for the workspace, once (the file system is read here).
+  private resolvedRules: { cwd: string; rules: RuleSet } | undefined;
+  private pathRules(cwd: string): RuleSet {
+    if (this.resolvedRules === undefined || this.resolvedRules.cwd !== cwd)
+      this.resolvedRules = { cwd, rules: resolvePathRules(this.ctx.opts.rules ?? NO_RULES, cwd) };
+    return this.resolvedRules.rules;
+  }
+
   // Is the agent Cursor (the default when the run does not say)?
   private cursor(): boolean {
     return this.ctx.identity?.().cursor ?? true;
@@ -201,12 +209,16 @@ export class AgentRequests {
   // The verdict of the rules and the policy; undefined: the person decides.
   private verdict(req: PermissionRequest, subject: Subject): Verdict | undefined {
     const { opts } = this.ctx;
-    const rules = opts.rules ?? NO_RULES;
+    const rules = this.pathRules(opts.cwd);
     // Where a path through a symlink lands is judged too (only path rules read paths).
     const paths = [...rules.allow, ...rules.deny].some((r) => r.type === 'Read' || r.type === 'Write')
       ? withRealPaths(subject.paths, opts.cwd)
       : subject.paths;
-    const ruled = judgeByRules(requestKind(req), { ...subject, paths }, rules, opts.cwd);
+    // A request a command in rawInput made execute is judged as the kind it was as well.
+    const kinds = [req, ...(req.alsoKind !== undefined ? [{ ...req, kind: req.alsoKind }] : [])].map(
+      requestKind,
+    );
+    const ruled = judgeByRules(kinds, { ...subject, paths }, rules, opts.cwd);
     const decided = this.cancelled
       ? {
           decision: { outcome: 'cancelled' as const },

@@ -17,6 +17,7 @@ import { ToolAccount, workspacePath } from './account.js';
 import { breachOf, rejectedThatRan } from './breach.js';
 import { changesOf, nameSome, type Changes } from './compare.js';
 import { outsideWriteRules } from '../policy/judge.js';
+import { resolvePathRules } from '../policy/real-paths.js';
 import { changesSince, takeSnapshot, type Snapshot } from './snapshot.js';
 import { worktreePatch } from './patch.js';
 import { keepWorktree, makeWorktree, removeWorktree, removeWorktreeSync, type Worktree } from './worktree.js';
@@ -191,9 +192,13 @@ export class RunLedger {
       rejectedRan: ran,
       // The Write(...) rules' check (issue 21) joins the fence's here. With --worktree a changed path is
       // judged where the patch puts it, in the user's workspace: an absolute rule names the user's paths,
-      // never the temporary worktree's.
+      // never the temporary worktree's. The rules' globs are read there, through symlinks too (real-paths.ts).
       outsideWriteRules: o.changes
-        ? outsideWriteRules(changedPaths(o.changes), opts.rules, wt ? wt.userCwd : this.cwd)
+        ? outsideWriteRules(
+            changedPaths(o.changes),
+            resolvePathRules(opts.rules, wt ? wt.userCwd : this.cwd),
+            wt ? wt.userCwd : this.cwd,
+          )
         : [],
       unmeasured: since instanceof Error,
       writeRules: [...opts.rules.allow, ...opts.rules.deny].some((r) => r.type === 'Write'),

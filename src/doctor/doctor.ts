@@ -13,7 +13,7 @@ import type { RhoError } from '../errors.js';
 import { overlayText } from '../fence/overlay.js';
 import { prepareFenceDir, type FenceDir } from '../fence/private-dir.js';
 import { defaultFence, defaultPolicy, type Fence } from '../options.js';
-import { allowedKinds, NO_RULES, type RuleSet } from '../policy/rules.js';
+import { allowedKinds, deniedKinds, NO_RULES, type RuleSet } from '../policy/rules.js';
 import { TIMING, type Timing } from '../lifecycle/timing.js';
 import { handshake } from './handshake.js';
 import { socksProxyWarning } from './proxy.js';
@@ -146,7 +146,9 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
   const rules = i.rules ?? NO_RULES;
   const runFence = i.fence ?? defaultFence(i.plan);
   const given = i.fence !== undefined || rules.allow.length + rules.deny.length > 0;
-  const report = given ? rulesReport(rules, runFence, policy, config.effective, i.plan) : null;
+  const report = given
+    ? rulesReport(rules, runFence, policy, config.effective, i.plan, config.user.data)
+    : null;
   // The table under the rules: Cursor's config as the run's private dir would give it, per fence.
   const tableConfig = report ? configUnderRules(config.effective, 'none', report.cursor) : config.effective;
   const tree = probeTreeHandle(i.env);
@@ -171,7 +173,7 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
     handshake: hs,
     plan: i.plan,
     rules: report,
-    table: tableJson(doctorTable(tableConfig, i.plan, allowedKinds(rules))),
+    table: tableJson(doctorTable(tableConfig, i.plan, allowedKinds(rules), deniedKinds(rules))),
     warnings: (agent.cursor
       ? configWarnings({
           config: tableConfig,

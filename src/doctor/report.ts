@@ -162,12 +162,28 @@ export function doctorText(r: DoctorReport): string {
   return lines.map(oneLine).join('\n') + '\n';
 }
 
+// What the run gives Cursor: its private config as written, what of the user's allow rules it leaves out and
+// why, or the user's own config when the run makes no private dir.
+function cursorConfigLine(x: RulesReport): string {
+  const p = x.privateConfig;
+  if (!p)
+    return "Cursor's config  yours, unchanged: no rule needs Cursor's config (rho-cursor's answers hold them)";
+  const list = (xs: string[]): string => (xs.length ? xs.join(', ') : 'none');
+  const why =
+    x.cursor.allow.length > 0
+      ? "the run's allow rules replace yours"
+      : p.dropped.length > 0
+        ? `yours, less ${p.dropped.join(', ')}: they would run unasked what only an answer stops`
+        : 'yours';
+  return `Cursor's config  private: approvalMode ${p.approvalMode} · allow: ${list(p.allow)} (${why}) · deny: ${list(p.deny)}`;
+}
+
 // The rules section: as read, as Cursor's config gets them, then one line per kind under the chosen fence.
 function rulesLines(x: RulesReport): string[] {
   const list = (xs: string[]): string => (xs.length ? xs.join(', ') : 'none');
   const lines = [
     `rules            allow: ${list(x.allow)} · deny: ${list(x.deny)}`,
-    `Cursor's config  approvalMode allowlist · allow: ${list(x.cursor.allow)} · deny: ${list(x.cursor.deny)} (the run's allow rules replace yours)`,
+    cursorConfigLine(x),
     `under --fence ${x.fence} and --permissions ${x.policy}:`,
   ];
   for (const k of MATRIX_KINDS) lines.push(`  ${pad(k, 9)}${x.kinds[k]}`);

@@ -12,12 +12,17 @@ export interface Row {
 }
 
 // Every fence with every policy, as a run with that --fence and --permissions (and these --allow kinds) sees it.
-export function doctorTable(config: CursorConfig, plan: boolean, allow: readonly ToolKind[] = []): Row[] {
+export function doctorTable(
+  config: CursorConfig,
+  plan: boolean,
+  allow: readonly ToolKind[] = [],
+  denied: readonly ToolKind[] = [],
+): Row[] {
   const rows: Row[] = [];
   for (const fence of FENCES) {
     for (const policy of POLICIES) {
       const cells = Object.fromEntries(
-        MATRIX_KINDS.map((kind) => [kind, cell(kind, config, plan, policy, allow, fence)]),
+        MATRIX_KINDS.map((kind) => [kind, cell(kind, config, plan, policy, allow, fence, denied)]),
       ) as Record<Kind, Cell>;
       rows.push({ fence, policy, cells });
     }

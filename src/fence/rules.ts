@@ -1,7 +1,7 @@
 // Pure: what each fence adds to Cursor's config and which permission requests it rejects.
 import type { CursorConfig } from '../config/cli-config.js';
 import type { Fence, ToolKind } from '../options.js';
-import type { CursorRules } from '../policy/rules.js';
+import { needsCursorRules, type CursorRules } from '../policy/rules.js';
 
 /** The deny rules each fence adds to permissions.deny; the spike saw Shell(*) and Write(**) hold. */
 export const FENCE_DENY: Record<Fence, readonly string[]> = {
@@ -46,16 +46,49 @@ export function fencedConfig(config: CursorConfig, fence: Fence): CursorConfig {
   };
 }
 
-// The config Cursor applies in a run with rules (--allow/--deny) under a fence: allowlist, the run's allow rules
-// in place of the user's (so the user's config cannot widen them), its deny rules after the user's and the fence's.
+// Does the run give Cursor a private config dir? Under a fence, or when the run's rules must be in Cursor's
+// config (policy/rules.ts needsCursorRules). The run and doctor both ask here.
+export function needsPrivateDir(fence: Fence, c: CursorRules): boolean {
+  return fence !== 'none' || needsCursorRules(c);
+}
+
+// An allow rule of a kind whose deny rules Cursor does not hold, while the run denies some of that kind: it
+// would let what the deny covers run unasked. The user's go; of the run's own, the WebFetch(...) ones go
+// (rho-cursor then allows what they cover when Cursor asks), and the Mcp(...) ones stay (no request says
+// which MCP tool it is, so only Cursor can allow one).
+function rulesDropAllow(c: CursorRules, rule: unknown, own: boolean): boolean {
+  return (
+    typeof rule === 'string' &&
+    (c.unheld ?? []).some((head) => (!own || head === 'WebFetch') && rule.startsWith(`${head}(`))
+  );
+}
+
+// The permissions of the private config: the run's allow rules in place of the user's (so the user's config
+// cannot widen them), else the user's, less those the fence or a deny Cursor does not hold cannot let stand;
+// the user's deny rules, then the fence's, then the run's, once each. The one computation of what Cursor is
+// given: overlay.ts writes it, doctor shows it, the warnings and the table judge it.
+export function privatePermissions(
+  userAllow: readonly unknown[],
+  userDeny: readonly unknown[],
+  fence: Fence,
+  c: CursorRules,
+): { allow: unknown[]; deny: unknown[] } {
+  const own = c.allow.length > 0;
+  const allow = (own ? c.allow : userAllow).filter(
+    (r) => !fenceDropsAllow(fence, r) && !rulesDropAllow(c, r, own),
+  );
+  const deny = [...userDeny];
+  for (const rule of [...FENCE_DENY[fence], ...c.deny]) if (!deny.includes(rule)) deny.push(rule);
+  return { allow, deny };
+}
+
+// The config Cursor applies in a run with rules (--allow/--deny) under a fence, as privatePermissions makes it.
 export function configUnderRules(config: CursorConfig, fence: Fence, c: CursorRules): CursorConfig {
-  const fenced = fencedConfig(config, fence);
-  if (c.allow.length + c.deny.length === 0) return fenced;
-  const deny = [...fenced.permissions.deny];
-  for (const r of c.deny) if (!deny.includes(r)) deny.push(r);
+  if (!needsPrivateDir(fence, c)) return config;
+  const p = privatePermissions(config.permissions.allow, config.permissions.deny, fence, c);
   return {
     approvalMode: 'allowlist',
     approvalModeSet: true,
-    permissions: { allow: c.allow.length > 0 ? c.allow : fenced.permissions.allow, deny },
+    permissions: { allow: p.allow as string[], deny: p.deny as string[] },
   };
 }

@@ -6,11 +6,11 @@ import type { Event, ToolEvent } from '../events/types.js';
 import type { Teardown } from '../lifecycle/teardown.js';
 import type { Fence } from '../options.js';
 import { cursorDenyStops } from '../policy/judge.js';
-import { needsCursorRules, type CursorRules, type RuleSet } from '../policy/rules.js';
+import type { CursorRules, RuleSet } from '../policy/rules.js';
 import { subjectOf } from '../policy/subject.js';
 import { overlayText } from './overlay.js';
 import { prepareFenceDir, sweepStaleFenceDirs } from './private-dir.js';
-import { fenceRuleBlocks } from './rules.js';
+import { fenceRuleBlocks, needsPrivateDir } from './rules.js';
 
 // Prepares the private config dir and returns the agent's environment; under `none` with no rules for
 // Cursor's config (--allow/--deny), the caller's own.
@@ -21,7 +21,7 @@ export function fenceEnv(
   teardown: Teardown,
   rules: CursorRules = { allow: [], deny: [] },
 ): NodeJS.ProcessEnv {
-  if (fence === 'none' && !needsCursorRules(rules)) return env;
+  if (!needsPrivateDir(fence, rules)) return env;
   // A run that was SIGKILLed could not release its dir: the next fenced run does, carrying back first.
   sweepStaleFenceDirs();
   const dir = prepareFenceDir(config.configDir, overlayText(config.user.data, fence, rules));

@@ -25,6 +25,9 @@ export interface PermissionRequest {
   isQuestion: boolean;
   /** Why the kind judged is not the one the request claims (an unknown kind, or the tool's announced one). */
   kindNote?: string;
+  /** The kind the request is judged as besides execute, when a command in its rawInput made it execute: the
+   * rules judge both (what it names as that kind is never left unjudged). */
+  alsoKind?: string;
   /** Its tool already finished (events/finished-ids.ts): whatever it asks now is not that tool's to run. */
   finished?: boolean;
 }
@@ -51,7 +54,7 @@ export interface Verdict {
 
 // Reads a session/request_permission's params leniently into what the policy needs, with what is known of
 // its tool: the kind judged is the most dangerous of what the request claims and what its tool was announced
-// with (kinds.ts); a command in rawInput makes it execute; only a request that names nothing to judge is
+// with (kinds.ts); a command in rawInput makes it execute too (alsoKind keeps what it was); only a request that names nothing to judge is
 // taken for a question.
 export function readPermissionRequest(params: unknown, known?: KnownTool): PermissionRequest {
   const p = isRecord(params) ? params : {};
@@ -82,7 +85,10 @@ export function readPermissionRequest(params: unknown, known?: KnownTool): Permi
 
 // The kind a request is judged by, from its claim and what is known of its tool, with the notes that say why
 // when it is not the kind claimed. A request that names only its tool (no kind) takes the announced kind.
-function kindJudged(claimed: unknown, known: KnownTool | undefined): { kind: string; kindNote?: string } {
+function kindJudged(
+  claimed: unknown,
+  known: KnownTool | undefined,
+): { kind: string; kindNote?: string; alsoKind?: string } {
   const announced = known?.announced ?? [];
   const notes: string[] = [];
   let kind: string | undefined;
@@ -104,11 +110,19 @@ function kindJudged(claimed: unknown, known: KnownTool | undefined): { kind: str
     else if (before !== undefined && before !== j.kind)
       notes.push(`its tool was announced as ${j.kind}; the request claims ${before}, the more dangerous`);
   }
+  let alsoKind: string | undefined;
   if (known?.subject?.commandInInput && kind !== 'execute') {
-    notes.push(`the tool names a command in its rawInput, so the request is judged as execute, not ${kind}`);
+    notes.push(
+      `the tool names a command in its rawInput, so the request is judged as execute too, not only as ${kind}`,
+    );
+    alsoKind = kind;
     kind = 'execute';
   }
-  return { kind: kind ?? 'execute', ...(notes.length > 0 ? { kindNote: notes.join('; ') } : {}) };
+  return {
+    kind: kind ?? 'execute',
+    ...(notes.length > 0 ? { kindNote: notes.join('; ') } : {}),
+    ...(alsoKind !== undefined ? { alsoKind } : {}),
+  };
 }
 
 // A kind of tool that acts on nothing: a question may be sent for one (or for none).

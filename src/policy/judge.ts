@@ -5,6 +5,7 @@ import { unitEscapes } from '../sanitize/json.js';
 import type { ToolKind } from '../options.js';
 import {
   domainCovered,
+  formsCover,
   hostOf,
   pathCovered,
   shellAllowed,
@@ -14,7 +15,7 @@ import {
   workspacePath,
 } from './match.js';
 import { NOT_LOOKED_UP } from './real-paths.js';
-import type { Rule, RuleSet } from './rules.js';
+import { deniedKinds, type Rule, type RuleSet } from './rules.js';
 import type { Subject } from './subject.js';
 
 export interface RuleVerdict {
@@ -37,15 +38,34 @@ const shown = (s: string): string =>
     ? JSON.stringify(s).replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, unitEscapes)
     : `\`${s}\``;
 
-// Judges one request of the given kind (the kind it is decided by) by the rules.
+type PathRule = Of<'Read'> | Of<'Write'>;
+// Does a Read(...) or Write(...) rule cover a path? By the forms resolved for the run, else as written.
+const covers = (r: PathRule, path: string, cwd: string): boolean =>
+  r.forms ? formsCover(r.forms, path, cwd) : pathCovered(r.glob, path, cwd);
+
+// Judges one request by the rules, as each kind it is judged as (a command in its rawInput makes an edit also
+// an execute request: decide.ts): a deny of any part rejects it; it is allowed only when the rules allow every
+// part; else the rules say nothing. Found by review: an edit of `.env` that also named `npm test` was judged
+// as the command alone, and allowed by Shell(npm test) under --deny Write(.env).
 export function judgeByRules(
-  kind: ToolKind,
+  kinds: ToolKind | readonly ToolKind[],
   s: Subject,
   rules: RuleSet,
   cwd: string,
 ): RuleVerdict | undefined {
-  const deniedKind = of(rules.deny, 'kind').find((r) => r.kind === kind);
-  if (deniedKind) return deny(`--deny ${kind}`);
+  const each = [...new Set(typeof kinds === 'string' ? [kinds] : kinds)].map((k) =>
+    judgeKind(k, s, rules, cwd),
+  );
+  const denied = each.find((v) => v?.decision === 'deny');
+  if (denied) return denied;
+  if (each.length > 0 && each.every((v) => v?.decision === 'allow'))
+    return allow(each.map((v) => v!.reason).join('; '));
+  return undefined;
+}
+
+// Judges one request of one kind by the rules.
+function judgeKind(kind: ToolKind, s: Subject, rules: RuleSet, cwd: string): RuleVerdict | undefined {
+  if (deniedKinds(rules).includes(kind)) return deny(`--deny ${kind}`);
   if (kind === 'execute') return judgeShell(s, rules);
   if (EDITS.has(kind)) return judgePaths(s, rules, cwd, 'Write', true);
   if (kind === 'read') return judgePaths(s, rules, cwd, 'Read', false);
@@ -98,11 +118,11 @@ function judgePaths(
   for (const p of s.paths) {
     // A deny reads generously: a backslash also as the separator a tool may take it for (found by review).
     const forms = p.includes('\\') ? [p, p.split('\\').join('/')] : [p];
-    const hit = denies.find((r) => forms.some((f) => pathCovered(r.glob, f, cwd)));
+    const hit = denies.find((r) => forms.some((f) => covers(r, f, cwd)));
     if (hit) return deny(`--deny ${hit.text} covers ${shown(workspacePath(p, cwd))}`);
   }
   if (allows.length === 0) return undefined;
-  const outside = s.paths.filter((p) => !allows.some((r) => pathCovered(r.glob, p, cwd)));
+  const outside = s.paths.filter((p) => !allows.some((r) => covers(r, p, cwd)));
   if (s.paths.length > 0 && outside.length === 0) return allow(`--allow ${list(allows)}`);
   if (!strict) return undefined;
   return deny(
@@ -137,8 +157,7 @@ export function outsideWriteRules(paths: readonly string[], rules: RuleSet, cwd 
   const denies = of(rules.deny, 'Write');
   return paths.filter(
     (p) =>
-      denies.some((r) => pathCovered(r.glob, p, cwd)) ||
-      (allows.length > 0 && !allows.some((r) => pathCovered(r.glob, p, cwd))),
+      denies.some((r) => covers(r, p, cwd)) || (allows.length > 0 && !allows.some((r) => covers(r, p, cwd))),
   );
 }
 
@@ -155,7 +174,7 @@ export function cursorDenyStops(kind: string, s: Subject, rules: RuleSet, cwd: s
   if (EDITS.has(kind))
     return (
       of(rules.deny, 'kind').some((r) => EDITS.has(r.kind)) ||
-      s.paths.some((p) => of(rules.deny, 'Write').some((r) => pathCovered(r.glob, p, cwd)))
+      s.paths.some((p) => of(rules.deny, 'Write').some((r) => covers(r, p, cwd)))
     );
   return false;
 }

@@ -2,6 +2,7 @@
 // compound command must be covered, words exactly as written), deny rules generously (any part, wrappers,
 // quotes and the program's own options seen through, a deny of `git push` also covers `git push origin main`
 // and `git -C . push`).
+import { homedir } from 'node:os';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { Rule } from './rules.js';
@@ -435,13 +436,57 @@ export function workspacePath(path: string, cwd: string): string {
   return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? abs : rel.split(sep).join('/');
 }
 
-// Does a Read(...) or Write(...) glob cover a path? Relative globs are the workspace's; absolute ones anywhere.
-export function pathCovered(glob: string, path: string, cwd: string): boolean {
-  // An absolute glob is matched against the absolute path, also for a path inside the workspace.
-  if (isAbsolute(glob)) return picomatch(glob, { dot: true })(resolve(cwd, path));
-  const p = workspacePath(path, cwd);
-  if (isAbsolute(p)) return false;
-  return picomatch(glob.replace(/^\.\//, ''), { dot: true })(p);
+// The characters picomatch reads as a glob's; a path segment without any is a name.
+const GLOB_CHARS = /[*?[\]{}()!+@|\\]/;
+const GLOB_ESCAPE = /[*?[\]{}()!+@|\\]/g;
+
+/** A path glob as the matcher takes it: its leading names resolved into a directory (`prefix`, absolute,
+ * a plain path) and the glob that follows (`rest`, '' when the glob names that one path). */
+export interface GlobRoot {
+  prefix: string;
+  rest: string;
+}
+
+// Where a Read(...) or Write(...) glob starts: `~` and `~/` are the home directory, an absolute glob is
+// itself, any other is the workspace's; its leading names are resolved there, so `../**` is the parent's
+// tree and `../outside/x` that file (found by review: a relative glob that left the workspace never matched).
+export function globRoot(glob: string, cwd: string, home: string): GlobRoot {
+  const tilde = glob === '~' || glob.startsWith('~/');
+  const base = tilde ? home : isAbsolute(glob) ? '/' : cwd;
+  const segments = (tilde ? glob.slice(2) : glob).split('/');
+  let i = 0;
+  while (i < segments.length && !GLOB_CHARS.test(segments[i]!)) i++;
+  return { prefix: resolve(base, ...segments.slice(0, i)), rest: segments.slice(i).join('/') };
+}
+
+// The absolute glob of a root: its directory escaped (a workspace named `a(1)` is a name), then the rest.
+export function globForm(root: GlobRoot): string {
+  const dir = root.prefix.replace(GLOB_ESCAPE, '\\$&');
+  return root.rest === '' ? dir : `${dir.replace(/\/$/, '')}/${root.rest}`;
+}
+
+// Compiled once: a path is judged against every form of every rule.
+const matchers = new Map<string, (path: string) => boolean>();
+function matcher(form: string): (path: string) => boolean {
+  let m = matchers.get(form);
+  if (m === undefined) {
+    m = picomatch(form, { dot: true });
+    matchers.set(form, m);
+  }
+  return m;
+}
+
+// Does any form of a Read(...) or Write(...) rule (absolute globs: the rule as written, and through the real
+// path of its leading names, real-paths.ts) cover the path, resolved against the workspace?
+export function formsCover(forms: readonly string[], path: string, cwd: string): boolean {
+  const abs = resolve(cwd, path);
+  return forms.some((f) => matcher(f)(abs));
+}
+
+// Does a Read(...) or Write(...) glob, as written, cover a path? Relative globs are the workspace's, `~/`
+// the home directory's, absolute ones anywhere.
+export function pathCovered(glob: string, path: string, cwd: string, home = homedir()): boolean {
+  return formsCover([globForm(globRoot(glob, cwd, home))], path, cwd);
 }
 
 // The host a URL or a bare host names, lower-case, without the trailing dot of a fully qualified name

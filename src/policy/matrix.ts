@@ -65,15 +65,17 @@ export function gate(kind: ToolKind, config: CursorConfig, plan: boolean): Gate 
   return gateOf(kind, config, plan).gate;
 }
 
-// The answer a permission request of this kind gets from the fence, then the client's policy.
+// The answer a permission request of this kind gets from the fence, a bare --deny of its kind (as judge.ts
+// rejects it, before the kind and the policy), then the client's policy.
 export function answerFor(
   kind: ToolKind,
   policy: Policy,
   allow: readonly ToolKind[],
   // Stryker disable next-line StringLiteral: '' fences nothing, as 'none' does
   fence: Fence = 'none',
+  denied: readonly ToolKind[] = [],
 ): 'allowed' | 'rejected' | 'person' {
-  if (fenceRejects(fence, kind)) return 'rejected';
+  if (fenceRejects(fence, kind) || denied.includes(kind)) return 'rejected';
   if (policy === 'allow' || allow.includes(kind)) return 'allowed';
   return policy === 'ask' ? 'person' : 'rejected';
 }
@@ -86,10 +88,11 @@ export function cell(
   policy: Policy,
   allow: readonly ToolKind[],
   fence: Fence = 'none',
+  denied: readonly ToolKind[] = [],
 ): Cell {
   const g = gateOf(kind, fencedConfig(userConfig, fence), plan);
   if (g.gate !== 'asks') return { outcome: g.gate, by: g.by };
-  const a = answerFor(kind, policy, allow, fence);
+  const a = answerFor(kind, policy, allow, fence, denied);
   const outcome = a === 'allowed' ? 'asks-allowed' : a === 'rejected' ? 'asks-rejected' : 'asks-person';
   return { outcome, by: 'permission answer' };
 }

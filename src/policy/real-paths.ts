@@ -2,7 +2,10 @@
 // `src/out` links outside the workspace) is judged where it lands too, so a Write(src/**) allow never vouches
 // for a file outside src/, and a deny covers a file reached by another name.
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { globForm, globRoot } from './match.js';
+import type { Rule, RuleSet } from './rules.js';
 
 /** How many path components one request may have looked up (each an lstat): a bound on what an agent's
  * paths cost, whatever their number. */
@@ -80,4 +83,49 @@ export function withRealPaths(paths: readonly string[], cwd: string): string[] {
     if (landed !== resolve(cwd, p)) out.add(landed);
   }
   return [...out];
+}
+
+// The real path of a directory that may not exist yet: its longest existing ancestor resolved, then the rest
+// as written. Undefined when nothing of it can be resolved.
+function realDir(path: string): string | undefined {
+  const tail: string[] = [];
+  for (let at = path; ; at = dirname(at)) {
+    try {
+      return join(realpathSync(at), ...tail);
+    } catch {
+      if (at === dirname(at)) return undefined;
+      tail.unshift(basename(at));
+    }
+  }
+}
+
+// The absolute globs a Read(...) or Write(...) rule is matched by: as written (resolved against the workspace
+// or the home directory), and with its leading names resolved by realpath, so `/s/wslink/.env` covers the
+// `.env` of the workspace `/s/ws` that `wslink` links to (found by review); a real path inside the workspace is
+// also written in the workspace's own spelling, as withRealPaths gives the paths it judges.
+export function globForms(glob: string, cwd: string, home: string): string[] {
+  const root = globRoot(glob, cwd, home);
+  const forms = [globForm(root)];
+  const real = realDir(root.prefix);
+  if (real !== undefined) {
+    forms.push(globForm({ prefix: real, rest: root.rest }));
+    let realCwd: string;
+    try {
+      realCwd = realpathSync(cwd);
+    } catch {
+      realCwd = cwd;
+    }
+    const rel = relative(realCwd, real);
+    if (rel !== '..' && !rel.startsWith('../') && !isAbsolute(rel))
+      forms.push(globForm({ prefix: join(cwd, rel), rest: root.rest }));
+  }
+  return [...new Set(forms)];
+}
+
+// The run's rules with every Read(...) and Write(...) rule's forms resolved, once for a workspace: the edge
+// that reads the file system, so the matcher stays pure.
+export function resolvePathRules(rules: RuleSet, cwd: string, home = homedir()): RuleSet {
+  const resolved = (r: Rule): Rule =>
+    r.type === 'Read' || r.type === 'Write' ? { ...r, forms: globForms(r.glob, cwd, home) } : r;
+  return { allow: rules.allow.map(resolved), deny: rules.deny.map(resolved) };
 }

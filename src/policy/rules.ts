@@ -1,5 +1,6 @@
 // Pure: --allow and --deny values in Cursor's rule syntax (Shell, Read, Write, WebFetch, Mcp) or a bare tool
 // kind, parsed once into rules, and each rule written back in the form Cursor's cli-config.json takes.
+import { domainToASCII } from 'node:url';
 import { RhoError } from '../errors.js';
 import { TOOL_KINDS, type ToolKind } from '../options.js';
 
@@ -7,7 +8,8 @@ export type Rule =
   | { type: 'kind'; kind: ToolKind; text: string }
   /** command: a glob for the first word; args: a glob for the rest (undefined: any); prefix: `args:*` form. */
   | { type: 'Shell'; command: string; args: string | undefined; prefix: boolean; text: string }
-  | { type: 'Read' | 'Write'; glob: string; text: string }
+  /** forms: the absolute globs it is matched by in this run (real-paths.ts resolvePathRules); unset: as written. */
+  | { type: 'Read' | 'Write'; glob: string; text: string; forms?: readonly string[] }
   | { type: 'WebFetch'; domain: string; text: string }
   | { type: 'Mcp'; server: string; tool: string; text: string };
 
@@ -49,15 +51,40 @@ export function parseRule(option: '--allow' | '--deny', value: string): Rule {
       const glob = body.replace(/^\.\//, '');
       return { type: head, glob, text: `${head}(${glob})` };
     }
-    case 'WebFetch':
-      if (/\s/.test(body)) throw malformed(option, value, 'a domain has no spaces');
-      return { type: 'WebFetch', domain: body, text: `WebFetch(${body})` };
+    case 'WebFetch': {
+      const domain = hostForm(option, value, body);
+      return { type: 'WebFetch', domain, text: `WebFetch(${domain})` };
+    }
     case 'Mcp': {
       const [server, tool, extra] = body.split(':').map((s) => s.trim());
       if (!server || !tool || extra !== undefined) throw malformed(option, value, 'Mcp takes server:tool');
       return { type: 'Mcp', server, tool, text: `Mcp(${server}:${tool})` };
     }
   }
+}
+
+// A WebFetch(...) domain in the form a URL's host takes (match.ts hostOf reads it through the WHATWG URL
+// parser): ASCII (`münchen.de` is `xn--mnchen-3ya.de`), lower case, without the trailing dot of a fully
+// qualified name; a `*` stays a wildcard. A scheme, a port, a path or user info would never match a host: a
+// usage error rather than a rule that silently covers nothing (found by review).
+function hostForm(option: '--allow' | '--deny', value: string, body: string): string {
+  const no = (what: string): RhoError => malformed(option, value, `a domain has no ${what}`);
+  if (/\s/.test(body)) throw no('spaces');
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(body)) throw no('scheme (give the host alone: example.com)');
+  if (/[/\\?#]/.test(body)) throw no('path');
+  if (body.includes('@')) throw no('user info');
+  if (/:\d*$/.test(body)) throw no('port');
+  const ascii = body.includes('*')
+    ? body
+        .split('.')
+        .map((label) => (label.includes('*') ? label.toLowerCase() : domainToASCII(label)))
+        .join('.')
+    : domainToASCII(body);
+  const host = ascii.replace(/\.$/, '');
+  // A label left empty (`a..b`) or unconvertible (`xn--zz`, a wildcard label that is not ASCII) is no host.
+  if (host === '' || host.split('.').some((l) => l === '') || !/^[\x21-\x7e]+$/.test(host))
+    throw malformed(option, value, 'not a domain name');
+  return host;
 }
 
 // Shell(npm), Shell(npm test), Shell(npm:test), Shell(npx vitest:*): the first word is the command, the rest
@@ -146,19 +173,42 @@ export function rulesJson(r: RuleSet): { allow: string[]; deny: string[] } {
 export const allowedKinds = (r: RuleSet): ToolKind[] =>
   r.allow.flatMap((x) => (x.type === 'kind' ? [x.kind] : []));
 
+/** The kinds of rule whose deny rules Cursor does not hold: WebFetch(...) (the spike: a fetch under a
+ * `WebFetch(*)` deny still asked) and Mcp(...) (never observed, so not trusted). */
+export type UnheldHead = 'WebFetch' | 'Mcp';
+
 /** The rules as Cursor's cli-config.json takes them. */
 export interface CursorRules {
   allow: string[];
   deny: string[];
+  /** The kinds of rule the run denies that Cursor does not hold: their allow rules must go from Cursor's config,
+   * which must be allowlist, so what they cover asks and rho-cursor's answer decides (fence/rules.ts). */
+  unheld?: UnheldHead[];
 }
 
-// Every rule in Cursor's form, once each; empty when the run's rules are bare allowed kinds only.
+// Every rule in Cursor's form, once each; empty when the run's rules are bare allowed kinds only. A fetch deny
+// (WebFetch(...), or a bare --deny fetch, which has no Cursor form) and an Mcp(...) deny are said in `unheld`.
 export function cursorRules(r: RuleSet): CursorRules {
   const all = (rs: Rule[], side: 'allow' | 'deny'): string[] => [
     ...new Set(rs.flatMap((x) => cursorForm(x, side))),
   ];
-  return { allow: all(r.allow, 'allow'), deny: all(r.deny, 'deny') };
+  const unheld: UnheldHead[] = [];
+  if (r.deny.some((x) => x.type === 'WebFetch' || (x.type === 'kind' && x.kind === 'fetch')))
+    unheld.push('WebFetch');
+  if (r.deny.some((x) => x.type === 'Mcp')) unheld.push('Mcp');
+  return {
+    allow: all(r.allow, 'allow'),
+    deny: all(r.deny, 'deny'),
+    ...(unheld.length > 0 ? { unheld } : {}),
+  };
 }
 
-// Does the run need Cursor's config to carry rules (and so a private config dir)?
-export const needsCursorRules = (c: CursorRules): boolean => c.allow.length + c.deny.length > 0;
+// Does the run need Cursor's config to carry rules (and so a private config dir)? Also for a deny Cursor does
+// not hold: only a private allowlist config makes what it covers ask (found by review: `--deny fetch` under the
+// user's `WebFetch(*)` allow, or under unrestricted, never asked).
+export const needsCursorRules = (c: CursorRules): boolean =>
+  c.allow.length + c.deny.length > 0 || (c.unheld?.length ?? 0) > 0;
+
+// The kinds given bare to --deny: every request of one is rejected, whatever else the rules say.
+export const deniedKinds = (r: RuleSet): ToolKind[] =>
+  r.deny.flatMap((x) => (x.type === 'kind' ? [x.kind] : []));

@@ -10,13 +10,13 @@ import { openWorktree, RunLedger } from '../changes/run.js';
 import { loadConfig } from '../config/load.js';
 import { configWarnings } from '../config/warnings.js';
 import { RhoError, toRhoError } from '../errors.js';
-import { configUnderRules } from '../fence/rules.js';
+import { configUnderRules, needsPrivateDir } from '../fence/rules.js';
 import { fenceEnv } from '../fence/run.js';
 import type { RunOptions } from '../options.js';
 import { osLimitError } from '../os-limits.js';
 import { retryWaitMs, TIMING, type Timing } from '../lifecycle/timing.js';
 import { rulesWarnings } from '../policy/judge.js';
-import { cursorRules, needsCursorRules } from '../policy/rules.js';
+import { cursorRules } from '../policy/rules.js';
 import { promptBlocks } from '../prompt/attach.js';
 import { useSecret } from '../sanitize/cut.js';
 import { replyReadsAsError } from '../session.js';
@@ -177,7 +177,7 @@ function planLaunch(
   const cursor = ctx.identity.cursor;
   const rules = cursorRules(opts.rules);
   const modelFlag = cursor && opts.model !== undefined;
-  const privateDir = cursor && (opts.fence !== 'none' || needsCursorRules(rules));
+  const privateDir = cursor && needsPrivateDir(opts.fence, rules);
   const args =
     opts.agentArgs.length > 0
       ? opts.agentArgs

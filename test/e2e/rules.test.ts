@@ -1,8 +1,8 @@
 // --allow and --deny rules as a CI job meets them (issue 21): the built CLI against an agent that asks for an
 // allowed command, a compound one, a denied one and edits inside and outside the allowed paths; what matters
 // is the answer the agent received for each, and the config Cursor would have been given.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { runCli, tempDir } from '../helpers/cli.js';
@@ -322,6 +322,31 @@ describe('rho-cursor doctor with rules', () => {
     expect(text.stdout).toMatch(/\n {2}edit {5}runs · outside Write\(src\/\*\*\): rejected when asked/);
   });
 
+  it('prints the private config the run would write, and the table as the run would answer (found by review)', async () => {
+    const home = tempDir('rho-rules-doctor-');
+    const user = {
+      ...USER_CONFIG,
+      permissions: { allow: ['Shell(*)', 'WebFetch(*)'], deny: ['Read(.env)'] },
+    };
+    const line = async (args: string[]) => {
+      const r = await runCli(['doctor', ...args], { cliConfig: user, cwd: home });
+      expect(r.exitCode, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    expect(await line(['--deny', 'Shell(rm)'])).toContain(
+      "Cursor's config  private: approvalMode allowlist · allow: Shell(*), WebFetch(*) (yours) · deny: Read(.env), Shell(rm)\n",
+    );
+    const fetch = await line(['--deny', 'fetch']);
+    expect(fetch).toContain(
+      "Cursor's config  private: approvalMode allowlist · allow: Shell(*) (yours, less WebFetch(*): they would run unasked what only an answer stops) · deny: Read(.env)\n",
+    );
+    expect(fetch).toMatch(/\nnone {6}allow {3}runs {11}runs {11}runs {11}runs {11}asks: rejected\n/);
+    expect(await line(['--allow', 'execute'])).toContain(
+      "Cursor's config  yours, unchanged: no rule needs Cursor's config (rho-cursor's answers hold them)\n",
+    );
+    expect(await line(['--deny', 'execute'])).toContain('\n  execute  blocked: Shell(*) · --deny execute\n');
+  });
+
   it('refuses a malformed rule as run does: exit 2, one line', async () => {
     const r = await runCli(['doctor', '--deny', 'Shell(git push'], { cwd: tempDir('rho-rules-doctor-') });
     expect(r.exitCode).toBe(2);
@@ -452,5 +477,256 @@ describe('against the SDK-built peer, asking as Claude-like agents do', () => {
     ]);
     for (const e of r.peer.filter((x) => x.dir === 'recv'))
       expect(e.problems, JSON.stringify(e.msg)).toEqual([]);
+  });
+});
+
+describe('what a request names is judged whole (found by the rules review)', () => {
+  // Runs the CLI in ws with requests sent as Cursor does (tool_call, then the request); returns the verdicts by
+  // request id: the answer the agent received and the permission event's reason.
+  async function verdicts(ws: string, args: string[], before: object[], env: Record<string, string> = {}) {
+    const home = tempDir('rho-rules-whole-');
+    const recvLog = join(home, 'recv');
+    const asks = before.filter((l) => (l as { method?: string }).method === 'session/request_permission');
+    const script = { recvLog, before: [...before, chunk('done')], waitAnswers: asks.length };
+    const r = await runCli(['run', '--cwd', ws, ...SJ, ...args, 'go'], {
+      agent,
+      cliConfig: USER_CONFIG,
+      env: {
+        RHO_SCRIPT: JSON.stringify({ ...script, answer: { result: { stopReason: 'end_turn' } } }),
+        ...env,
+      },
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const answers = readFileSync(recvLog, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map(
+        (l) =>
+          JSON.parse(l) as { id?: number; method?: string; result?: { outcome?: { optionId?: string } } },
+      )
+      .filter((m) => m.method === undefined && typeof m.id === 'number' && m.id < 100)
+      .map((m) => m.result?.outcome?.optionId);
+    const reasons = r.events.filter((e) => e.type === 'permission').map((p) => p.reason as string);
+    return answers.map((a, i) => [a, reasons[i]]);
+  }
+  // A tool announced with a kind and rawInput, then a request of that kind for it.
+  const named = (id: number, toolCallId: string, kind: string, rawInput: object): object[] => [
+    update({ sessionUpdate: 'tool_call', toolCallId, title: 'Tool', kind, status: 'pending', rawInput }),
+    ask(id, { toolCallId, title: 'Tool', kind }),
+  ];
+  const workspace = (): string => {
+    const ws = join(tempDir('rho-rules-ws-'), 'ws');
+    mkdirSync(join(ws, 'src'), { recursive: true });
+    return ws;
+  };
+
+  it('a command in rawInput never hides the path or the URL the request names', async () => {
+    const ws = workspace();
+    const npm = ['--allow', 'Shell(npm test)'];
+    expect(
+      await verdicts(
+        ws,
+        ['--permissions', 'allow', '--deny', 'Write(.env)', ...npm],
+        [...named(0, 't1', 'edit', { command: 'npm test', path: '.env' })],
+      ),
+    ).toEqual([['reject-once', expect.stringMatching(/^--deny Write\(\.env\) covers `\.env`/)]]);
+    expect(
+      await verdicts(
+        ws,
+        ['--permissions', 'allow', '--allow', 'Write(src/**)', ...npm],
+        [...named(0, 't1', 'edit', { command: 'npm test', path: '../outside/x' })],
+      ),
+    ).toEqual([['reject-once', expect.stringMatching(/outside\/x` is outside Write\(src\/\*\*\)/)]]);
+    expect(
+      await verdicts(
+        ws,
+        ['--permissions', 'allow', '--deny', 'WebFetch(evil.com)', ...npm],
+        [...named(0, 'web_fetch_3', 'fetch', { cmd: 'npm test', url: 'https://evil.com' })],
+      ),
+    ).toEqual([
+      ['reject-once', expect.stringMatching(/^--deny WebFetch\(evil\.com\) covers `https:\/\/evil\.com`/)],
+    ]);
+  });
+
+  it('is allowed by the rules only when every part it names is covered, the command too', async () => {
+    const ws = workspace();
+    const rules = ['--permissions', 'reject', '--allow', 'Shell(npm test)', '--allow', 'Write(src/**)'];
+    expect(
+      await verdicts(ws, rules, [
+        ...named(0, 't1', 'edit', { command: 'npm test', path: 'src/a.ts' }),
+        ...named(1, 't2', 'edit', { command: 'npm test && curl x', path: 'src/a.ts' }),
+      ]),
+    ).toEqual([
+      ['allow-once', expect.stringMatching(/^--allow Shell\(npm:test\); --allow Write\(src\/\*\*\)/)],
+      ['reject-once', expect.stringMatching(/^--permissions reject/)],
+    ]);
+  });
+
+  it('a relative glob reaches out of the workspace, and ~/ is the home directory', async () => {
+    const ws = workspace();
+    const home = join(dirname(ws), 'home');
+    mkdirSync(home);
+    // `../**` is the parent's whole tree (the workspace is in it).
+    expect(
+      await verdicts(
+        ws,
+        ['--permissions', 'allow', '--deny', 'Write(../**)'],
+        [...named(0, 'e1', 'edit', { path: '../outside/x' })],
+      ),
+    ).toEqual([
+      ['reject-once', expect.stringMatching(/^--deny Write\(\.\.\/\*\*\) covers `\/.*\/outside\/x`/)],
+    ]);
+    expect(
+      await verdicts(
+        ws,
+        ['--permissions', 'allow', '--deny', 'Write(../outside/x)'],
+        [
+          ...named(0, 'e1', 'edit', { path: '../outside/x' }),
+          ...named(1, 'e2', 'edit', { path: '../outside/y' }),
+        ],
+      ),
+    ).toEqual([
+      ['reject-once', expect.stringMatching(/^--deny Write\(\.\.\/outside\/x\) covers/)],
+      ['allow-once', '--permissions allow'],
+    ]);
+    expect(
+      await verdicts(
+        ws,
+        ['--permissions', 'allow', '--deny', 'Write(~/.ssh/**)'],
+        [...named(0, 'e1', 'edit', { path: join(home, '.ssh', 'config') })],
+        { HOME: home },
+      ),
+    ).toEqual([['reject-once', expect.stringMatching(/^--deny Write\(~\/\.ssh\/\*\*\) covers/)]]);
+  });
+
+  it('an absolute glob spelled through a symlink covers the same file', async () => {
+    const ws = workspace();
+    const S = dirname(ws);
+    symlinkSync('ws', join(S, 'wslink'));
+    expect(
+      await verdicts(
+        ws,
+        ['--permissions', 'allow', '--deny', `Write(${S}/wslink/.env)`],
+        [...named(0, 'e1', 'edit', { path: '.env' })],
+      ),
+    ).toEqual([['reject-once', expect.stringMatching(/^--deny Write\(.*\/wslink\/\.env\) covers `\.env`/)]]);
+    // The workspace spelled through the link, the glob by the real path.
+    expect(
+      await verdicts(
+        join(S, 'wslink'),
+        ['--permissions', 'reject', '--allow', `Write(${S}/ws/src/**)`],
+        [...named(0, 'e1', 'edit', { path: 'src/a.ts' }), ...named(1, 'e2', 'edit', { path: 'b.ts' })],
+      ),
+    ).toEqual([
+      ['allow-once', expect.stringMatching(/^--allow Write/)],
+      ['reject-once', expect.stringMatching(/`b\.ts` is outside/)],
+    ]);
+  });
+
+  it('the ledger reads an absolute glob spelled through a symlink as the same files', async () => {
+    const ws = workspace();
+    const S = dirname(ws);
+    symlinkSync('ws', join(S, 'wslink'));
+    const run = (args: string[], write: string) =>
+      runCli(['run', '--cwd', ws, ...SJ, '--permissions', 'allow', ...args, 'go'], {
+        agent,
+        env: { RHO_SCRIPT: JSON.stringify({ before: [{ effect: { write, text: 'x' } }, chunk('done')] }) },
+      });
+    const denied = await run(['--deny', `Write(${S}/wslink/.env)`], '.env');
+    expect(denied.exitCode, denied.stderr).toBe(8);
+    expect(JSON.stringify(denied.events.at(-1))).toContain('outside the Write(...) rules: .env');
+    const inside = await run(['--allow', `Write(${S}/wslink/src/**)`], 'src/a');
+    expect(inside.exitCode, inside.stderr).toBe(0);
+  });
+});
+
+describe('WebFetch rules read as the URL host is (found by the rules review)', () => {
+  it.each([
+    'WebFetch(https://evil.com)',
+    'WebFetch(evil.com:8080)',
+    'WebFetch(evil.com/x)',
+    'WebFetch(u@evil.com)',
+  ])('%s is exit 2 with one line naming it', async (rule) => {
+    const r = await runCli(['run', '--deny', rule, 'go'], {
+      agent,
+      env: { RHO_SCRIPT: '{}' },
+      cwd: tempDir('rho-rules-usage-'),
+    });
+    expect(r.exitCode).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`option '--deny' got a malformed rule '${rule}'`);
+  });
+});
+
+describe('a deny Cursor does not hold makes Cursor ask (found by the rules review)', () => {
+  const USER = {
+    version: 1,
+    approvalMode: 'unrestricted',
+    permissions: { allow: ['Shell(ls)', 'WebFetch(*)', 'Mcp(gh:*)'], deny: [] },
+  };
+  // The config Cursor was given, and the answer to a fetch of evil.com.
+  async function given(args: string[]) {
+    const home = tempDir('rho-rules-unheld-');
+    const configLog = join(home, 'config');
+    const recvLog = join(home, 'recv');
+    const script = {
+      configLog,
+      recvLog,
+      before: [
+        update({
+          sessionUpdate: 'tool_call',
+          toolCallId: 'web_fetch_0',
+          title: 'Fetch',
+          kind: 'fetch',
+          status: 'pending',
+          rawInput: { url: 'https://evil.com/x' },
+        }),
+        ask(0, { toolCallId: 'web_fetch_0', title: 'Fetch', kind: 'fetch' }),
+        chunk('done'),
+      ],
+      waitAnswers: 1,
+      answer: { result: { stopReason: 'end_turn' } },
+    };
+    const r = await runCli(['run', ...SJ, '--permissions', 'allow', ...args, 'go'], {
+      agent,
+      cliConfig: USER,
+      env: { RHO_SCRIPT: JSON.stringify(script) },
+      cwd: tempDir('rho-rules-unheld-ws-'),
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const log = JSON.parse(readFileSync(configLog, 'utf8')) as { dir: string; config: unknown };
+    return {
+      private: log.dir !== r.configDir,
+      config: log.config,
+      answer: r.events.find((e) => e.type === 'permission'),
+    };
+  }
+
+  it.each([
+    [['--deny', 'WebFetch(evil.com)'], ['WebFetch(evil.com)'], '--deny WebFetch(evil.com) covers'],
+    [['--deny', 'fetch'], [], '--deny fetch'],
+  ])('%j: a private allowlist config without the WebFetch allows', async (args, deny, reason) => {
+    const g = await given(args);
+    expect(g.private).toBe(true);
+    expect(g.config).toEqual({
+      version: 1,
+      approvalMode: 'allowlist',
+      permissions: { allow: ['Shell(ls)', 'Mcp(gh:*)'], deny },
+    });
+    expect(g.answer).toMatchObject({ decidedBy: 'rule', reason: expect.stringContaining(reason) });
+  });
+
+  it("drops the run's own WebFetch allows from Cursor's config, and rho-cursor still allows what they cover", async () => {
+    const g = await given(['--allow', 'WebFetch(*.com)', '--deny', 'WebFetch(good.com)']);
+    expect(g.config).toMatchObject({ permissions: { allow: [], deny: ['WebFetch(good.com)'] } });
+    expect(g.answer).toMatchObject({ decidedBy: 'rule', reason: '--allow WebFetch(*.com)' });
+  });
+
+  it("an Mcp deny drops the user's Mcp allows", async () => {
+    const g = await given(['--deny', 'Mcp(gh:delete_repo)']);
+    expect(g.config).toMatchObject({
+      permissions: { allow: ['Shell(ls)', 'WebFetch(*)'], deny: ['Mcp(gh:delete_repo)'] },
+    });
   });
 });

@@ -35,3 +35,39 @@ describe("doctor's rules view", () => {
     expect(report([], ['Shell(git push)'], 'no-shell').kinds.execute).toMatch(/blocked: rule$/);
   });
 });
+
+describe("doctor's rules view says what the run does (found by the rules review)", () => {
+  const under = (deny: string[], policy: 'allow' | 'reject', user?: Record<string, unknown>) =>
+    rulesReport(parseRules([], deny).rules, 'none', policy, USER, false, user);
+
+  it('a denied kind is rejected when asked, under --permissions allow too', () => {
+    expect(under(['fetch'], 'allow').kinds.fetch).toBe('asks: rejected · --deny fetch');
+  });
+
+  it('a catch-all deny reads as blocked, with nothing else to say', () => {
+    expect(under(['execute'], 'allow').kinds.execute).toBe('blocked: Shell(*) · --deny execute');
+    expect(under(['edit'], 'allow').kinds.edit).toBe('blocked: Write(**) · --deny edit');
+    expect(report(['Write(src/**)'], []).kinds.edit).toBe(
+      'runs · outside Write(src/**): rejected when asked, and a change there is a breach (exit 8)',
+    );
+  });
+
+  it("shows Cursor's private config as the run writes it, or none", () => {
+    const user = { version: 1, permissions: { allow: ['Shell(ls)', 'WebFetch(*)'], deny: ['Read(.env)'] } };
+    expect(under(['Shell(rm)'], 'reject', user).privateConfig).toEqual({
+      approvalMode: 'allowlist',
+      allow: ['Shell(ls)', 'WebFetch(*)'],
+      deny: ['Read(.env)', 'Shell(rm)'],
+      dropped: [],
+    });
+    expect(under(['fetch'], 'reject', user).privateConfig).toEqual({
+      approvalMode: 'allowlist',
+      allow: ['Shell(ls)'],
+      deny: ['Read(.env)'],
+      dropped: ['WebFetch(*)'],
+    });
+    expect(
+      rulesReport(parseRules(['execute'], []).rules, 'none', 'reject', USER, false, user).privateConfig,
+    ).toBe(null);
+  });
+});

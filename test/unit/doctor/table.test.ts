@@ -159,3 +159,13 @@ describe('doctorTable', () => {
     ]);
   });
 });
+
+describe('the table under a bare --deny (found by the rules review)', () => {
+  it('rejects the denied kind where it asks, under --permissions allow too', () => {
+    const config = { approvalMode: 'allowlist', approvalModeSet: true, permissions: { allow: [], deny: [] } };
+    const rows = doctorTable(config, false, [], ['fetch']);
+    expect(rows.find((r) => r.fence === 'none' && r.policy === 'allow')?.cells.fetch.outcome).toBe(
+      'asks-rejected',
+    );
+  });
+});

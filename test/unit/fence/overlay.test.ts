@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { overlayConfig, overlayText } from '../../../src/fence/overlay.js';
+import { cursorRules, parseRules } from '../../../src/policy/rules.js';
 
 describe('overlayConfig', () => {
   it('starts from {"version": 1} where the user has no file', () => {
@@ -92,11 +93,37 @@ describe('overlayConfig with --allow and --deny rules', () => {
     });
   });
 
-  it("keeps the user's allow rules when the run only denies (a deny wins in Cursor anyway)", () => {
+  // Only for the deny rules Cursor holds (Shell, Write, Read): the title once said "a deny wins in Cursor
+  // anyway", which a WebFetch(...) or Mcp(...) deny does not (below).
+  it("keeps the user's allow rules when the run only denies what Cursor holds (a Shell deny wins in Cursor)", () => {
     expect(overlayConfig(user, 'none', { allow: [], deny: ['Shell(rm)'] }).permissions).toEqual({
       allow: ['Shell(*)', 'WebFetch(*)'],
       deny: ['Read(.env)', 'Shell(rm)'],
     });
+  });
+
+  it("drops the user's WebFetch allows under a fetch deny Cursor ignores, and the Mcp ones under an Mcp deny", () => {
+    const withMcp = {
+      ...user,
+      permissions: { ...user.permissions, allow: [...user.permissions.allow, 'Mcp(gh:*)'] },
+    };
+    const deny = cursorRules(parseRules([], ['WebFetch(evil.com)']).rules);
+    expect(overlayConfig(withMcp, 'none', deny)).toMatchObject({
+      approvalMode: 'allowlist',
+      permissions: { allow: ['Shell(*)', 'Mcp(gh:*)'], deny: ['Read(.env)', 'WebFetch(evil.com)'] },
+    });
+    expect(overlayConfig(withMcp, 'none', cursorRules(parseRules([], ['fetch']).rules)).permissions).toEqual({
+      allow: ['Shell(*)', 'Mcp(gh:*)'],
+      deny: ['Read(.env)'],
+    });
+    expect(
+      overlayConfig(withMcp, 'none', cursorRules(parseRules([], ['Mcp(gh:rm)']).rules)).permissions,
+    ).toEqual({
+      allow: ['Shell(*)', 'WebFetch(*)'],
+      deny: ['Read(.env)', 'Mcp(gh:rm)'],
+    });
+    const own = cursorRules(parseRules(['WebFetch(*.com)', 'Mcp(gh:issue)'], ['fetch', 'Mcp(gh:rm)']).rules);
+    expect(overlayConfig(withMcp, 'none', own).permissions).toMatchObject({ allow: ['Mcp(gh:issue)'] });
   });
 
   it("adds the run's deny rules after the fence's, once each", () => {

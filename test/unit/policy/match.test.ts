@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   domainCovered,
+  formsCover,
   pathCovered,
   shellAllowed,
   shellDenied,
@@ -798,5 +799,34 @@ describe('a deny rule for a program does not cover another whose name starts wit
     ['node-gyp rebuild', 'Shell(node)'],
   ])('%j under %s', (command, rule) => {
     expect(shellDenied(command, shell(rule))).toBeUndefined();
+  });
+});
+
+describe('a path glob is rooted where the user means (found by the rules review)', () => {
+  it.each([
+    ['../**', '/ws/../outside/x', true],
+    ['../**', '/ws/src/a', true],
+    ['../outside/x', '../outside/x', true],
+    ['../outside/x', '../outside/y', false],
+    ['src/../../other/*', '/other/a', true],
+    ['**', '../outside/x', false],
+    ['~/.ssh/**', '/home/u/.ssh/config', true],
+    ['~', '/home/u', true],
+    ['~/.ssh/**', '/ws/~/.ssh/config', false],
+    ['~x/a', '/ws/~x/a', true],
+  ])('Write(%s) covers %s: %s', (glob, path, covered) => {
+    expect(pathCovered(glob, path, '/ws', '/home/u')).toBe(covered);
+  });
+
+  it('reads the names of the workspace as names, whatever glob characters they hold', () => {
+    for (const cwd of ['/w(1)', '/w[a]', '/w{a,b}', '/w*', '/w!x', '/w+(y)', '/w\\z'])
+      expect([cwd, pathCovered('src/**', `${cwd}/src/a`, cwd)]).toEqual([cwd, true]);
+    expect(pathCovered('src/**', '/wa/src/a', '/w[a]')).toBe(false);
+    expect(pathCovered('src/**', '/wanything/src/a', '/w*')).toBe(false);
+  });
+
+  it('matches the resolved forms it is given, any of them', () => {
+    expect(formsCover(['/real/ws/.env', '/link/.env'], '.env', '/link')).toBe(true);
+    expect(formsCover(['/real/ws/.env'], '.env', '/link')).toBe(false);
   });
 });

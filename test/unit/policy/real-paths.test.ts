@@ -1,9 +1,9 @@
 // Where a path through a symlink lands, and the bound on what an agent's paths cost to look up.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOOKUPS_MAX, withRealPaths } from '../../../src/policy/real-paths.js';
+import { globForms, LOOKUPS_MAX, withRealPaths } from '../../../src/policy/real-paths.js';
 
 const base = mkdtempSync(join(tmpdir(), 'rho-real-paths-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -63,5 +63,26 @@ describe('withRealPaths', () => {
     expect(unread[0]).toMatch(/^\/\(not looked up\) src\/f\d+\.ts$/);
     // The first paths were looked up: nothing added for them.
     expect(out.slice(0, 2000)).toEqual(many);
+  });
+});
+
+describe('globForms (found by the rules review)', () => {
+  it('gives an absolute glob through a symlink in its real and its workspace spellings too', () => {
+    const s = realpathSync(mkdtempSync(join(tmpdir(), 'rho-globforms-')));
+    mkdirSync(join(s, 'ws', 'src'), { recursive: true });
+    symlinkSync('ws', join(s, 'wslink'));
+    expect(globForms(`${s}/wslink/src/**`, join(s, 'ws'), '/home/u')).toEqual([
+      `${s}/wslink/src/**`,
+      `${s}/ws/src/**`,
+    ]);
+    // The workspace spelled through the link: the real path is also written as the workspace spells it.
+    expect(globForms(`${s}/ws/.env`, join(s, 'wslink'), '/home/u')).toEqual([
+      `${s}/ws/.env`,
+      `${s}/wslink/.env`,
+    ]);
+    expect(globForms('new/dir/*.ts', join(s, 'wslink'), '/home/u')).toEqual([
+      `${s}/wslink/new/dir/*.ts`,
+      `${s}/ws/new/dir/*.ts`,
+    ]);
   });
 });

@@ -11,6 +11,7 @@ import {
   rulesJson,
 } from '../../../src/policy/rules.js';
 import { TOOL_KINDS } from '../../../src/options.js';
+import { domainCovered } from '../../../src/policy/match.js';
 
 describe('parseRule reads Cursor rule syntax and bare kinds', () => {
   it.each([
@@ -241,5 +242,39 @@ describe('no rules, and the edges of the :* form', () => {
       prefix: false,
     });
     expect(parseRule('--allow', 'Shell(npx a:*)')).toMatchObject({ command: 'npx', args: 'a', prefix: true });
+  });
+});
+
+describe('a WebFetch(...) domain takes the form of a URL host (found by the rules review)', () => {
+  it.each([
+    ['WebFetch(münchen.de)', 'xn--mnchen-3ya.de'],
+    ['WebFetch(EVIL.com)', 'evil.com'],
+    ['WebFetch(evil.com.)', 'evil.com'],
+    ['WebFetch(*.münchen.de)', '*.xn--mnchen-3ya.de'],
+    ['WebFetch(*.Example.COM)', '*.example.com'],
+    ['WebFetch(*)', '*'],
+    ['WebFetch(1.2.3.4)', '1.2.3.4'],
+  ])('%s reads the domain %s, which covers what it names', (value, domain) => {
+    const rule = parseRule('--deny', value);
+    expect(rule).toMatchObject({ type: 'WebFetch', domain, text: `WebFetch(${domain})` });
+    if (domain.startsWith('*')) return;
+    const url = `https://${value.slice('WebFetch('.length, -1)}/x`;
+    expect(domainCovered((rule as { domain: string }).domain, url)).toBe(true);
+  });
+
+  it.each([
+    ['WebFetch(https://evil.com)', 'a domain has no scheme'],
+    ['WebFetch(http://evil.com/x)', 'a domain has no scheme'],
+    ['WebFetch(evil.com:8080)', 'a domain has no port'],
+    ['WebFetch(evil.com:)', 'a domain has no port'],
+    ['WebFetch(evil.com/x)', 'a domain has no path'],
+    ['WebFetch(evil.com?q)', 'a domain has no path'],
+    ['WebFetch(u@evil.com)', 'a domain has no user info'],
+    ['WebFetch(xn--zz)', 'not a domain name'],
+    ['WebFetch(a..b)', 'not a domain name'],
+    ['WebFetch(.)', 'not a domain name'],
+    ['WebFetch(mü*.de)', 'not a domain name'],
+  ])('%j is a usage error: %s', (value, why) => {
+    expect(parsed(value)).toEqual(expect.stringContaining(why));
   });
 });
