@@ -148,7 +148,10 @@ function askOnce(t: Terminal, q: TerminalQuestion, signal: AbortSignal): Promise
         }
       }
     };
-    const onEnd = (): void => endOfInput();
+    // In raw mode Ctrl-D is a key (above): the input ends only when the terminal went away (hung up), and
+    // nobody answered. Nothing is written to a terminal that is gone (found by review: a hangup was the
+    // person's reject once).
+    const onEnd = (): void => finish(undefined, '');
     const onAbort = (): void => finish(undefined, closingLine(signal.reason));
     const offContinue = t.onContinue(() => {
       if (closed) return;

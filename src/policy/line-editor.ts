@@ -20,6 +20,8 @@ export interface EditorState {
 
 export const EMPTY_EDITOR: EditorState = { line: '', escape: '', afterCR: false };
 const MAX_LINE = 200;
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const UNSHOWN = /[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 // Feeds typed text to the editor; a key that ends the question (Enter, Ctrl-D, Ctrl-C, Ctrl-Z) stops the feed
 // there, and what was typed after it is dropped (it was typed before the outcome was seen).
@@ -38,12 +40,17 @@ export function feedKeys(state: EditorState, data: string): { state: EditorState
   for (const ch of data) {
     const wasCR = afterCR;
     afterCR = false;
+    // A control key ends any escape sequence: a terminal never sends one inside a sequence, so it was typed
+    // (Esc then Ctrl-C is Ctrl-C; found by review: it was dropped, and after `Esc [` every key until a letter).
+    if (escape !== '' && (ch < ' ' || ch === '\x7f')) escape = '';
     if (escape === 'esc') {
+      // `Esc [` and `Esc O` start a sequence; any other key after Esc (Alt+key) is dropped with it.
       escape = ch === '[' || ch === 'O' ? 'csi' : '';
       continue;
     }
     if (escape === 'csi') {
-      if (/[A-Za-z~]/.test(ch)) escape = '';
+      // ECMA-48: parameter and intermediate bytes (0x20-0x3f) go on, a final byte (0x40-0x7e) ends it.
+      if (ch > '?') escape = '';
       continue;
     }
     switch (ch) {
@@ -78,7 +85,8 @@ export function feedKeys(state: EditorState, data: string): { state: EditorState
         line = '';
         continue;
       default:
-        if (ch < ' ' || [...line].length >= MAX_LINE) continue;
+        // C1 controls and the marks that reorder or hide text are never echoed (a paste can carry them).
+        if (ch < ' ' || UNSHOWN.test(ch) || [...line].length >= MAX_LINE) continue;
         line += ch;
         echo(ch);
     }

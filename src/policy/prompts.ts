@@ -55,27 +55,36 @@ function field(label: string, value: string, whole = false): string[] {
 // Pure: a line of the question cut into the rows a terminal `width` columns wide shows, each row after the
 // first marked as the line's continuation: agent text never starts a row, so padding cannot make it look
 // like a line of its own. Every character outside printable ASCII is counted two columns wide (none is
-// wider), so the terminal never wraps a row before we do.
+// wider; a tab is shown as ␉), so the terminal never wraps a row before we do. Any terminal wide enough for the marker and one
+// character is cut (found by review: below 20 columns lines were left to the terminal's own wrapping, and a
+// title padded to the width made agent text start a row); a narrower one shows the line as it is.
 export function wrapRows(line: string, width: number | undefined): string[] {
-  if (width === undefined || width < 20) return [line];
+  const room = (width ?? 0) - 1;
+  const marker = columnsOf(CONTINUED);
+  if (room < marker + 2) return [line];
   const rows: string[] = [];
   let row = '';
   let used = 0;
-  let room = width - 1;
-  for (const ch of line) {
-    // A tab moves the cursor at most eight columns.
-    const w = ch === '\t' ? 8 : ch.length === 1 && ch >= ' ' && ch <= '~' ? 1 : 2;
+  // A tab would move the cursor up to eight columns: it is shown as a symbol, as questionText does.
+  for (const ch of line.replace(/\t/g, '\u2409')) {
+    const w = columnsOf(ch);
     if (used + w > room) {
       rows.push(row);
       row = CONTINUED;
-      used = CONTINUED.length;
-      room = width - 1;
+      used = marker;
     }
     row += ch;
     used += w;
   }
   rows.push(row);
   return rows;
+}
+
+// The columns a terminal may give text (no tab), at most: printable ASCII one, anything else two.
+function columnsOf(text: string): number {
+  let n = 0;
+  for (const ch of text) n += ch.length === 1 && ch >= ' ' && ch <= '~' ? 1 : 2;
+  return n;
 }
 
 /** What starts each row of a question line after its first. */

@@ -61,11 +61,24 @@ export async function startSpinner(
   if (style.quiet || env.TERM === 'dumb') return NO_SPINNER;
   const { default: ora } = await import('ora');
   const color = colourEnabled(style.color, env, true) ? 'cyan' : false;
-  const s = ora({ text: shown(text), stream, color, discardStdin: discardInput, hideCursor: false }).start();
+  const stopDiscarding = discardInput ? await discarding(stream) : () => {};
+  const s = ora({ text: shown(text), stream, color, discardStdin: false, hideCursor: false }).start();
   return {
     text: (t) => {
       s.text = shown(t);
     },
-    stop: () => s.stop(),
+    stop: () => {
+      s.stop();
+      stopDiscarding();
+    },
   };
+}
+
+// The keys typed at the process's terminal, dropped while the spinner runs (render/discard-keys.ts).
+async function discarding(stream: NodeJS.WritableStream): Promise<() => void> {
+  const [{ processTerminal }, { discardKeys }] = await Promise.all([
+    import('../policy/ask.js'),
+    import('./discard-keys.js'),
+  ]);
+  return discardKeys(processTerminal(process.stdin, stream), process.stdin.isRaw);
 }

@@ -3,7 +3,9 @@
 /* eslint-disable no-control-regex -- the screen is matched for terminal escape sequences */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, RECORDINGS, REPLAY_SHIM } from '../helpers/agent-path.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { BIN, FIXTURES, makeAgentDir, RECORDINGS, REPLAY_SHIM } from '../helpers/agent-path.js';
+import { waitForGone } from '../helpers/processes.js';
 import { hasPty, onPty, ptyDir, type PtyStep } from '../helpers/pty.js';
 import { mismatches, readReplayLog } from '../helpers/replay-log.js';
 
@@ -196,6 +198,31 @@ describe.skipIf(!hasPty)('the terminal, otherwise', () => {
     const prompt = r.log.find((e) => e.event === 'recv' && e.msg.method === 'session/prompt');
     expect(prompt?.msg.params.prompt[0].text).toBe('typed prompt\n');
     expect(r.code).toBe(0);
+  });
+
+  // Found by review: the spinner's key discarder never read the terminal, in raw mode, so Ctrl-C did nothing
+  // for the whole handshake (the run went on, exit 0, or waited out --step-timeout).
+  it.each([
+    ['Ctrl-C', '\x03', 'cancelled by SIGINT', 130],
+    ['Ctrl-\\', '\x1c', 'ended by SIGQUIT', 131],
+  ])('%s while the spinner runs cancels the run at once, the agent ended', async (_key, send, said, code) => {
+    const dir = ptyDir();
+    // allowlist, and its one warning silenced: a warning stops the spinner (and its discarder).
+    writeFileSync(join(dir, 'cli-config.json'), '{"approvalMode":"allowlist"}');
+    const pidFile = join(dir, 'agent.pid');
+    const script = { pidFile, delayMs: { initialize: 20_000 } };
+    const agentDir = await makeAgentDir(join(FIXTURES, 'scripted.mjs'));
+    const started = Date.now();
+    const r = await onPty(
+      [BIN, 'run', '--agent', join(agentDir, 'cursor-agent'), '--no-warning', 'reads-edits-never-ask', 'go'],
+      [{ wait: 'starting ' }, { file: pidFile, contains: '' }, { send }, { wait: said }],
+      { env: { RHO_SCRIPT: JSON.stringify(script), CURSOR_CONFIG_DIR: dir, NO_COLOR: '1', TERM: 'xterm' } },
+    );
+    expect(r.failed, r.screen).toBeNull();
+    expect(r.screen).not.toContain('warning:');
+    expect(r.code).toBe(code);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(await waitForGone(Number(readFileSync(pidFile, 'utf8')))).toBe(true);
   });
 
   it('NO_COLOR: no colour anywhere, the spinner included', async () => {

@@ -153,6 +153,45 @@ describe('feedKeys: keys at the edges', () => {
         { type: 'submit', line: 'y' },
       ],
     ],
+    // Found by review: a control key after Esc, or inside a sequence, was dropped with it, so Esc then Ctrl-C
+    // did nothing, and after `Esc [` (Alt+[) no Ctrl-C, Enter or Ctrl-D counted until a letter came.
+    ['Esc, then Ctrl-C: the signal', ['\x1b', '\x03'], [{ type: 'signal', signal: 'SIGINT' }]],
+    ['Alt+[ (Esc [), then Ctrl-C: the signal', ['\x1b[\x03'], [{ type: 'signal', signal: 'SIGINT' }]],
+    ['Esc [ 1 ;, then Ctrl-\\: the signal', ['\x1b[1;', '\x1c'], [{ type: 'signal', signal: 'SIGQUIT' }]],
+    [
+      'Esc [, then Enter: the line',
+      ['r\x1b[', '\r'],
+      [
+        { type: 'echo', text: 'r' },
+        { type: 'submit', line: 'r' },
+      ],
+    ],
+    ['Esc, then Ctrl-D: end of input', ['\x1b\x04'], [{ type: 'eof' }]],
+    ['Esc [, then Ctrl-Z: suspend', ['\x1b[\x1a'], [{ type: 'suspend' }]],
+    [
+      'Esc Esc [ A: one arrow key',
+      ['\x1b\x1b[Ar\r'],
+      [
+        { type: 'echo', text: 'r' },
+        { type: 'submit', line: 'r' },
+      ],
+    ],
+    [
+      'a sequence ends at any final byte (urxvt Ctrl+Insert: Esc [ 2 ^), the next key counts',
+      ['\x1b[2^a\x1b[5@b\x1b[1|c\r'],
+      [
+        { type: 'echo', text: 'abc' },
+        { type: 'submit', line: 'abc' },
+      ],
+    ],
+    [
+      'C1 controls and bidi or invisible marks in a paste are not echoed',
+      ['a\u009b2Jb\u202ec\u2066d\u200fe\r'],
+      [
+        { type: 'echo', text: 'a2Jbcde' },
+        { type: 'submit', line: 'a2Jbcde' },
+      ],
+    ],
   ])('%s', (_name, chunks, actions) => {
     expect(typed(...chunks)).toEqual(actions);
   });

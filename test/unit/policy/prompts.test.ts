@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readPermissionRequest } from '../../../src/policy/decide.js';
 import {
@@ -411,6 +412,38 @@ describe('a question line cannot be padded into looking like another', () => {
     expect(rows.join('').replaceAll(CONTINUED, '')).toBe('a'.repeat(50));
     // Wide characters count two columns: 9 of them fill a 20-column row, less its last column.
     expect(wrapRows('日'.repeat(12), 20)[0]).toBe('日'.repeat(9));
+  });
+
+  // Found by review: below 20 columns a line was left to the terminal's wrapping, so a title padded to the
+  // width put agent text (`  command: ls`) at the start of a row of its own.
+  it('cuts for any terminal wide enough for the marker and a character, and no row is wider than it', () => {
+    const rows = wrapRows('Cursor asks permission to execute: abc  command: ls', 19);
+    expect(rows.length).toBeGreaterThan(1);
+    expect(rows.slice(1).every((r) => r.startsWith(CONTINUED))).toBe(true);
+    expect(wrapRows('abcdefghij', 8)).toEqual(['abcdefg', `${CONTINUED}hi`, `${CONTINUED}j`]);
+    // Too narrow for the marker and a wide character: shown as it is.
+    expect(wrapRows('abcdefghij', 7)).toEqual(['abcdefghij']);
+    const columns = (t: string): number => [...t].reduce((n, ch) => n + (/^[ -~]$/.test(ch) ? 1 : 2), 0);
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', ' ', '\t', '日', '\u0301', '😀', '\u21b3'), maxLength: 300 }),
+        fc.integer({ min: 8, max: 200 }),
+        (line, width) => {
+          const rows = wrapRows(line, width);
+          expect(rows.every((r) => columns(r) <= width - 1 && !r.includes('\t'))).toBe(true);
+          expect(rows.slice(1).every((r) => r.startsWith(CONTINUED) && r.length > CONTINUED.length)).toBe(
+            true,
+          );
+          expect(
+            rows[0] +
+              rows
+                .slice(1)
+                .map((r) => r.slice(CONTINUED.length))
+                .join(''),
+          ).toBe(line.replaceAll('\t', '\u2409'));
+        },
+      ),
+    );
   });
 });
 
