@@ -20,7 +20,6 @@ export interface EditorState {
 
 export const EMPTY_EDITOR: EditorState = { line: '', escape: '', afterCR: false };
 const MAX_LINE = 200;
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const UNSHOWN = /[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 // Feeds typed text to the editor; a key that ends the question (Enter, Ctrl-D, Ctrl-C, Ctrl-Z) stops the feed
