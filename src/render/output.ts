@@ -368,7 +368,8 @@ export class Output {
     if (this.failure === undefined) {
       this.renderer!.emit(result);
       this.renderer!.finish(this.jsonOutput(result));
-      // Text mode with --output-schema: stdout is the validated value alone (null too), one line of JSON.
+      // Text mode with --output-schema: stdout is the validated value alone (null too), one line of JSON;
+      // under GitHub Actions made inert by the sink, never guarded (a script reads it: `| jq -e .safe`).
       if (this.plan.valueOnStdout && this.matched)
         this.out.write(safeJson(JSON.stringify(result.structured)) + '\n');
     }

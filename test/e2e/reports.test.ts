@@ -776,6 +776,27 @@ describe.concurrent('GitHub Actions', () => {
     expect(githubOutputs(readFileSync(mismatch, 'utf8'))).toMatchObject({ 'exit-code': '6', structured: '' });
   });
 
+  it('under GitHub Actions the text-mode value is one inert JSON line on stdout, unguarded, as jq reads it', async () => {
+    // Found by review: the value went through stdout's guard, so stdout was the stop-commands line, the value
+    // and the resume line, and `| jq -e .safe` (the README's example) failed. A JSON line cannot start a
+    // command; `##[` inside its strings is made inert as stream-json's are.
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', SCHEMA);
+    const value = { n: 1, tags: ['##[error]legacy', '::error::x'] };
+    const r = await run(
+      ['--output-schema', schema, 'go'],
+      { answers: ['Done.\n```json\n' + JSON.stringify(value) + '\n```'] },
+      { env: { GITHUB_ACTIONS: 'true' } },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('{"n":1,"tags":["##\\u005berror]legacy","::error::x"]}');
+    expect(JSON.parse(r.stdout)).toEqual(value);
+    const jq = await execa('jq', ['-e', '.n'], { input: r.stdout + '\n', reject: false });
+    expect(jq.exitCode, jq.stderr).toBe(0);
+    // The answer's text on stderr is still behind the guard.
+    expect(lines(r.stderr)[0]).toMatch(/^::stop-commands::rho-[0-9a-f]{32}$/);
+  });
+
   it('under GitHub Actions a report written to our own stderr is guarded as the console is', async () => {
     // Found by review: -o /dev/stderr (and --summary-file, --wire-log there) wrote the answer's
     // ::error and ::stop-commands lines raw, outside every guard.
