@@ -2,14 +2,30 @@
 // last fenced ```json block, else the last balanced JSON object or array in it.
 
 import { MAX_DEPTH, tooDeep } from '../acp/depth.js';
+import { cutEnd } from '../sanitize/cut.js';
+import { inexactNumber } from './numbers.js';
 
 export type Extracted = { ok: true; value: unknown } | { ok: false; reason: string };
 
+/** A candidate that parsed but is refused: the search ends there, no other value is taken in its place. */
+type Refused = { ok: false; reason: string; final: true };
+type Parsed = Extracted | Refused;
+
 // A value nested deeper than the protocol's limit would overflow the stack when checked or written: it ends
 // the search (any value around it is deeper still).
-const TOO_DEEP: Extracted = { ok: false, reason: `the JSON value nests deeper than ${MAX_DEPTH} levels` };
+const TOO_DEEP: Refused = {
+  ok: false,
+  reason: `the JSON value nests deeper than ${MAX_DEPTH} levels`,
+  final: true,
+};
 
-const tryParse = (text: string): Extracted => {
+/** How much of a refused number its reason quotes (a number may be a million digits long). */
+const NUMBER_SHOWN = 40;
+
+// A candidate parsed; one holding a number a double does not carry exactly (numbers.ts) is refused, not
+// skipped: the value the agent gave is that one, and another (a value inside it, one before it) would be a
+// value it did not give as its answer.
+const tryParse = (text: string): Parsed => {
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
@@ -17,8 +33,20 @@ const tryParse = (text: string): Extracted => {
     return { ok: false, reason: (e as Error).message };
   }
   if (tooDeep(value, text.length)) return TOO_DEEP;
+  const bad = inexactNumber(text);
+  if (bad)
+    return {
+      ok: false,
+      reason: `the number ${cutEnd(bad.token, NUMBER_SHOWN)} cannot be kept exactly: ${bad.why}`,
+      final: true,
+    };
   return { ok: true, value };
 };
+
+// The search stops at a value, or at a refused candidate.
+const settled = (p: Parsed): boolean => p.ok || 'final' in p;
+// What extractJson hands out: a refusal without its mark.
+const outcome = (p: Parsed): Extracted => (p.ok ? p : { ok: false, reason: p.reason });
 
 // The last ```json (or bare ```) fenced block's body. Fences are paired line by line, as Markdown pairs
 // them: a block in another language is skipped whole, so its closing fence never opens a block of its own.
@@ -76,7 +104,7 @@ const PARSE_BUDGET_BASE = 64 * 1024;
 // can never outlast --timeout. Past the cap, no value is found.
 function lastBalanced(
   answer: string,
-): { found: true; value: unknown } | { found: false; deep?: true; gaveUp?: number } {
+): { found: true; value: unknown } | { found: false; refused?: Refused; gaveUp?: number } {
   const ends = new Int32Array(answer.length).fill(-1);
   const starts: number[] = [];
   for (let i = answer.length - 1; i >= 0; i--) {
@@ -94,8 +122,8 @@ function lastBalanced(
     if (read + (end - i) > budget) return { found: false, gaveUp: read };
     read += end - i;
     const parsed = tryParse(answer.slice(i, end));
-    if (parsed === TOO_DEEP) return { found: false, deep: true };
     if (parsed.ok) return { found: true, value: parsed.value };
+    if ('final' in parsed) return { found: false, refused: parsed };
   }
   return { found: false };
 }
@@ -104,15 +132,15 @@ export function extractJson(answer: string): Extracted {
   const trimmed = answer.trim();
   if (trimmed === '') return { ok: false, reason: 'the answer is empty' };
   const whole = tryParse(trimmed);
-  if (whole.ok || whole === TOO_DEEP) return whole;
+  if (settled(whole)) return outcome(whole);
   const block = lastFencedBlock(answer);
   if (block !== undefined) {
     const parsed = tryParse(block.trim());
-    if (parsed.ok || parsed === TOO_DEEP) return parsed;
+    if (settled(parsed)) return outcome(parsed);
   }
   const balanced = lastBalanced(answer);
   if (balanced.found) return { ok: true, value: balanced.value };
-  if (balanced.deep) return TOO_DEEP;
+  if (balanced.refused) return outcome(balanced.refused);
   if (balanced.gaveUp !== undefined)
     return {
       ok: false,

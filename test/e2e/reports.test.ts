@@ -312,6 +312,49 @@ describe.concurrent('--output-schema', () => {
     expect(result(r)).toMatchObject({ error: { code: 'schema_mismatch' } });
   });
 
+  // Found by review: JSON.parse read 1e400 as Infinity, which ajv took as a number and JSON.stringify wrote
+  // as null (exit 0, stdout {"n":null}); 12345678901234567890 came out as 12345678901234567000.
+  it.each([
+    ['past a double', SCHEMA, '```json\n{"n": 1e400}\n```', '1e400'],
+    ['past a double, an integer schema', { type: 'integer', minimum: 10 }, '1e400', '1e400'],
+    ['read as another integer', SCHEMA, '{"n": 12345678901234567890}', '12345678901234567890'],
+    ['read as 0', SCHEMA, '{"n": 1e-400}', '1e-400'],
+  ])(
+    'a number %s is a mismatch naming it: asked again, then exit 6, no value on stdout or in -o',
+    async (_, s, answer, token) => {
+      const dir = tempDir('rho-reports-');
+      const schema = file(dir, 'schema.json', s);
+      const last = join(dir, 'last.json');
+      const r = await run(
+        ['--output-schema', schema, '--schema-retries', '1', '-o', last, 'count'],
+        {
+          answers: [answer, answer],
+        },
+        { dir },
+      );
+      expect(r.exitCode, r.stderr).toBe(6);
+      expect(r.prompts).toHaveLength(2);
+      expect(r.prompts[1]).toContain(`the number ${token} `);
+      expect(r.stdout).toBe('');
+      expect(errorLines(r.stderr).at(-1)).toMatch(
+        new RegExp(`^rho-cursor: the answer did not match .*the number ${token} `),
+      );
+      // -o holds the last answer's text, as for any mismatch, not a value.
+      expect(readFileSync(last, 'utf8')).toBe(answer);
+    },
+  );
+
+  it('a number a double does not hold, corrected when asked again: the corrected value', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', SCHEMA);
+    const r = await run([...SJ, '--output-schema', schema, 'count'], {
+      answers: ['{"n": 1e400}', '{"n": 0.1}'],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(ofType(r, 'validation').map((v) => v.valid)).toEqual([false, true]);
+    expect(result(r).structured).toEqual({ n: 0.1 });
+  });
+
   it('json output carries structured with the text', async () => {
     const dir = tempDir('rho-reports-');
     const schema = file(dir, 'schema.json', SCHEMA);
