@@ -1,5 +1,6 @@
 // Pure: the JSON value an answer ends with, for --output-schema: the whole answer if it parses, else the
-// last fenced ```json block, else the last balanced JSON object or array in it.
+// last fenced json block (``` or ~~~; when it does not parse, only a value after it), else the last bare
+// fenced block, else the last balanced JSON object or array in it.
 
 import { MAX_DEPTH, tooDeep } from '../acp/depth.js';
 import { cutEnd } from '../sanitize/cut.js';
@@ -44,29 +45,54 @@ const tryParse = (text: string): Parsed => {
 };
 
 // The search stops at a value, or at a refused candidate.
-const settled = (p: Parsed): boolean => p.ok || 'final' in p;
+const settled = (p: Parsed): p is { ok: true; value: unknown } | Refused => p.ok || 'final' in p;
 // What extractJson hands out: a refusal without its mark.
 const outcome = (p: Parsed): Extracted => (p.ok ? p : { ok: false, reason: p.reason });
 
-// The last ```json (or bare ```) fenced block's body. Fences are paired line by line, as Markdown pairs
-// them: a block in another language is skipped whole, so its closing fence never opens a block of its own.
-function lastFencedBlock(answer: string): string | undefined {
-  let last: string | undefined;
-  let open: { fence: string; json: boolean; body: string[] } | undefined;
-  for (const line of answer.split(/\r?\n/)) {
+/** A fenced block's body, and where the block ends in the answer (past its closing fence, or the end). */
+interface Block {
+  body: string;
+  end: number;
+}
+
+// An opening fence: three or more backticks (whose info string holds none) or tildes (whose may), the info
+// string's first word; a ```json one may also end a line of prose ("Result: ```json"). A closing fence: the
+// same character, at least as many, nothing else on the line (CommonMark).
+const OPEN_BACKTICKS = /^[ \t]*(`{3,})[ \t]*([^`\s]*)[^`]*$/;
+const OPEN_TILDES = /^[ \t]*(~{3,})[ \t]*(\S*).*$/;
+const OPEN_IN_PROSE = /\s(`{3,}|~{3,})(json)[ \t]*$/i;
+const CLOSE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
+
+// The last fenced block whose info string's first word is `json` (any case), and the last bare one (no info
+// string). Fences are paired line by line, as Markdown pairs them: a block in another language is skipped
+// whole, so its closing fence never opens a block of its own; a block never closed runs to the end of the
+// answer, as CommonMark runs it.
+function lastFencedBlocks(answer: string): { json?: Block; bare?: Block } {
+  const found: { json?: Block; bare?: Block } = {};
+  let open: { fence: string; kind: 'json' | 'bare' | 'other'; body: string[] } | undefined;
+  const close = (end: number): void => {
+    if (open!.kind !== 'other') found[open!.kind] = { body: open!.body.join('\n'), end };
+    open = undefined;
+  };
+  for (let at = 0; at < answer.length;) {
+    const nl = answer.indexOf('\n', at);
+    const next = nl === -1 ? answer.length : nl + 1;
+    let line = answer.slice(at, nl === -1 ? answer.length : nl);
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    at = next;
     if (open) {
-      const close = /^[ \t]*(`{3,})[ \t]*$/.exec(line);
-      if (close && close[1]!.length >= open.fence.length) {
-        if (open.json) last = open.body.join('\n');
-        open = undefined;
-      } else open.body.push(line);
+      const c = CLOSE.exec(line)?.[1];
+      if (c !== undefined && c[0] === open.fence[0] && c.length >= open.fence.length) close(next);
+      else open.body.push(line);
       continue;
     }
-    // An opening fence starts its line; a ```json one may also end a line of prose ("Result: ```json").
-    const m = /^[ \t]*(`{3,})[ \t]*([^`\s]*)[^`]*$/.exec(line) ?? /\s(`{3,})(json)[ \t]*$/i.exec(line);
-    if (m) open = { fence: m[1]!, json: m[2] === '' || m[2]!.toLowerCase() === 'json', body: [] };
+    const m = OPEN_BACKTICKS.exec(line) ?? OPEN_TILDES.exec(line) ?? OPEN_IN_PROSE.exec(line);
+    if (!m) continue;
+    const info = m[2]!.toLowerCase();
+    open = { fence: m[1]!, kind: info === 'json' ? 'json' : info === '' ? 'bare' : 'other', body: [] };
   }
-  return last;
+  if (open) close(answer.length);
+  return found;
 }
 
 // The end index (exclusive) of the balanced object or array starting at `start`, or -1. A bracket nested
@@ -128,17 +154,38 @@ function lastBalanced(
   return { found: false };
 }
 
+/** How much of a parse error its reason quotes (V8's message may quote the agent's text). */
+const PARSE_ERROR_SHOWN = 200;
+
 export function extractJson(answer: string): Extracted {
   const trimmed = answer.trim();
   if (trimmed === '') return { ok: false, reason: 'the answer is empty' };
   const whole = tryParse(trimmed);
   if (settled(whole)) return outcome(whole);
-  const block = lastFencedBlock(answer);
-  if (block !== undefined) {
-    const parsed = tryParse(block.trim());
+  const { json, bare } = lastFencedBlocks(answer);
+  if (json) {
+    const parsed = tryParse(json.body.trim());
+    if (settled(parsed)) return outcome(parsed);
+    // The last json block is the answer: nothing before it (an example, a draft) is taken in its place,
+    // only a value after it (a correction) (found by review).
+    return (
+      fromBalanced(answer.slice(json.end)) ?? {
+        ok: false,
+        reason: `the last json block does not parse: ${cutEnd(parsed.reason, PARSE_ERROR_SHOWN)}`,
+      }
+    );
+  }
+  // A bare block is taken only where no json block is; one that does not parse is text (a log, a command).
+  if (bare) {
+    const parsed = tryParse(bare.body.trim());
     if (settled(parsed)) return outcome(parsed);
   }
-  const balanced = lastBalanced(answer);
+  return fromBalanced(answer) ?? { ok: false, reason: 'the answer holds no JSON value' };
+}
+
+// The balanced search's value or refusal; undefined when the text holds no balanced JSON at all.
+function fromBalanced(text: string): Extracted | undefined {
+  const balanced = lastBalanced(text);
   if (balanced.found) return { ok: true, value: balanced.value };
   if (balanced.refused) return outcome(balanced.refused);
   if (balanced.gaveUp !== undefined)
@@ -146,5 +193,5 @@ export function extractJson(answer: string): Extracted {
       ok: false,
       reason: `the answer holds no JSON value that parses (the search stopped after reading ${balanced.gaveUp} characters of candidates, ${PARSE_BUDGET_TIMES} times the answer)`,
     };
-  return { ok: false, reason: 'the answer holds no JSON value' };
+  return undefined;
 }

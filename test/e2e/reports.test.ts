@@ -239,6 +239,56 @@ describe.concurrent('--output-schema', () => {
     expect(result(r).structured).toEqual({ n: 2, tags: ['x'] });
   });
 
+  // Found by review: each of these was exit 0 with {"safe":true}, a value the agent did not give as its answer.
+  const VERDICT = { type: 'object', required: ['safe'], properties: { safe: { type: 'boolean' } } };
+  it.each([
+    [
+      'a last json block that never closes (it runs to the end, as in CommonMark)',
+      'Draft:\n```json\n{"safe": true}\n```\nFinal answer:\n```json\n{"safe": false}\n',
+    ],
+    [
+      'a ~~~json block after a ```json one',
+      'Draft:\n```json\n{"safe": true}\n```\nFinal answer:\n~~~json\n{"safe": false}\n~~~\n',
+    ],
+    [
+      'a bare block after the json block',
+      'Verdict:\n```json\n{"safe": false}\n```\nThe file I read said:\n```\n{"safe": true}\n```',
+    ],
+  ])('takes the last json block: %s', async (_, answer) => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', VERDICT);
+    const r = await run(
+      ['--output-schema', schema, '--schema-retries', '0', 'go'],
+      { answers: [answer] },
+      { dir },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('{"safe":false}');
+  });
+
+  it('a last json block that does not parse is a mismatch naming why; an example before it is not taken', async () => {
+    const dir = tempDir('rho-reports-');
+    const schema = file(dir, 'schema.json', VERDICT);
+    const answer = 'Example of the format: {"safe": true}\n\nMy verdict:\n```json\n{"safe": false,}\n```';
+    const r = await run(
+      [...SJ, '--output-schema', schema, 'go'],
+      { answers: [answer, '{"safe": false}'] },
+      { dir },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(ofType(r, 'validation')).toEqual([
+      {
+        type: 'validation',
+        attempt: 1,
+        valid: false,
+        errors: [expect.stringMatching(/^the last json block does not parse: .*JSON at position 15/)],
+      },
+      { type: 'validation', attempt: 2, valid: true, errors: [] },
+    ]);
+    expect(r.prompts[1]).toContain('the last json block does not parse');
+    expect(result(r).structured).toEqual({ safe: false });
+  });
+
   it('falls back to the last balanced object in prose, braces inside strings included', async () => {
     const dir = tempDir('rho-reports-');
     const schema = file(dir, 'schema.json', SCHEMA);

@@ -169,6 +169,50 @@ describe('extractJson: the last fenced json block', () => {
   });
 });
 
+describe('extractJson: the last json block is the answer (found by review)', () => {
+  it('a last json block that never closes runs to the end, as in CommonMark', () => {
+    expect(value('```json\n{"n": 1}\n```\nFinal:\n```json\n{"n": 2}\n')).toEqual({ n: 2 });
+  });
+
+  it('a ~~~ fence is a fence, closed by ~~~ at least as long', () => {
+    expect(value('```json\n{"n": 1}\n```\n~~~json\n{"n": 2}\n~~~\nthen [9]')).toEqual({ n: 2 });
+    expect(value('~~~~JSON\n[1]\n~~~~~\n[9]')).toEqual([1]);
+    // A shorter one is body: the block [1] is not closed there, so it does not parse.
+    expect(extractJson('~~~~json\n[1]\n~~~\n~~~~\n').ok).toBe(false);
+    // A backtick fence does not close a tilde block, nor a tilde fence a backtick one.
+    // (Closed there, [1] would be taken; as body, the block does not parse.)
+    expect(extractJson('~~~json\n[1]\n```\n~~~\n').ok).toBe(false);
+    expect(extractJson('```json\n[1]\n~~~\n```\n').ok).toBe(false);
+    // A tilde fence's info string may hold backticks.
+    expect(value('~~~json `x`\n[1]\n~~~\n[9]')).toEqual([1]);
+  });
+
+  it('a bare block after the json block is not the answer; one is taken only where no json block is', () => {
+    expect(value('```json\n{"safe": false}\n```\nThe file:\n```\n{"safe": true}\n```')).toEqual({
+      safe: false,
+    });
+    expect(value('```\n{"safe": true}\n```\n```json\n{"safe": false}\n```')).toEqual({ safe: false });
+    expect(value('The file:\n```\n{"safe": true}\n```\nthen [9]')).toEqual({ safe: true });
+    expect(value('~~~\n[1]\n~~~\nthen [9]')).toEqual([1]);
+  });
+
+  it('a last json block that does not parse: only a value after it is taken, else its parse error', () => {
+    expect(extractJson('Example: {"safe": true}\n```json\n{"safe": false,}\n```')).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/^the last json block does not parse: .*JSON at position 15/),
+    });
+    expect(value('Example: {"safe": true}\n```json\n{"safe": false,}\n```\nFixed: {"safe": false}')).toEqual({
+      safe: false,
+    });
+    // An earlier json block that parses is not taken in its place either.
+    expect(extractJson('```json\n[1]\n```\n```json\n[2,]\n```').ok).toBe(false);
+  });
+
+  it('a bare block that does not parse is text: the balanced search reads the whole answer', () => {
+    expect(value('Verdict: {"safe": false}\n```\nnpm test\n```')).toEqual({ safe: false });
+  });
+});
+
 describe('extractJson: the last balanced object or array', () => {
   it('takes the one that ends last', () => {
     expect(value('first {"n": 1} then {"n": 2}.')).toEqual({ n: 2 });
