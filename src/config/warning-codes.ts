@@ -21,7 +21,7 @@ export const WARNINGS = {
   'agent-warning': 'the agent sent a notice of severity warning',
   'agent-error': 'the agent sent a notice of severity error',
   'answer-cut':
-    "the answer passed 64 MiB: -o is not written; the summary, json's text and --output-schema have its first 64 MiB",
+    "the answer passed 64 MiB: -o is not written and --output-schema takes no value from it; the summary and json's text have its first 64 MiB",
   'foreign-session-update': 'the agent sent updates or permission requests for another sessionId',
   'wire-log-failed': '--wire-log could not be written',
   'patch-failed': '--patch could not be written',

@@ -48,15 +48,26 @@ type SinkWriter = Writer & { end(): void; atLineStart(): boolean; guarded(): boo
 function sinkWriter(stream: NodeJS.WriteStream, redactor: Redactor, o: SinkOptions = {}): SinkWriter {
   let guarded = false;
   let lastChar = '\n';
+  /** The last two characters written: a `##` there and a `[` that follows it are one `##[`. */
+  let tail = '';
   const put = (text: string): boolean => {
     if (text.length === 0 || broken(stream)) return true;
     lastChar = text[text.length - 1]!;
     return stream.write(text) || broken(stream);
   };
+  // Made inert after the key is masked (found by review: the mask `[redacted]` after an agent's `##` made a
+  // `##[`), across writes too: what the redactor held back comes after `##` already written. Inerting keeps
+  // every `##` where it was, so the tail's length is cut off again unchanged.
+  const inert = (safe: string): string => {
+    if (!o.inert || safe.length === 0) return safe;
+    const out = inertJson(tail + safe).slice(tail.length);
+    tail = (tail + out).slice(-2);
+    return out;
+  };
   return {
     isTTY: stream.isTTY === true,
     write: (s) => {
-      const safe = redactor.push(o.inert ? inertJson(s) : s);
+      const safe = inert(redactor.push(s));
       if (safe.length === 0) return true;
       if (o.guard && !guarded) {
         guarded = true;
@@ -66,7 +77,7 @@ function sinkWriter(stream: NodeJS.WriteStream, redactor: Redactor, o: SinkOptio
       return put(safe);
     },
     end: () => {
-      put(redactor.end());
+      put(inert(redactor.end()));
     },
     atLineStart: () => lastChar === '\n',
     guarded: () => guarded,
@@ -368,7 +379,8 @@ export class Output {
     if (this.failure === undefined) {
       this.renderer!.emit(result);
       this.renderer!.finish(this.jsonOutput(result));
-      // Text mode with --output-schema: stdout is the validated value alone (null too), one line of JSON.
+      // Text mode with --output-schema: stdout is the validated value alone (null too), one line of JSON;
+      // under GitHub Actions made inert by the sink, never guarded (a script reads it: `| jq -e .safe`).
       if (this.plan.valueOnStdout && this.matched)
         this.out.write(safeJson(JSON.stringify(result.structured)) + '\n');
     }

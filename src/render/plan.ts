@@ -10,9 +10,11 @@ export interface OutputPlan {
   valueOnStdout: boolean;
   /** The json output: every event collected into one object written at the end. */
   collect: boolean;
-  /** Under GitHub Actions, stdout's text behind the stop-commands guard (not a file the runner never reads). */
+  /** Under GitHub Actions, stdout's text behind the stop-commands guard (not a file the runner never reads);
+   * never the --output-schema value, which a script reads as one line of JSON (`| jq -e .safe`). */
   guardStdout: boolean;
-  /** Under GitHub Actions, JSON lines made inert (`##[` written `##\u005b`). */
+  /** Under GitHub Actions, JSON lines made inert (`##[` written `##\u005b`): stream-json, json, and text
+   * mode's --output-schema value (a JSON line cannot start with `::`, so it needs no guard). */
   inertStdout: boolean;
   /** Under GitHub Actions: stderr guarded; warnings and the error as annotations after the guard ends. */
   annotate: boolean;
@@ -49,8 +51,8 @@ export function planOutput(i: PlanInput): OutputPlan {
     answerTo: schemaText ? (i.quiet ? 'nowhere' : 'stderr') : 'stdout',
     valueOnStdout: schemaText,
     collect: i.format === 'json',
-    guardStdout: github && text && i.stdoutIsFile !== true,
-    inertStdout: github && !text,
+    guardStdout: github && text && !schemaText && i.stdoutIsFile !== true,
+    inertStdout: github && (!text || schemaText),
     annotate: github,
     stderrLines: !text,
     silencedAsEvents: !text,

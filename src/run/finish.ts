@@ -45,7 +45,7 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
     warn(
       ctx,
       'answer-cut',
-      `the answer passed ${ANSWER_KEPT_MAX / 1024 / 1024} MiB: -o is not written; the summary, json's text and the --output-schema check have its first ${ANSWER_KEPT_MAX / 1024 / 1024} MiB (text and stream-json wrote it whole to stdout)`,
+      `the answer passed ${ANSWER_KEPT_MAX / 1024 / 1024} MiB: -o is not written and --output-schema takes no value from it; the summary and json's text have its first ${ANSWER_KEPT_MAX / 1024 / 1024} MiB (text and stream-json wrote it whole to stdout)`,
     );
   let result = resultEvent(ctx, outcome(facts), measured);
   // The files a script or a CI job reads (-o, the summary, $GITHUB_OUTPUT): a failure to write them fails the run.

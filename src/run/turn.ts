@@ -7,7 +7,8 @@ import { noteMode } from '../events/updates.js';
 import type { ContentBlock } from '../prompt/attach.js';
 import { replyReadsAsError } from '../session.js';
 import { modeSetting } from '../session-choices.js';
-import { extractJson } from '../structured/extract.js';
+import { ANSWER_KEPT_MAX } from '../events/facts.js';
+import { extractJson, type Extracted } from '../structured/extract.js';
 import type { SchemaChecker } from '../structured/checker.js';
 import { retryPrompt } from '../structured/schema.js';
 import type { Attempt } from './attempt.js';
@@ -86,7 +87,14 @@ export async function promptTurn(ctx: RunContext, a: Attempt, prompt: ContentBlo
 // under way: no grace).
 export async function structuredAnswer(ctx: RunContext, a: Attempt, schema: SchemaChecker): Promise<void> {
   for (let n = 1; ; n++) {
-    const found = extractJson(ctx.facts.answer);
+    // An answer past what is kept is never searched: its last block may be in the part lost, and a value from
+    // the part kept (a draft) would be taken for it (found by review).
+    const found: Extracted = ctx.facts.answerCut
+      ? {
+          ok: false,
+          reason: `the answer passed ${ANSWER_KEPT_MAX / 1024 / 1024} MiB: no value is taken from it`,
+        }
+      : extractJson(ctx.facts.answer);
     ctx.phase = 'validation';
     const errors = found.ok
       ? await ctx.stop.race(schema.check(found.value, ctx.stop.signal))

@@ -8,6 +8,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -591,6 +592,75 @@ describe('an answer past the 64 MiB kept for -o', () => {
     });
     expect(readFileSync(answer, 'utf8')).toBe('before');
   }, 40_000);
+});
+
+// Found by review: with --output-schema a value from the part kept was taken (exit 0) and -o written, though
+// the answer's last block may be in the part lost, and the answer-cut warning said -o was not written.
+describe('an answer past the 64 MiB kept, with --output-schema', () => {
+  const VERDICT = { type: 'object', required: ['safe'], properties: { safe: { type: 'boolean' } } };
+  const MiB = 1024 * 1024;
+  // A draft value first, 65 MiB of prose, and the final value in the part past 64 MiB. The script is a file
+  // (too large for the environment), removed after the run. Text mode under -q: stdout is the value alone and
+  // the answer is written nowhere (two such answers are past what execa keeps of a stream).
+  async function cut(args: string[], again?: object[]) {
+    const dir = tempDir('rho-bounds-');
+    try {
+      const schema = join(dir, 'verdict.json');
+      writeFileSync(schema, JSON.stringify(VERDICT));
+      const answer = join(dir, 'answer.txt');
+      writeFileSync(answer, 'before');
+      const recvLog = join(dir, 'recv');
+      const prose = chunk('x'.repeat(MiB) + '\n');
+      const before = [
+        chunk('Draft:\n```json\n{"safe": true}\n```\n'),
+        ...Array.from({ length: 65 }, () => prose),
+        chunk('Final:\n```json\n{"safe": false}\n```\n'),
+      ];
+      writeFileSync(
+        join(dir, 'script.json'),
+        JSON.stringify({ before, recvLog, ...(again ? { again } : {}) }),
+      );
+      const r = await runCli(['run', '-q', '--output-schema', schema, '-o', answer, ...args, 'go'], {
+        agent: await agentPath,
+        cliConfig: { approvalMode: 'allowlist' },
+        watchdogMs: 60_000,
+        env: { RHO_SCRIPT: '@' + join(dir, 'script.json') },
+      });
+      const prompts = readFileSync(recvLog, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"session/prompt"')).length;
+      return { r, prompts, written: readFileSync(answer, 'utf8') };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('no value is taken from the part kept: a mismatch saying so, asked again, exit 6, -o not written', async () => {
+    const { r, prompts, written } = await cut(['--schema-retries', '1']);
+    expect(r.exitCode, r.stderr.slice(-500)).toBe(6);
+    expect(prompts).toBe(2);
+    expect(r.stdout).toBe('');
+    const rows = r.stderr.split('\n');
+    expect(rows).toContainEqual(
+      expect.stringMatching(
+        /^rho-cursor: the answer did not match .*verdict\.json after 2 attempts: the answer passed 64 MiB: no value is taken from it$/,
+      ),
+    );
+    expect(
+      rows.filter((l) =>
+        /answer passed 64 MiB: -o is not written and --output-schema takes no value/.test(l),
+      ),
+    ).toHaveLength(1);
+    expect(written).toBe('before');
+  }, 60_000);
+
+  it('a short answer when asked again is taken: exit 0, its value, -o written', async () => {
+    const { r, prompts, written } = await cut([], [chunk('{"safe": false}')]);
+    expect(r.exitCode, r.stderr.slice(-500)).toBe(0);
+    expect(prompts).toBe(2);
+    expect(r.stdout).toBe('{"safe":false}');
+    expect(JSON.parse(written)).toEqual({ safe: false });
+  }, 60_000);
 });
 
 describe('stream-json: tool events write at most TOOL_FACTOR x what was read + TOOL_SLACK', () => {

@@ -616,6 +616,22 @@ describe('the key: redacted before every cut', () => {
     expect(md).toContain('\\[redacted\\]');
   });
 
+  it('under GitHub Actions a key masked right after `##` is made inert too: the mask is not a `##[` command', async () => {
+    // Found by review: stream-json made `##[` inert before the key was masked, and the mask `[redacted]`
+    // then made `##[redacted]`.
+    const r = await play(
+      SJ,
+      { before: [chunk(`a ##${KEY} b`), thought(`##${KEY}`)] },
+      { CURSOR_API_KEY: KEY, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: undefined },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('##[');
+    expect(r.stdout).toContain('a ##\\u005bredacted] b');
+    expect(r.stdout).toContain('"text":"##\\u005bredacted]"');
+    for (const l of lines(r.stdout)) expect(() => strictJson(l), l).not.toThrow();
+    expect(pieces(r.stdout)).toEqual([]);
+  });
+
   it('a key spelled after a backslash of the agent’s text is masked, and every line stays JSON', async () => {
     // `\u0063rsr_...`: a backslash and text to the agent, an escaped backslash in JSON, so the key's \u
     // spelling starts on the second half of an escape.

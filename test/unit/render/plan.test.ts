@@ -53,6 +53,11 @@ const rows: Row[] = [
     { guardStdout: false, annotate: true },
   ],
   [
+    'GitHub Actions, text with --output-schema: the value alone on stdout, one inert JSON line, unguarded',
+    { format: 'text', outputSchema: 's.json', github: true },
+    { valueOnStdout: true, guardStdout: false, inertStdout: true, annotate: true },
+  ],
+  [
     'GitHub Actions, stream-json: JSON made inert, never guarded',
     { format: 'stream-json', github: true },
     { guardStdout: false, inertStdout: true, annotate: true },
