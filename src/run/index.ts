@@ -238,6 +238,9 @@ async function tryUntilAnswered(ctx: RunContext, prepared: Prepared, ws: Workspa
     ctx.attempt?.stopIdle();
     const a = new Attempt(ctx, prepared, n);
     ctx.attempt = a;
+    // The answer kept for -o and the summary is this try's: a try that fails before its prompt leaves none, not
+    // the failed try's partial text (found by review: the summary showed it as the answer).
+    ctx.observer.newTurn();
     try {
       await answerOnce(ctx, a, prepared, ws);
       return a;

@@ -39,6 +39,9 @@ export async function promptTurn(ctx: RunContext, a: Attempt, prompt: ContentBlo
   const { io } = ctx;
   ctx.phase = 'prompt';
   a.accepting = true;
+  // The stopReason is this turn's: a follow-up turn (--output-schema's ask again) that never ends leaves none,
+  // not the turn before's end_turn (found by review: exit 124 said end_turn, and -o was written empty).
+  a.stopReason = null;
   ctx.observer.newTurn();
   const sentAt = io.now();
   if (a.firstPromptAt === 0) a.firstPromptAt = sentAt;

@@ -1,9 +1,9 @@
 // --retries: a failure before any tool started is tried again with a fresh agent; nothing else is.
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
-import { finish, startCli, tempDir } from '../helpers/cli.js';
+import { finish, runCli, startCli, tempDir } from '../helpers/cli.js';
 import { waitForGone } from '../helpers/processes.js';
 import { testTiming } from '../helpers/timing.js';
 
@@ -172,5 +172,79 @@ describe('--retries', () => {
     );
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/'--retries' takes a whole number/);
+  });
+});
+
+// Found by review: what a run hands on (-o, the summary, stopReason) after a turn that did not end was the
+// turn before's, or a failed try's.
+describe('what a run hands on after a turn that did not end', () => {
+  it('an --output-schema follow-up cut by --timeout: no stopReason, -o left as it was (it was written empty)', async () => {
+    const dir = tempDir();
+    const marker = join(dir, 'prompted');
+    const out = join(dir, 'answer.txt');
+    writeFileSync(out, 'old\n');
+    const schema = join(dir, 'schema.json');
+    writeFileSync(
+      schema,
+      JSON.stringify({ type: 'object', required: ['a'], properties: { a: { type: 'number' } } }),
+    );
+    // The first prompt answers "the answer" (no match); the follow-up blocks the agent past the timeout.
+    const block = { effect: { sh: `[ -f '${marker}' ] && sleep 5; touch '${marker}'` } };
+    const r = await runCli(
+      [
+        'run',
+        '--output-format',
+        'json',
+        '--timeout',
+        '1500ms',
+        '--schema-retries',
+        '1',
+        '--output-schema',
+        schema,
+        '-o',
+        out,
+        'go',
+      ],
+      {
+        agent: await agentPath,
+        cliConfig: { approvalMode: 'allowlist' },
+        env: { RHO_SCRIPT: JSON.stringify({ before: [block, answer] }) },
+      },
+    );
+    expect(r.exitCode, r.stderr).toBe(124);
+    const result = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(result.stopReason).toBeNull();
+    expect(readFileSync(out, 'utf8')).toBe('old\n');
+  });
+
+  it('a try that fails before its prompt hands on no answer: the summary does not show the failed try text', async () => {
+    const dir = tempDir();
+    const marker = join(dir, 'tried');
+    const summary = join(dir, 'summary.md');
+    // The first agent streams a part of an answer and dies; the second exits before it answers initialize.
+    const agent = join(dir, 'cursor-agent');
+    writeFileSync(agent, `#!/bin/sh\n[ -f '${marker}' ] && exit 3\nexec '${await agentPath}' "$@"\n`);
+    chmodSync(agent, 0o755);
+    const partial = {
+      ...answer,
+      params: {
+        ...answer.params,
+        update: { ...answer.params.update, content: { type: 'text', text: 'TRY1-partial' } },
+      },
+    };
+    const die = { effect: { sh: `touch '${marker}'; kill -9 $PPID` } };
+    const r = await runCli(
+      ['run', '--output-format', 'json', '--retries', '1', '--summary-file', summary, 'go'],
+      {
+        agent,
+        cliConfig: { approvalMode: 'allowlist' },
+        env: { RHO_SCRIPT: JSON.stringify({ before: [partial, die] }), ...SHORT_BACKOFF },
+      },
+    );
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect((JSON.parse(r.stdout) as { text: string }).text).toBe('');
+    const md = readFileSync(summary, 'utf8');
+    expect(md).toContain('agent');
+    expect(md).not.toContain('TRY1-partial');
   });
 });
