@@ -12,6 +12,7 @@ import { earlyReports } from './ci/early.js';
 import { outputPathErrors, type PathKind } from './ci/paths.js';
 import { programHelpAfter } from './help.js';
 import { onProcessExit, onStopSignals } from './lifecycle/signals.js';
+import { releaseHungUpTerminalsAtExit } from './lifecycle/terminals.js';
 import { monotonicMs } from './lifecycle/timing.js';
 import { tuneForTheTurn } from './lifecycle/v8-tuning.js';
 import type { DoctorRawOptions } from './doctor/command.js';
@@ -399,6 +400,8 @@ export async function main(given: string[], version: string, boot: Boot): Promis
   const t0 = monotonicMs();
   // `rho-cursor -p "..."` (the print mode of claude, gemini and Cursor's own CLI) is `run`.
   const argv = fromPeerHabits(given);
+  // A terminal closed under the run: exiting must not abort on it (129, not SIGABRT).
+  releaseHungUpTerminalsAtExit();
   // Last resort: a bug must still end in one line and an exit code (the run's exit hook kills the agent).
   process.on('uncaughtException', (e) => {
     const limit = osLimitError(e, 'running');

@@ -16,7 +16,8 @@ export interface BreachFacts {
   rejectedRan: readonly { title: string; paths: readonly string[] }[];
   /** Changed paths outside the run's `Write(...)` allow rules (empty without such rules). */
   outsideWriteRules: readonly string[];
-  /** The ledger was on and a prompt was sent, but the workspace's changes could not be measured. */
+  /** The ledger was on and a prompt was sent, but the workspace's changes could not be measured, for a reason
+   * of the workspace's (not the run's own stop ending the look: that is no breach, see ledgerPromise). */
   unmeasured?: boolean;
   /** The run has `Write(...)` rules (allow or deny), which only the ledger holds for Cursor. */
   writeRules?: boolean;
@@ -45,12 +46,17 @@ export function breachOf(f: BreachFacts): RhoError | undefined {
     reasons.push(`changes outside the Write(...) rules: ${nameSome(f.outsideWriteRules)}`);
   // A promise only the ledger checks is not kept by a ledger that could not look (the agent broke the
   // index, moved .git away, pointed core.worktree elsewhere): never a success.
-  if (f.unmeasured && (f.fence === 'read-only' || f.writeRules))
-    reasons.push(
-      `${f.fence === 'read-only' ? '--fence read-only' : 'the Write(...) rules'}: the workspace's changes could not be measured`,
-    );
+  const promise = ledgerPromise(f.fence, f.writeRules === true);
+  if (f.unmeasured && promise) reasons.push(`${promise}: the workspace's changes could not be measured`);
   if (reasons.length === 0) return undefined;
   return new RhoError('fence_breached', `fence breached: ${reasons.join('; ')}`);
+}
+
+// The promise only the ledger checks, named for a message, or undefined: --fence read-only (nothing changes),
+// else the Write(...) rules (changes only inside them); no-shell is judged by what the agent reports.
+export function ledgerPromise(fence: Fence, writeRules: boolean): string | undefined {
+  if (fence === 'read-only') return '--fence read-only';
+  return writeRules ? 'the Write(...) rules' : undefined;
 }
 
 // The tools shown rejected that the ledger shows ran: each one's paths that changed.

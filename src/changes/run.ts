@@ -14,11 +14,11 @@ import type { Event, ToolEvent } from '../events/types.js';
 import type { Teardown } from '../lifecycle/teardown.js';
 import type { RunOptions } from '../options.js';
 import { ToolAccount, workspacePath } from './account.js';
-import { breachOf, rejectedThatRan } from './breach.js';
+import { breachOf, ledgerPromise, rejectedThatRan } from './breach.js';
 import { changesOf, nameSome, type Changes } from './compare.js';
 import { outsideWriteRules } from '../policy/judge.js';
 import { resolvePathRules } from '../policy/real-paths.js';
-import { changesSince, takeSnapshot, type Snapshot } from './snapshot.js';
+import { changesSince, LookEnded, takeSnapshot, type Snapshot } from './snapshot.js';
 import { worktreePatch } from './patch.js';
 import { keepWorktree, makeWorktree, removeWorktree, removeWorktreeSync, type Worktree } from './worktree.js';
 
@@ -29,6 +29,9 @@ export interface LedgerOutcome {
   /** Tools shown rejected that the ledger shows ran, with their status set back to what the agent said. */
   corrected: ToolEvent[];
   breach: RhoError | undefined;
+  /** The promise only the ledger checks (ledgerPromise) that the run's own end kept it from checking: the look
+   * was ended by a signal or --timeout (a stop of the user's, never a breach). */
+  unchecked: string | undefined;
   /** The patch file written (--patch), or null. */
   patch: string | null;
   /** A failure writing the patch. */
@@ -147,6 +150,7 @@ export class RunLedger {
       warnings: [],
       corrected: [],
       breach: undefined,
+      unchecked: undefined,
       patch: null,
       failure: undefined,
     };
@@ -173,6 +177,12 @@ export class RunLedger {
           message: `changed, but named by no completed edit, delete or move of the agent (a shell command, or something it did not report): ${nameSome(o.changes.unaccounted)}`,
         });
     }
+    const writeRules = [...opts.rules.allow, ...opts.rules.deny].some((r) => r.type === 'Write');
+    // The look ended by the run's own stop (a second Ctrl-C, --timeout's grace) is the user's doing, not the
+    // agent's: the changes are not measured (said so above), the stop decides the exit (found by review: a
+    // second Ctrl-C under --plan was exit 8, the workspace changed, when nothing had).
+    const ended = since instanceof LookEnded;
+    if (ended) o.unchecked = ledgerPromise(opts.fence, writeRules);
     const ran = rejectedThatRan(this.account.rejected.values(), o.changes);
     for (const r of ran) {
       const kept = this.account.rejected.get(r.toolCallId)!.tool;
@@ -200,8 +210,8 @@ export class RunLedger {
             wt ? wt.userCwd : this.cwd,
           )
         : [],
-      unmeasured: since instanceof Error,
-      writeRules: [...opts.rules.allow, ...opts.rules.deny].some((r) => r.type === 'Write'),
+      unmeasured: since instanceof Error && !ended,
+      writeRules,
     });
     if (wt && opts.patch) await this.writePatch(o, opts, wt, giveUp, patchPin);
     return o;

@@ -543,10 +543,14 @@ export async function changesSince(
   }
 }
 
+/** The look after the turn was ended by the run's own end (a signal, --timeout), not by anything it met. */
+export class LookEnded extends Error {}
+
 // Rejects once the signal is aborted (at once if it is).
 function endedBy(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
-    const end = (): void => reject(new Error(`the look after the turn was ended ${String(signal.reason)}`));
+    const end = (): void =>
+      reject(new LookEnded(`the look after the turn was ended ${String(signal.reason)}`));
     if (signal.aborted) end();
     else signal.addEventListener('abort', end, { once: true });
   });

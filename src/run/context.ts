@@ -96,6 +96,9 @@ export interface RunContext {
   readonly abandon: AbortController;
   /** Aborted the kill grace after the --timeout deadline, when it passes during the end (armDeadline). */
   readonly deadline: AbortController;
+  /** What first cut the end's waits in a run no stop had stopped (its turn over): a signal during teardown, or
+   * the --timeout deadline; how the run ended is not changed by it, only what it keeps from being done. */
+  endCut: StopSignal | 'timeout' | undefined;
   readonly tools: ToolStore;
   /** Small facts about the run for what is reported after the turn (summary, -o, --strict). */
   readonly facts: RunFacts;
@@ -164,6 +167,7 @@ export function newRunContext(opts: RunOptions, io: RunIO, timing: Readonly<Timi
     }),
     abandon: new AbortController(),
     deadline: new AbortController(),
+    endCut: undefined,
     tools,
     facts,
     observer: new RunObserver(tools, facts, opts),

@@ -5,6 +5,7 @@ import type { WorktreeInfo } from '../changes/run.js';
 import { RhoError, type ExitCode } from '../errors.js';
 import type { ResultEvent } from '../events/types.js';
 import { replyReadsAsError } from '../session.js';
+import { stopError } from '../stop.js';
 import { ANSWER_KEPT_MAX } from '../events/facts.js';
 import { emit, readerGiveUp, warn, type RunContext } from './context.js';
 import { outcome, type Outcome, type OutcomeFacts } from './outcome.js';
@@ -12,6 +13,8 @@ import { outcome, type Outcome, type OutcomeFacts } from './outcome.js';
 /** What the ledger measured after the turn. */
 interface Measured {
   breach: RhoError | undefined;
+  /** The promise the run's own end kept the ledger from checking (its look ended), if any. */
+  unchecked: string | undefined;
   changes: ResultEvent['changes'];
   patch: string | null;
 }
@@ -39,6 +42,7 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
     stopped: stop.error(),
     thrown,
     side: ctx.sideFailure,
+    unchecked: uncheckedError(ctx, measured.unchecked),
     strict: opts.strict ? strictFailure(ctx) : undefined,
   };
   if (ctx.facts.answerCut)
@@ -112,7 +116,7 @@ function closeTools(ctx: RunContext): void {
 // with the breach, if any.
 async function closeLedger(ctx: RunContext): Promise<Measured> {
   const ws = ctx.workspace;
-  if (!ws) return { breach: undefined, changes: null, patch: null };
+  if (!ws) return { breach: undefined, unchecked: undefined, changes: null, patch: null };
   const { opts, out } = ctx;
   const o = await ws.ledger.finish(opts, ctx.prompted, ws.worktree, readerGiveUp(ctx), ctx.reportPins?.patch);
   for (const t of o.corrected) emit(ctx, t);
@@ -122,7 +126,16 @@ async function closeLedger(ctx: RunContext): Promise<Measured> {
     out.line(
       `rho-cursor: the worktree is kept at ${ws.worktree.dir} (a repository of its own: removing ${ws.worktree.tmp} removes it)`,
     );
-  return { breach: o.breach, changes: o.changes ?? null, patch: o.patch ?? null };
+  return { breach: o.breach, unchecked: o.unchecked, changes: o.changes ?? null, patch: o.patch ?? null };
+}
+
+// A promise only the ledger checks, its look ended by the run's own end: a run its stop had stopped ends as the
+// stop (its error already); one whose turn was over when a signal or the --timeout deadline cut the look is not
+// a success either (nothing was checked): it ends as that cut, naming what it kept from being checked.
+function uncheckedError(ctx: RunContext, promise: string | undefined): RhoError | undefined {
+  if (promise === undefined || ctx.stop.cause !== undefined || ctx.endCut === undefined) return undefined;
+  const e = stopError(ctx.endCut, ctx.opts.timeoutMs);
+  return new RhoError(e.code, `${e.message} before ${promise} could be checked`, { exitCode: e.exitCode });
 }
 
 // The one `result` event for the run as it stands.

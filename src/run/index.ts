@@ -90,7 +90,10 @@ function armDeadline(ctx: RunContext): NodeJS.Timeout | undefined {
   if (opts.timeoutMs === undefined || ctx.stop.cause !== undefined) return undefined;
   const left = Math.max(0, ctx.t0 + opts.timeoutMs - ctx.io.now());
   const why = `within ${fmtMs(timing.killGraceMs)} of the timeout`;
-  return setTimeout(() => ctx.deadline.abort(why), left + timing.killGraceMs).unref();
+  return setTimeout(() => {
+    ctx.endCut ??= 'timeout';
+    ctx.deadline.abort(why);
+  }, left + timing.killGraceMs).unref();
 }
 
 // A signal before the end cancels (or, when fatal, ends) the run; during teardown it ends the agent now, and
@@ -99,6 +102,7 @@ function onSignal(ctx: RunContext, signal: StopSignal): void {
   if (ctx.phase === 'teardown') {
     ctx.attempt?.agent.killNow();
     const cause = ctx.stop.cause;
+    if (cause === undefined) ctx.endCut ??= signal;
     ctx.abandon.abort(cause !== undefined && isSignal(cause) ? 'before a second signal' : `before ${signal}`);
   } else ctx.stop.stop(signal);
 }

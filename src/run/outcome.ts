@@ -16,6 +16,9 @@ export interface OutcomeFacts {
   thrown?: RhoError | undefined;
   /** A failure beside the turn that did not stop it (the wire log, the patch). */
   side?: RhoError | undefined;
+  /** A promise only the ledger checks (--fence read-only, Write rules) left unchecked: a signal or the --timeout
+   * deadline after the turn ended the look (the stop's error: exit 130, 124...), in a run nothing stopped. */
+  unchecked?: RhoError | undefined;
   /** --strict's verdict on a turn that ended normally. */
   strict?: RhoError | undefined;
   /** The reports (-o, the summary, $GITHUB_OUTPUT) could not be written. */
@@ -32,11 +35,12 @@ export interface Outcome {
 }
 
 // The ranking: a breach outranks everything; a stop decides the exit even if the agent failed meanwhile; then
-// what was thrown, a side failure, --strict, the stopReason's own error (refusal, max_tokens); the reports and
-// the result's write fail only a run that had no error before them.
+// what was thrown, a side failure, a promise left unchecked, --strict, the stopReason's own error (refusal,
+// max_tokens); the reports and the result's write fail only a run that had no error before them.
 export function outcome(f: OutcomeFacts): Outcome {
   const strict = f.stopReason === 'end_turn' ? f.strict : undefined;
-  const before = f.breach ?? f.stopped ?? f.thrown ?? f.side ?? strict ?? stopReasonError(f.stopReason);
+  const before =
+    f.breach ?? f.stopped ?? f.thrown ?? f.side ?? f.unchecked ?? strict ?? stopReasonError(f.stopReason);
   const error = before ?? f.delivery ?? f.written;
   const alsoSay = before && f.delivery ? [f.delivery] : [];
   return { error, exitCode: error ? error.exitCode : exitForStopReason(f.stopReason ?? ''), alsoSay };

@@ -1068,3 +1068,113 @@ describe('a look after the turn that never ends is bounded as the rest of the en
     expect(await waitForGone(status30s)).toBe(true);
   });
 });
+
+describe("a look the run's own stop ended is no breach of a promise only the ledger keeps (found by review)", () => {
+  // The agent changes nothing in the workspace: it only makes the marker (outside it) that turns every later
+  // `git status` into a 30 s one. The look that ends is the run's own doing (a signal, --timeout): the exit is
+  // the stop's, the changes are not measured (said so), never exit 8 (the workspace changed).
+  const slowLookAfter = () => {
+    const marker = join(tempDir('rho-marker-'), 'turn-ran');
+    return { marker, ...slowGit('status', marker) };
+  };
+  const start = async (args: string[], path: string, marker: string, answer: boolean) =>
+    startCli(['run', ...SJ, ...args, 'go'], {
+      agent: await agentPath,
+      cwd: userRepo(),
+      cliConfig: { approvalMode: 'allowlist' },
+      env: {
+        PATH: path,
+        RHO_SCRIPT: JSON.stringify({
+          before: [effect({ sh: `touch '${marker}'` }), chunk('working')],
+          ...(answer ? {} : { answer: false, onCancel: {} }),
+        }),
+      },
+    });
+  const notMeasured = (stderr: string, why: string) =>
+    expect(stderr).toContain(
+      `warning: the workspace's changes could not be measured: the look after the turn was ended ${why}`,
+    );
+  const PROMISES: [string, string[]][] = [
+    ['--fence read-only', ['--fence', 'read-only']],
+    ['--plan', ['--plan']],
+    ['a Write(...) rule', ['--allow', 'Write(src/**)']],
+    ['--fence read-only --worktree', ['--fence', 'read-only', '--worktree']],
+  ];
+
+  it.each(PROMISES)(
+    '%s: SIGINT mid-turn, a second one while the look runs: exit 130, cancelled, changes null',
+    async (_, args) => {
+      const slow = slowLookAfter();
+      const s = await start(args, slow.path, slow.marker, false);
+      await waitForStdout(s.child, 'working');
+      s.child.kill('SIGINT');
+      const status30s = await slow.pid();
+      s.child.kill('SIGINT');
+      const r = await finish(s, true);
+      expect(r.exitCode, r.stderr).toBe(130);
+      expect(resultOf(r.events)).toMatchObject({
+        type: 'result',
+        changes: null,
+        error: { code: 'cancelled', message: 'cancelled by SIGINT' },
+      });
+      notMeasured(r.stderr, 'before a second signal');
+      expect(await waitForGone(status30s)).toBe(true);
+    },
+  );
+
+  it('--fence read-only --timeout 2s: the look gets the kill grace, then exit 124, changes null', async () => {
+    const slow = slowLookAfter();
+    const r = await finish(
+      await start(['--fence', 'read-only', '--timeout', '2s'], slow.path, slow.marker, false),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(124);
+    expect(resultOf(r.events)).toMatchObject({ changes: null, error: { code: 'run_timeout' } });
+    notMeasured(r.stderr, 'within 2s of the timeout');
+  });
+
+  it('--fence read-only: the turn ended well, one SIGINT while the look runs: exit 130, the fence not checked', async () => {
+    const slow = slowLookAfter();
+    const s = await start(['--fence', 'read-only'], slow.path, slow.marker, true);
+    const status30s = await slow.pid();
+    s.child.kill('SIGINT');
+    const r = await finish(s, true);
+    expect(r.exitCode, r.stderr).toBe(130);
+    expect(resultOf(r.events)).toMatchObject({
+      stopReason: 'end_turn',
+      changes: null,
+      error: { code: 'cancelled', message: 'cancelled by SIGINT before --fence read-only could be checked' },
+    });
+    notMeasured(r.stderr, 'before SIGINT');
+    expect(await waitForGone(status30s)).toBe(true);
+  });
+
+  it('--fence read-only: the turn ended well, --timeout 3s passes while the look runs: exit 124', async () => {
+    const slow = slowLookAfter();
+    const r = await finish(
+      await start(['--fence', 'read-only', '--timeout', '3s'], slow.path, slow.marker, true),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(124);
+    expect(resultOf(r.events)).toMatchObject({
+      stopReason: 'end_turn',
+      changes: null,
+      error: {
+        code: 'run_timeout',
+        message: 'the run exceeded --timeout 3s before --fence read-only could be checked',
+      },
+    });
+    notMeasured(r.stderr, 'within 2s of the timeout');
+  });
+
+  it('without a fence or Write rules: the turn ended well, one SIGINT while the look runs: a warning only (exit 0)', async () => {
+    const slow = slowLookAfter();
+    const s = await start([], slow.path, slow.marker, true);
+    await slow.pid();
+    s.child.kill('SIGINT');
+    const r = await finish(s, true);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(resultOf(r.events)).toMatchObject({ stopReason: 'end_turn', changes: null });
+    notMeasured(r.stderr, 'before SIGINT');
+  });
+});

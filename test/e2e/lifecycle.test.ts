@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, parseNdjson, startCli, tempDir, waitForStdout } from '../helpers/cli.js';
 import { isRunning, waitForGone } from '../helpers/processes.js';
+import { hasPty, onPty, type PtyStep } from '../helpers/pty.js';
 import { chunk, FIXTURE_SESSION } from '../helpers/lines.js';
 import { SHORT_GRACE, testTiming } from '../helpers/timing.js';
 
@@ -264,6 +265,79 @@ describe('a signal while the prompt is read from stdin', () => {
     });
     expect(stderr).toBe(`rho-cursor: cancelled by ${signal} while reading the prompt\n`);
     expect(existsSync(join(dir, 'agent.pid'))).toBe(false);
+  });
+});
+
+describe('the terminal closed', () => {
+  // rho-cursor on a pseudo-terminal that is closed mid-turn (a terminal window closed): the kernel hangs the
+  // terminal up and sends SIGHUP. Found by review: Node, exiting, restored the settings of the terminal it
+  // started on, which failed on the hung-up one, and it aborted (SIGABRT, a native stack) after the result.
+  // redirect: the shell redirections of stdout and stderr (what is not redirected stays on the terminal).
+  async function closedAt(args: string[], script: Script, wait: PtyStep, redirect: string) {
+    const dir = tempDir();
+    const r = await onPty(
+      ['sh', '-c', `exec "$0" run --agent "$1" "$@" ${redirect}`, BIN, await agentPath, ...args, 'go'],
+      [wait, { hangup: true }],
+      {
+        env: {
+          RHO_SCRIPT: JSON.stringify(script),
+          CURSOR_CONFIG_DIR: dir,
+          TERM: 'xterm',
+          NO_COLOR: '1',
+          RHO_CURSOR_NO_WARNING: 'policy-fences-nothing',
+          // A person's terminal: CI (set by the runner) is no person's.
+          CI: null,
+        },
+      },
+    );
+    return { ...r, dir };
+  }
+  const lastLine = (path: string): Record<string, unknown> =>
+    JSON.parse(readFileSync(path, 'utf8').trim().split('\n').at(-1)!) as Record<string, unknown>;
+
+  it.skipIf(!hasPty)('stream-json, stdin the terminal: exit 129, the result last, no abort', async () => {
+    const dir = tempDir();
+    const [out, err] = [join(dir, 'out'), join(dir, 'err')];
+    const r = await closedAt(
+      SJ,
+      { hangAt: 'session/prompt', onCancel: {}, before: [chunk('done')] },
+      { file: out, contains: '"type":"message"' },
+      `>'${out}' 2>'${err}'`,
+    );
+    expect(r.failed, r.screen).toBeNull();
+    const stderr = readFileSync(err, 'utf8');
+    expect(r.code, stderr).toBe(129);
+    expect(stderr).not.toMatch(/Assertion|Native stack/);
+    expect(lastLine(out)).toMatchObject({
+      type: 'result',
+      exitCode: 129,
+      error: { code: 'cancelled', message: 'cancelled by SIGHUP' },
+    });
+  });
+
+  it.skipIf(!hasPty)('text, stdin, stdout and stderr the terminal: exit 129, no abort', async () => {
+    const r = await closedAt(
+      [],
+      { hangAt: 'session/prompt', onCancel: {}, before: [chunk('done')] },
+      { wait: 'done' },
+      '',
+    );
+    expect(r.failed, r.screen).toBeNull();
+    expect(r.code, r.screen).toBe(129);
+  });
+
+  it.skipIf(!hasPty)('while a question waits: exit 129, the result last, no abort', async () => {
+    const out = join(tempDir(), 'out');
+    // stderr stays on the terminal: the question is asked there.
+    const r = await closedAt(
+      [...SJ, '--permissions', 'ask'],
+      { hangAt: 'session/prompt', onCancel: {}, before: [permission(0)] },
+      { wait: '[a] allow once  [r] reject once > ' },
+      `>'${out}'`,
+    );
+    expect(r.failed, r.screen).toBeNull();
+    expect(r.code, r.screen).toBe(129);
+    expect(lastLine(out)).toMatchObject({ type: 'result', exitCode: 129 });
   });
 });
 

@@ -2,7 +2,8 @@
 # A small pty driver for the terminal tests: runs a command on a pseudo-terminal of a given size, and plays
 # a script of steps read as JSON from stdin: {"wait": "text"} waits until the screen (since the last wait
 # matched) contains text, {"file": path, "contains": text} until a file contains text, {"pause": ms} lets a
-# duration pass, {"send": "keys"} types keys, {"signal": "SIGCONT"} signals the child's group.
+# duration pass, {"send": "keys"} types keys, {"signal": "SIGCONT"} signals the child's group, {"hangup": true}
+# closes the terminal (the master side, as a closed terminal window does; the last step).
 # Prints one JSON object: the whole screen, the exit code (or signal), and the step that timed out, if any.
 import json, os, pty, select, signal, struct, sys, fcntl, termios, time
 
@@ -24,6 +25,7 @@ def main():
     screen = b""
     mark = 0
     failed = None
+    hung_up = False
 
     def read_some(timeout):
         nonlocal screen
@@ -74,6 +76,10 @@ def main():
             until = time.monotonic() + step["pause"] / 1000
             while time.monotonic() < until:
                 read_some(min(0.05, max(0, until - time.monotonic())))
+        elif "hangup" in step:
+            os.close(fd)
+            hung_up = True
+            break
         elif "send" in step:
             os.write(fd, step["send"].encode())
         elif "signal" in step:
@@ -85,9 +91,23 @@ def main():
             pass
     # Read to the end, then reap.
     deadline = time.monotonic() + step_timeout
-    while time.monotonic() < deadline and read_some(0.5):
-        pass
-    _, status = os.waitpid(pid, 0)
+    status = None
+    if hung_up:
+        # Nothing more to read: the child ends within the step timeout, else it is killed.
+        while status is None:
+            done, st = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = st
+            elif time.monotonic() >= deadline:
+                failed = {"step": len(steps) - 1, "wait": "the end after the hangup"}
+                os.kill(pid, signal.SIGKILL)
+                _, status = os.waitpid(pid, 0)
+            else:
+                time.sleep(0.02)
+    else:
+        while time.monotonic() < deadline and read_some(0.5):
+            pass
+        _, status = os.waitpid(pid, 0)
     code = os.waitstatus_to_exitcode(status)
     print(json.dumps({"screen": screen.decode("utf-8", "replace"), "code": code, "failed": failed}))
 

@@ -16,14 +16,16 @@ export const hasPty = PYTHON !== undefined;
 
 /**
  * Wait until the screen (after the last match) shows text, or until a file contains text; let a duration
- * the test asserts pass (milliseconds); type keys; signal the child's process group.
+ * the test asserts pass (milliseconds); type keys; signal the child's process group; close the terminal
+ * (the last step: the driver then only waits for the child's end).
  */
 export type PtyStep =
   | { wait: string; timeout?: number }
   | { file: string; contains: string; timeout?: number }
   | { pause: number }
   | { send: string }
-  | { signal: string };
+  | { signal: string }
+  | { hangup: true };
 
 export interface PtyRun {
   /** Everything the terminal showed, ANSI sequences included, with \r\n line ends. */

@@ -23,6 +23,17 @@ describe('breachOf', () => {
       '--fence read-only: the workspace changed: +x.sh',
     ],
     ['read-only, ledger off', facts({ fence: 'read-only', changes: null }), undefined],
+    [
+      'read-only, not measured',
+      facts({ fence: 'read-only', changes: null, unmeasured: true }),
+      "--fence read-only: the workspace's changes could not be measured",
+    ],
+    [
+      'Write rules, not measured',
+      facts({ changes: null, unmeasured: true, writeRules: true }),
+      "the Write(...) rules: the workspace's changes could not be measured",
+    ],
+    ['no-shell, not measured', facts({ fence: 'no-shell', changes: null, unmeasured: true }), undefined],
     ['no-shell, a change (edits are allowed)', facts({ fence: 'no-shell', changes: changed }), undefined],
     [
       'no-shell, shell ran',
