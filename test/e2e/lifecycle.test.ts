@@ -338,6 +338,16 @@ describe('the terminal closed', () => {
     expect(r.failed, r.screen).toBeNull();
     expect(r.code, r.screen).toBe(129);
     expect(lastLine(out)).toMatchObject({ type: 'result', exitCode: 129 });
+    // The terminal that went away answered nothing: the request is cancelled, by nobody's choice (found by
+    // review: the hangup was the person's reject once).
+    const events = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const decided = events.filter((e) => e.type === 'permission');
+    expect(decided).toHaveLength(1);
+    expect(decided[0]).toMatchObject({ decision: { outcome: 'cancelled' } });
+    expect(decided[0]!.decidedBy).not.toBe('person');
   });
 });
 
