@@ -34,9 +34,12 @@ export class HashBudget {
   over = false;
   constructor(readonly max: number) {}
 
-  // Takes n bytes from the budget, or says it is spent (and remembers that it was).
+  // Takes n bytes from the budget, or says it is spent (and remembers that it was). A file too large to hash
+  // is compared by its stat, as documented, and spends nothing: that is no cap reached (found by review: one
+  // 11 MB file made every run outside git say `truncated`, "more may have changed").
   take(n: number): boolean {
-    if (n > HASH_FILE_MAX_BYTES || this.used + n > this.max) {
+    if (n > HASH_FILE_MAX_BYTES) return false;
+    if (this.used + n > this.max) {
       this.over = true;
       return false;
     }

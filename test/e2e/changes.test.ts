@@ -101,6 +101,16 @@ describe('what changed, outside git (a capped walk)', () => {
     });
   });
 
+  it('a file too large to hash is compared by its stat: no cap reached, not truncated (found by review)', async () => {
+    const ws = plainWorkspace();
+    writeFileSync(join(ws, 'big.bin'), Buffer.alloc(9 * 1024 * 1024, 1));
+    const r = await run(['run', ...SJ, 'go'], ws, {
+      before: [effect({ write: 'new.ts', text: 'n\n' }), chunk('done')],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(resultOf(r.events).changes).toMatchObject({ added: ['new.ts'], truncated: false });
+  });
+
   it('--no-changes: nothing is measured, changes is null, no line and no warning', async () => {
     const ws = plainWorkspace();
     const r = await run(['run', '--no-changes', '--output-format', 'json', 'go'], ws, { before: MIXED });

@@ -3,7 +3,15 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addHash, HashBudget, hashOf, markOf, marksOf, sameContent } from '../../../src/changes/marks.js';
+import {
+  addHash,
+  HASH_FILE_MAX_BYTES,
+  HashBudget,
+  hashOf,
+  markOf,
+  marksOf,
+  sameContent,
+} from '../../../src/changes/marks.js';
 
 const dir = (): string => mkdtempSync(join(tmpdir(), 'rho-marks-'));
 
@@ -83,5 +91,19 @@ describe('marksOf', () => {
     stop.abort(why);
     await expect(looking).rejects.toBe(why);
     rmSync(root, { recursive: true, force: true });
+  });
+});
+
+describe('HashBudget', () => {
+  it('a file too large to hash is passed over without spending the budget or reading as the cap reached', () => {
+    const budget = new HashBudget(64 * 1024 * 1024);
+    expect(budget.take(HASH_FILE_MAX_BYTES + 1)).toBe(false);
+    expect(budget.over).toBe(false);
+    expect(budget.take(HASH_FILE_MAX_BYTES)).toBe(true);
+    expect(budget.used).toBe(HASH_FILE_MAX_BYTES);
+    const small = new HashBudget(10);
+    expect(small.take(8)).toBe(true);
+    expect(small.take(3)).toBe(false);
+    expect(small.over).toBe(true);
   });
 });
