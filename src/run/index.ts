@@ -4,6 +4,7 @@
 // that the normal end, every signal and the exit hook drain; the output closes itself at `result`.
 import { RunnerFiles, withoutRunnerFiles } from '../ci/runner-files.js';
 import { pinReports } from '../ci/targets.js';
+import { isAbsolute } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { resolveAgent } from '../agent/resolve.js';
 import { openWorktree, RunLedger } from '../changes/run.js';
@@ -189,9 +190,17 @@ function planLaunch(
   // The runner's file commands are rho-cursor's step's: the agent is not told where they are, and what it
   // writes there anyway is put back once it is gone (finish).
   ctx.runnerFiles = opts.github ? RunnerFiles.watch(io.env) : undefined;
-  const own = withoutRunnerFiles(io.env);
+  const own = agentConfigDir(withoutRunnerFiles(io.env), config.configDir);
   const env = cursor ? fenceEnv(opts.fence, config, own, ctx.teardown, rules) : own;
   return { launch: { path, args, env }, privateDir, modelFlag, wire };
+}
+
+// A relative $CURSOR_CONFIG_DIR is handed to the agent as the directory rho-cursor read and judged: the agent
+// runs in a --worktree, where the same relative path names another directory, most often none (found by
+// review: the agent ran under Cursor's default, unrestricted, where the session line said allowlist).
+function agentConfigDir(env: NodeJS.ProcessEnv, configDir: string): NodeJS.ProcessEnv {
+  const given = env.CURSOR_CONFIG_DIR;
+  return given && !isAbsolute(given) ? { ...env, CURSOR_CONFIG_DIR: configDir } : env;
 }
 
 // --wire-log: every line both ways, and a closing row of timings; a failure to write it fails the run but

@@ -759,3 +759,30 @@ describe('--worktree --patch: the key is never written into the patch (found by 
     expect(r.stdout.includes(key) || r.stderr.includes(key)).toBe(false);
   });
 });
+
+// Found by review: a relative CURSOR_CONFIG_DIR names another directory in the worktree, most often none: the
+// agent ran under Cursor's default (unrestricted) while rho-cursor judged the user's allowlist.
+it('--worktree with a relative CURSOR_CONFIG_DIR: the agent is given the directory rho-cursor read', async () => {
+  const repo = userRepo();
+  mkdirSync(join(repo, 'cfgrel'));
+  writeFileSync(join(repo, 'cfgrel', 'cli-config.json'), '{"approvalMode":"allowlist"}');
+  writeFileSync(join(repo, '.git', 'info', 'exclude'), 'cfgrel/\n');
+  const configLog = join(tempDir(), 'config.json');
+  const r = await finish(
+    startCli(['run', ...SJ, '--worktree', 'go'], {
+      agent: await agentPath,
+      cwd: repo,
+      env: {
+        CURSOR_CONFIG_DIR: 'cfgrel',
+        RHO_SCRIPT: JSON.stringify({ configLog, before: [chunk('done')] }),
+      },
+    }),
+    true,
+  );
+  expect(r.exitCode, r.stderr).toBe(0);
+  expect(r.events.find((e) => e.type === 'session')).toMatchObject({ approvalMode: 'allowlist' });
+  expect(JSON.parse(readFileSync(configLog, 'utf8'))).toEqual({
+    dir: join(repo, 'cfgrel'),
+    config: { approvalMode: 'allowlist' },
+  });
+});
