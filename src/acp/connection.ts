@@ -174,8 +174,7 @@ export class Connection {
         if (!this.withdrew(msg.msg)) this.h.onNotification(msg.msg);
         return;
       case 'invalid':
-        this.h.onInvalid(line, msg.reason);
-        return;
+        return this.refuseInvalid(value, line, msg.reason);
       case 'response': {
         const p = this.pending.get(msg.msg.id);
         if (!p) {
@@ -213,6 +212,29 @@ export class Connection {
       cutEnd(line, 200),
       'a request whose id is a number past 2^53, answered -32600 with id null',
     );
+  }
+
+  // An invalid message is answered where it can be (found by review): one with a method and an id member is an
+  // invalid request, answered -32600 (with its id when that can be read, else null, as JSON-RPC 2.0 says); one that
+  // carries the id of a request of ours and neither a result nor an error fails that request (it waited for
+  // ever: `{"id":3,"error":null}`); anything else is a protocol warning only.
+  private refuseInvalid(value: unknown, line: string, reason: string): void {
+    const m = isRecord(value) ? value : {};
+    const id = typeof m.id === 'number' || typeof m.id === 'string' ? m.id : undefined;
+    if ('method' in m && 'id' in m) {
+      this.respondError(id === undefined || inexactId(id) ? null : id, -32600, `Invalid Request: ${reason}`);
+      return this.h.onInvalid(cutEnd(line, 200), `${reason}, answered -32600`);
+    }
+    const p = id === undefined ? undefined : this.pending.get(id);
+    if (p) {
+      this.pending.delete(id!);
+      clearTimeout(p.timer);
+      p.answered?.(undefined);
+      return p.reject(
+        new RhoError('protocol', `the agent answered ${p.method} with neither a result nor an error`),
+      );
+    }
+    this.h.onInvalid(line, reason);
   }
 
   // $/cancel_request for a request still open aborts its handler, and it is never answered.

@@ -28,6 +28,29 @@ describe('an agent that fails', () => {
     noStack(r.stderr);
   });
 
+  // Found by review: the answer was a warning only, and the prompt waited for ever (or for --timeout).
+  it.each([
+    ['error null', { error: null }],
+    ['neither result nor error', {}],
+  ])('exits 1 at once when the prompt is answered with %s (a malformed answer)', async (_what, answer) => {
+    const r = await runCli(['run', ...SJ, 'go'], {
+      agent: await fixture('scripted.mjs'),
+      cliConfig: { approvalMode: 'allowlist' },
+      env: { RHO_SCRIPT: JSON.stringify({ answer }) },
+      watchdogMs: 10_000,
+    });
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.events.at(-1)).toMatchObject({
+      type: 'result',
+      stopReason: null,
+      error: {
+        code: 'protocol',
+        message: 'the agent answered session/prompt with neither a result nor an error',
+      },
+    });
+    noStack(r.stderr);
+  });
+
   it('exits 1 when the agent closes its output but stays alive, and still kills it', async () => {
     const r = await runCli(['run', ...SJ, 'go'], { agent: await fixture('close-stdout.mjs') });
     expect(r.exitCode).toBe(1);

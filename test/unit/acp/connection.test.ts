@@ -804,3 +804,56 @@ describe('Connection: which lines answer the agent', () => {
     ]);
   });
 });
+
+// Found by review: an invalid message that could be answered was only a warning, so a request of ours that got
+// `{"id":N,"error":null}` waited for ever, and an agent's invalid request was never answered.
+describe('Connection: invalid messages answered where they can be', () => {
+  it.each([
+    ['error null, no result', { jsonrpc: '2.0', id: 1, error: null }],
+    ['neither result nor error', { jsonrpc: '2.0', id: 1 }],
+  ])('a message with our id and %s fails the request it answers', async (_what, msg) => {
+    const { conn, receive, invalid } = setup();
+    const answer = track(conn.request('session/prompt', {}));
+    receive(msg);
+    await settle();
+    expect(answer.settled).toBe(true);
+    expect(answer.error).toBeInstanceOf(RhoError);
+    expect(answer.error).toMatchObject({
+      code: 'protocol',
+      message: 'the agent answered session/prompt with neither a result nor an error',
+    });
+    expect(invalid).toEqual([]);
+  });
+
+  it.each([
+    ['a method that is no string, with an id', { jsonrpc: '2.0', id: 63, method: 5 }, 63],
+    ['a null method, with a string id', { jsonrpc: '2.0', id: 'x', method: null }, 'x'],
+    ['a method string and an object id', { jsonrpc: '2.0', id: { a: 1 }, method: 'x' }, null],
+  ])('%s: answered -32600, handled by nobody', (_what, msg, answerId) => {
+    const { written, receive, requests, invalid } = setup();
+    receive(msg);
+    expect(written()).toEqual([
+      { jsonrpc: '2.0', id: answerId, error: expect.objectContaining({ code: -32600 }) as unknown },
+    ]);
+    expect(requests).toEqual([]);
+    expect(invalid).toHaveLength(1);
+    expect(invalid[0]!.reason).toMatch(/, answered -32600$/);
+  });
+
+  it('in a batch too, each invalid request answered', () => {
+    const { conn, written } = setup();
+    conn.handleLine('[{"jsonrpc":"2.0","id":64,"method":null},{"jsonrpc":"2.0","id":65,"method":7}]');
+    expect(written().map((m) => m.id)).toEqual([64, 65]);
+  });
+
+  it('an invalid message without an id member is a warning only: nothing answered, no request failed', async () => {
+    const { conn, sent, receive, invalid } = setup();
+    const answer = track(conn.request('session/prompt', {}));
+    receive({ jsonrpc: '2.0', method: 5 });
+    receive({ jsonrpc: '2.0', id: 99 });
+    await settle();
+    expect(sent).toHaveLength(1);
+    expect(answer.settled).toBe(false);
+    expect(invalid).toHaveLength(2);
+  });
+});
