@@ -284,6 +284,16 @@ export class ToolStore {
    */
   constructor(private readonly keepFinished = true) {}
 
+  // Is u an update of a tool that finished and was let go (text and stream-json)? Applied, it would start a blank
+  // pending tool and count a new call (found by review: `--max-tool-calls 1` then failed in those formats and
+  // not in json, and the tool read cancelled). A false yes of the filter (rare, finished-ids.ts) is such an
+  // update for a new id sent before its tool_call.
+  lateForFinished(u: Record<string, unknown>): boolean {
+    if (this.keepFinished || u.sessionUpdate !== 'tool_call_update') return false;
+    const id = idText(u.toolCallId);
+    return !this.entries.has(id) && this.finishedIds.has(id);
+  }
+
   // apply, unless the store is past MAX_HELD_TOOLS (the turn is being stopped: RunObserver) and u updates a
   // call it does not hold: that makes nothing, where apply would start a blank state and count one more call.
   take(u: Record<string, unknown>): ToolEvent | undefined {

@@ -127,6 +127,9 @@ function eventsOf(params: unknown, ctx: UpdateContext): Event[] {
     }
     case 'tool_call':
     case 'tool_call_update': {
+      // An update of a tool already finished and let go is kept as it came, an extension event: it starts no
+      // new call (tools.ts lateForFinished).
+      if (ctx.tools.lateForFinished(update)) return raw();
       // An update that changes nothing makes no event (tools.ts), unless its params carry more than the update.
       if (ctx.tools.unchangedBy(update) && onlyUpdate(params)) return [];
       const tool = ctx.tools.take(update);

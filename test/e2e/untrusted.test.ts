@@ -1162,3 +1162,39 @@ describe('decisions rest on what rho-cursor knows', () => {
     ).toBe('from the batch');
   });
 });
+
+// Found by review: in text and stream-json (which let a finished tool go) an update after a tool finished
+// started a blank pending tool, counted for --max-tool-calls (exit 4 there, 0 in json) and read cancelled.
+describe('an update after a tool finished', () => {
+  it.each(['stream-json', 'json', 'text'])(
+    '%s: no new tool call, exit 0 under --max-tool-calls 1, nothing lost',
+    async (format) => {
+      const script = {
+        before: [
+          toolCall('t1', 'Read a.txt', 'read', { rawInput: { path: 'a.txt' } }),
+          update({
+            sessionUpdate: 'tool_call_update',
+            toolCallId: 't1',
+            status: 'completed',
+            rawOutput: { content: 'AAA' },
+          }),
+          update({ sessionUpdate: 'tool_call_update', toolCallId: 't1', _meta: { x: 1 } }),
+          chunk('done'),
+        ],
+      };
+      const r = await runCli(['run', '--output-format', format, '--max-tool-calls', '1', 'go'], {
+        agent: await agentPath,
+        cliConfig: { approvalMode: 'allowlist' },
+        env: { RHO_SCRIPT: JSON.stringify(script) },
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      if (format === 'stream-json') {
+        const tools = r.events.filter((e) => e.type === 'tool');
+        expect(tools.at(-1)).toMatchObject({ toolCallId: 't1', status: 'completed' });
+        expect(tools.every((e) => e.status !== 'pending' || e.title === 'Read a.txt')).toBe(true);
+        // The late update, as it came.
+        expect(JSON.stringify(r.events.filter((e) => e.type === 'extension'))).toContain('"_meta":{"x":1}');
+      }
+    },
+  );
+});

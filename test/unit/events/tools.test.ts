@@ -498,6 +498,23 @@ describe('ToolStore without finished tools (text and stream-json)', () => {
     }
   });
 
+  // Found by review: applied, such an update started a blank pending tool and counted a new call.
+  it('knows an update of a tool it let go: not to be applied (json, which keeps them, merges it)', () => {
+    const drop = new ToolStore(false);
+    const keep = new ToolStore();
+    const late = { sessionUpdate: 'tool_call_update', toolCallId: 't1', _meta: { x: 1 } };
+    for (const store of [drop, keep]) {
+      store.apply(call(1));
+      expect(store.lateForFinished(late)).toBe(false);
+      store.apply(done(1));
+    }
+    expect(drop.lateForFinished(late)).toBe(true);
+    expect(drop.lateForFinished({ ...late, sessionUpdate: 'tool_call' })).toBe(false);
+    expect(drop.lateForFinished({ ...late, toolCallId: 't2' })).toBe(false);
+    expect(keep.lateForFinished(late)).toBe(false);
+    expect(drop.facts().calls).toBe(1);
+  });
+
   it('holds only unfinished tools and keeps finished ones as counts', () => {
     const store = new ToolStore(false);
     for (let i = 0; i < 1000; i++) {
