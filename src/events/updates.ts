@@ -119,11 +119,21 @@ function eventsOf(params: unknown, ctx: UpdateContext): Event[] {
     case 'agent_thought_chunk': {
       const type = update.sessionUpdate === 'agent_message_chunk' ? 'message' : 'thought';
       const content = update.content;
+      // What of the block the event does not carry (annotations, _meta, an image's data, a blob, a size) is
+      // in extra.content, the block as sent (found by review: it was dropped).
       if (isRecord(content) && content.type === 'text' && typeof content.text === 'string') {
-        return [{ type, text: content.text }];
+        return [
+          withExtra({ type, text: content.text }, onlyKeys(content, TEXT_KEYS) ? undefined : { content }),
+        ];
       }
       const ref = contentRef(content);
-      return ref ? [{ type, text: ref.text, content: ref.content }] : raw();
+      if (!ref) return raw();
+      return [
+        withExtra(
+          { type, text: ref.text, content: ref.content },
+          refHoldsAll(content) ? undefined : { content },
+        ),
+      ];
     }
     case 'tool_call':
     case 'tool_call_update': {
@@ -151,7 +161,8 @@ function eventsOf(params: unknown, ctx: UpdateContext): Event[] {
       const mode = str(update.currentModeId) ?? str(update.modeId);
       if (mode === null) return raw();
       noteMode(ctx, mode);
-      return [{ type: 'mode', mode }];
+      // The one of the two the event does not carry, when sent (found by review: it was dropped).
+      return [withExtra({ type: 'mode', mode }, uncarried(update, ['currentModeId', 'modeId']))];
     }
     case 'session_info_update':
       if (typeof update.title === 'string') ctx.title = update.title;
@@ -283,5 +294,57 @@ function noticeWarning(update: Record<string, unknown>): Event[] | undefined {
     code: severity === 'error' ? 'agent-error' : 'agent-warning',
     message: `the agent reports ${severity === 'error' ? 'an error' : 'a warning'}: ${title}${description ? ` (${description})` : ''}`,
   };
-  return [warning];
+  // What the message does not carry: the second of severity and level, a title or description that is no
+  // string (found by review: they were dropped).
+  const extra: Record<string, unknown> = { ...uncarried(update, ['severity', 'level']) };
+  for (const k of ['title', 'description'])
+    if (update[k] !== undefined && update[k] !== null && typeof update[k] !== 'string') extra[k] = update[k];
+  return [withExtra(warning, Object.keys(extra).length > 0 ? extra : undefined)];
+}
+
+// Of two fields where the first string wins, those sent that are not it (a later one, or one that is no
+// string), as sent; undefined when none.
+function uncarried(
+  update: Record<string, unknown>,
+  fields: readonly string[],
+): Record<string, unknown> | undefined {
+  let extra: Record<string, unknown> | undefined;
+  let taken = false;
+  for (const k of fields) {
+    const v = update[k];
+    if (v === undefined || v === null) continue;
+    if (!taken && typeof v === 'string') taken = true;
+    else (extra ??= {})[k] = v;
+  }
+  return extra;
+}
+
+// An event with its extra, when there is one.
+function withExtra<E extends Event>(e: E, extra: Record<string, unknown> | undefined): E {
+  return extra === undefined ? e : { ...e, extra };
+}
+
+const TEXT_KEYS: ReadonlySet<string> = new Set(['type', 'text']);
+const REF_KEYS: ReadonlySet<string> = new Set(['type', 'name', 'title', 'uri', 'mimeType', 'resource']);
+const RESOURCE_KEYS: ReadonlySet<string> = new Set(['uri', 'mimeType', 'text']);
+
+// Has the object no keys but these?
+function onlyKeys(o: Record<string, unknown>, keys: ReadonlySet<string>): boolean {
+  for (const k in o) if (!keys.has(k)) return false;
+  return true;
+}
+
+// Does contentRef's event hold all of a non-text block: its kind, name, uri, mime type and a resource's text?
+function refHoldsAll(block: unknown): boolean {
+  if (!isRecord(block) || !onlyKeys(block, REF_KEYS)) return false;
+  const strings = (o: Record<string, unknown>, keys: readonly string[]): boolean =>
+    keys.every((k) => o[k] === undefined || typeof o[k] === 'string');
+  if (!strings(block, ['type', 'name', 'title', 'uri', 'mimeType'])) return false;
+  // title is carried as the name only when there is no name.
+  if (block.name !== undefined && block.title !== undefined) return false;
+  if (block.type !== 'resource') return block.resource === undefined;
+  // A resource's uri and mime type are read from its resource, never from the block.
+  if (block.uri !== undefined || block.mimeType !== undefined) return false;
+  const r = block.resource;
+  return isRecord(r) && onlyKeys(r, RESOURCE_KEYS) && strings(r, ['uri', 'mimeType', 'text']);
 }

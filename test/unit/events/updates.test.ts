@@ -24,10 +24,12 @@ describe('eventsFromUpdate', () => {
   it.each([
     {
       block: { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      lost: true,
       event: { text: '', content: { type: 'image', name: null, uri: null, mimeType: 'image/png' } },
     },
     {
       block: { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
+      lost: true,
       event: { text: '', content: { type: 'audio', name: null, uri: null, mimeType: 'audio/wav' } },
     },
     {
@@ -64,14 +66,35 @@ describe('eventsFromUpdate', () => {
     },
     {
       block: { type: 'resource', resource: { uri: 'file:///w/b.bin', blob: 'AAAA' } },
+      lost: true,
       event: {
         text: '',
         content: { type: 'resource', name: 'file:///w/b.bin', uri: 'file:///w/b.bin', mimeType: null },
       },
     },
-  ])('names a $block.type message chunk, with an embedded resource’s text', ({ block, event }) => {
+  ])('names a $block.type message chunk, with an embedded resource’s text', ({ block, event, lost }) => {
     const p = params({ sessionUpdate: 'agent_message_chunk', content: block });
-    expect(eventsFromUpdate(p, newContext())).toEqual([{ type: 'message', ...event }]);
+    // What the event does not carry (data, a blob) is in extra.content, the block as sent (found by review).
+    const extra = lost ? { extra: { content: block } } : {};
+    expect(eventsFromUpdate(p, newContext())).toEqual([{ type: 'message', ...event, ...extra }]);
+  });
+
+  it('a text chunk with more than its text (annotations, _meta) keeps the block in extra.content', () => {
+    const content = { type: 'text', text: 'A', annotations: { audience: ['user'] }, _meta: { m: 1 } };
+    const p = params({ sessionUpdate: 'agent_thought_chunk', content });
+    expect(eventsFromUpdate(p, newContext())).toEqual([{ type: 'thought', text: 'A', extra: { content } }]);
+  });
+
+  it.each([
+    [{ currentModeId: 'plan', modeId: 'other' }, 'plan', { modeId: 'other' }],
+    [{ currentModeId: 42, modeId: 'agent' }, 'agent', { currentModeId: 42 }],
+    [{ currentModeId: 'plan' }, 'plan', undefined],
+  ])('a mode update %o is the mode %s, what it does not carry in extra', (update, mode, extra) => {
+    const events = eventsFromUpdate(
+      params({ sessionUpdate: 'current_mode_update', ...update }),
+      newContext(),
+    );
+    expect(events).toEqual([{ type: 'mode', mode, ...(extra ? { extra } : {}) }]);
   });
 
   it('keeps an update without params, or without an update, as an extension with params null', () => {
@@ -400,17 +423,25 @@ describe('eventsFromUpdate: the less common shapes', () => {
   it('names a block by its name, else its title, else its uri', () => {
     const chunk = (block: Record<string, unknown>) =>
       eventsFromUpdate(params({ sessionUpdate: 'agent_thought_chunk', content: block }), newContext());
-    expect(chunk({ type: 'resource_link', name: 'n', title: 't', uri: 'u' })).toEqual([
-      { type: 'thought', text: '', content: { type: 'resource_link', name: 'n', uri: 'u', mimeType: null } },
+    const both = { type: 'resource_link', name: 'n', title: 't', uri: 'u' };
+    expect(chunk(both)).toEqual([
+      {
+        type: 'thought',
+        text: '',
+        content: { type: 'resource_link', name: 'n', uri: 'u', mimeType: null },
+        extra: { content: both },
+      },
     ]);
     expect(chunk({ type: 'resource_link', title: 't', uri: 'u' })).toEqual([
       { type: 'thought', text: '', content: { type: 'resource_link', name: 't', uri: 'u', mimeType: null } },
     ]);
-    expect(chunk({ type: 'resource', resource: 'x', uri: 'u', text: 'not embedded' })).toEqual([
+    const notEmbedded = { type: 'resource', resource: 'x', uri: 'u', text: 'not embedded' };
+    expect(chunk(notEmbedded)).toEqual([
       {
         type: 'thought',
         text: 'not embedded',
         content: { type: 'resource', name: 'u', uri: 'u', mimeType: null },
+        extra: { content: notEmbedded },
       },
     ]);
   });
@@ -421,7 +452,12 @@ describe('eventsFromUpdate: the less common shapes', () => {
       content: { type: 'resource', resource: { text: 5 } },
     });
     expect(eventsFromUpdate(p, newContext())).toEqual([
-      { type: 'message', text: '', content: { type: 'resource', name: null, uri: null, mimeType: null } },
+      {
+        type: 'message',
+        text: '',
+        content: { type: 'resource', name: null, uri: null, mimeType: null },
+        extra: { content: { type: 'resource', resource: { text: 5 } } },
+      },
     ]);
   });
 
@@ -493,11 +529,23 @@ describe('eventsFromUpdate: the less common shapes', () => {
     },
     {
       update: { severity: 'error', title: 'Down', description: 7 },
-      warning: { code: 'agent-error', message: 'the agent reports an error: Down' },
+      warning: {
+        code: 'agent-error',
+        message: 'the agent reports an error: Down',
+        extra: { description: 7 },
+      },
     },
     {
       update: { severity: 5, level: 'warning', title: 'Lvl' },
-      warning: { code: 'agent-warning', message: 'the agent reports a warning: Lvl' },
+      warning: { code: 'agent-warning', message: 'the agent reports a warning: Lvl', extra: { severity: 5 } },
+    },
+    {
+      update: { severity: 'warning', level: 'error', title: { o: 1 } },
+      warning: {
+        code: 'agent-warning',
+        message: 'the agent reports a warning: ',
+        extra: { level: 'error', title: { o: 1 } },
+      },
     },
   ])('says a notice $update as the warning $warning.message', ({ update, warning }) => {
     expect(eventsFromUpdate(params({ sessionUpdate: 'notice', ...update }), newContext())).toEqual([
