@@ -34,6 +34,7 @@ import {
 import { consoleText, regularFile, regularFileIds } from './ci/console.js';
 import { errorAnnotation } from './ci/github.js';
 import { oneLine } from './sanitize/terminal.js';
+import { useSecret } from './sanitize/cut.js';
 import { readAttachments, readPromptFile } from './prompt/files.js';
 import type { SessionsRawOptions } from './sessions/command.js';
 import { resultBeforeRun, stdoutBeforeRun } from './render/early.js';
@@ -402,6 +403,9 @@ export async function main(given: string[], version: string, boot: Boot): Promis
   const argv = fromPeerHabits(given);
   // A terminal closed under the run: exiting must not abort on it (129, not SIGABRT).
   releaseHungUpTerminalsAtExit();
+  // The key is masked in whatever any command writes (doctor and sessions too, and every error line), not
+  // only in a run's output: the agent can put it in a message, its stderr, a title, its version.
+  useSecret(process.env.CURSOR_API_KEY);
   // Last resort: a bug must still end in one line and an exit code (the run's exit hook kills the agent).
   process.on('uncaughtException', (e) => {
     const limit = osLimitError(e, 'running');
