@@ -1,6 +1,6 @@
 // Commander wiring: argv -> options -> run; the only place that exits the process.
 import { Command, CommanderError, Option } from 'commander';
-import { appendFileSync, fstatSync, statSync } from 'node:fs';
+import { appendFileSync, fstatSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
 import { resolve } from 'node:path';
@@ -36,6 +36,7 @@ import { errorAnnotation } from './ci/github.js';
 import { oneLine } from './sanitize/terminal.js';
 import { useSecret } from './sanitize/cut.js';
 import { readAttachments, readPromptFile } from './prompt/files.js';
+import { describeRefusal, FILE_CAPS, fmtBytes, type Refusal } from './files/untrusted.js';
 import type { SessionsRawOptions } from './sessions/command.js';
 import { resultBeforeRun, stdoutBeforeRun } from './render/early.js';
 import { fmtMs, stopError } from './stop.js';
@@ -101,12 +102,42 @@ function pathKind(path: string): PathKind {
   }
 }
 
-// Reads all of standard input, bounded by --timeout (exit 124) when one is given, and by a signal (`stopped`
-// rejects with its error: exit 129, 130, 143...).
-async function readStdin(timeoutMs: number | undefined, stopped: Promise<never>): Promise<string> {
+// Reads all of standard input, as much as -f takes (10 MiB): past it, reading stops at once and the run is a
+// usage error, nothing more is buffered (found by review: a pipe without end was read to V8's string limit); a
+// directory on stdin is named as one. Bounded by --timeout (exit 124) when one is given, and by a signal
+// (`stopped` rejects with its error: exit 129, 130, 143...). `asFile`: the path -f named it by.
+async function readStdin(
+  timeoutMs: number | undefined,
+  stopped: Promise<never>,
+  asFile?: string,
+): Promise<string> {
+  const cap = FILE_CAPS.promptFile;
+  const refused = (r: Refusal): RhoError =>
+    new RhoError(
+      'usage',
+      asFile === undefined
+        ? r.reason === 'too-large'
+          ? `standard input is over ${fmtBytes(cap)} (the cap of the prompt, as of -f): not read further`
+          : `standard input is ${r.reason === 'not-regular' ? r.what : 'unreadable'}, not the prompt's text`
+        : `option '--prompt-file': '${asFile}' ${describeRefusal(r)}`,
+    );
+  let st: Stats | undefined;
+  try {
+    st = fstatSync(0);
+  } catch {
+    // closed: read as empty
+  }
+  if (st?.isDirectory()) throw refused({ reason: 'not-regular', what: 'a directory' });
+  if (st?.isFile() && st.size > cap) throw refused({ reason: 'too-large', size: st.size, cap });
   const chunks: Buffer[] = [];
+  let total = 0;
   const read = (async () => {
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    // Leaving the loop (the throw) destroys the stream: nothing more is read.
+    for await (const chunk of process.stdin) {
+      total += (chunk as Buffer).length;
+      if (total > cap) throw refused({ reason: 'too-large', size: total, cap });
+      chunks.push(chunk as Buffer);
+    }
     return Buffer.concat(chunks).toString('utf8');
   })();
   let timer: NodeJS.Timeout | undefined;
@@ -167,7 +198,7 @@ async function readPrompt(
     source.file === undefined
       ? undefined
       : isStdin(resolve(source.file))
-        ? await readStdin(opts.timeoutMs, stopped)
+        ? await readStdin(opts.timeoutMs, stopped, source.file)
         : readPromptFile(source.file);
   let stdin: string | undefined;
   const t = monotonicMs();
