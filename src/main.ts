@@ -34,7 +34,7 @@ import {
 import { consoleText, regularFile, regularFileIds } from './ci/console.js';
 import { errorAnnotation } from './ci/github.js';
 import { oneLine } from './sanitize/terminal.js';
-import { useSecret } from './sanitize/cut.js';
+import { redacted, useSecret } from './sanitize/cut.js';
 import { readAttachments, readPromptFile } from './prompt/files.js';
 import { describeRefusal, FILE_CAPS, fmtBytes, type Refusal } from './files/untrusted.js';
 import type { SessionsRawOptions } from './sessions/command.js';
@@ -408,8 +408,10 @@ function reportEarly(f: EarlyFailure, t0: number, argv: readonly string[]): numb
     // A path the errors above already named as unwritable is not tried again.
     if (outputPathErrors([[r.what, r.path]], pathKind).length > 0) continue;
     try {
-      if (isPipe(r.path)) writePipeSync(r.path, r.text);
-      else appendFileSync(r.path, r.text);
+      // The reports quote the error, which may quote the command line and the key with it.
+      const text = redacted(r.text);
+      if (isPipe(r.path)) writePipeSync(r.path, text);
+      else appendFileSync(r.path, text);
     } catch (e) {
       process.stderr.write(
         consoleText(`rho-cursor: cannot write ${r.what} to ${r.path}: ${oneLine((e as Error).message)}\n`, 2),

@@ -1,7 +1,7 @@
 // doctor and sessions mask CURSOR_API_KEY as run does: the key never appears in what they write, whatever the
 // agent puts it in (found by review: an error's message and data, the agent's stderr, a session title, the
 // model's id and the agent's version reached stdout and stderr whole).
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -122,5 +122,22 @@ describe('a key too short to be masked', () => {
     const warnings = r.events.filter((e) => e.type === 'warning' && e.code === 'key-too-short');
     expect(warnings).toHaveLength(1);
     expect(String(warnings[0]!.message)).toContain('is not masked');
+  });
+});
+
+// A run that fails before it starts writes its result too: the key a command line carried is masked there as
+// on stderr.
+describe('a run that never started masks the key', () => {
+  it.each(['stream-json', 'json'])('in its %s result', async (format) => {
+    const summary = join(mkdtempSync(join(tmpdir(), 'rho-key-early-')), 'summary.md');
+    const r = await runCli(
+      ['run', '--output-format', format, '--summary-file', summary, `--no-such=${KEY}`],
+      {
+        env: { CURSOR_API_KEY: KEY },
+      },
+    );
+    expect(r.exitCode).toBe(2);
+    masked(r, 'stdout');
+    expect(readFileSync(summary, 'utf8')).not.toContain(KEY);
   });
 });
