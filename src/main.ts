@@ -1,6 +1,6 @@
 // Commander wiring: argv -> options -> run; the only place that exits the process.
 import { Command, CommanderError, Option } from 'commander';
-import { appendFileSync, fstatSync, statSync } from 'node:fs';
+import { appendFileSync, fstatSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
 import { resolve } from 'node:path';
@@ -34,7 +34,9 @@ import {
 import { consoleText, regularFile, regularFileIds } from './ci/console.js';
 import { errorAnnotation } from './ci/github.js';
 import { oneLine } from './sanitize/terminal.js';
+import { redacted, useSecret } from './sanitize/cut.js';
 import { readAttachments, readPromptFile } from './prompt/files.js';
+import { describeRefusal, FILE_CAPS, fmtBytes, type Refusal } from './files/untrusted.js';
 import type { SessionsRawOptions } from './sessions/command.js';
 import { resultBeforeRun, stdoutBeforeRun } from './render/early.js';
 import { fmtMs, stopError } from './stop.js';
@@ -100,12 +102,42 @@ function pathKind(path: string): PathKind {
   }
 }
 
-// Reads all of standard input, bounded by --timeout (exit 124) when one is given, and by a signal (`stopped`
-// rejects with its error: exit 129, 130, 143...).
-async function readStdin(timeoutMs: number | undefined, stopped: Promise<never>): Promise<string> {
+// Reads all of standard input, as much as -f takes (10 MiB): past it, reading stops at once and the run is a
+// usage error, nothing more is buffered (found by review: a pipe without end was read to V8's string limit); a
+// directory on stdin is named as one. Bounded by --timeout (exit 124) when one is given, and by a signal
+// (`stopped` rejects with its error: exit 129, 130, 143...). `asFile`: the path -f named it by.
+async function readStdin(
+  timeoutMs: number | undefined,
+  stopped: Promise<never>,
+  asFile?: string,
+): Promise<string> {
+  const cap = FILE_CAPS.promptFile;
+  const refused = (r: Refusal): RhoError =>
+    new RhoError(
+      'usage',
+      asFile === undefined
+        ? r.reason === 'too-large'
+          ? `standard input is over ${fmtBytes(cap)} (the cap of the prompt, as of -f): not read further`
+          : `standard input is ${r.reason === 'not-regular' ? r.what : 'unreadable'}, not the prompt's text`
+        : `option '--prompt-file': '${asFile}' ${describeRefusal(r)}`,
+    );
+  let st: Stats | undefined;
+  try {
+    st = fstatSync(0);
+  } catch {
+    // closed: read as empty
+  }
+  if (st?.isDirectory()) throw refused({ reason: 'not-regular', what: 'a directory' });
+  if (st?.isFile() && st.size > cap) throw refused({ reason: 'too-large', size: st.size, cap });
   const chunks: Buffer[] = [];
+  let total = 0;
   const read = (async () => {
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    // Leaving the loop (the throw) destroys the stream: nothing more is read.
+    for await (const chunk of process.stdin) {
+      total += (chunk as Buffer).length;
+      if (total > cap) throw refused({ reason: 'too-large', size: total, cap });
+      chunks.push(chunk as Buffer);
+    }
     return Buffer.concat(chunks).toString('utf8');
   })();
   let timer: NodeJS.Timeout | undefined;
@@ -166,7 +198,7 @@ async function readPrompt(
     source.file === undefined
       ? undefined
       : isStdin(resolve(source.file))
-        ? await readStdin(opts.timeoutMs, stopped)
+        ? await readStdin(opts.timeoutMs, stopped, source.file)
         : readPromptFile(source.file);
   let stdin: string | undefined;
   const t = monotonicMs();
@@ -376,8 +408,10 @@ function reportEarly(f: EarlyFailure, t0: number, argv: readonly string[]): numb
     // A path the errors above already named as unwritable is not tried again.
     if (outputPathErrors([[r.what, r.path]], pathKind).length > 0) continue;
     try {
-      if (isPipe(r.path)) writePipeSync(r.path, r.text);
-      else appendFileSync(r.path, r.text);
+      // The reports quote the error, which may quote the command line and the key with it.
+      const text = redacted(r.text);
+      if (isPipe(r.path)) writePipeSync(r.path, text);
+      else appendFileSync(r.path, text);
     } catch (e) {
       process.stderr.write(
         consoleText(`rho-cursor: cannot write ${r.what} to ${r.path}: ${oneLine((e as Error).message)}\n`, 2),
@@ -402,6 +436,9 @@ export async function main(given: string[], version: string, boot: Boot): Promis
   const argv = fromPeerHabits(given);
   // A terminal closed under the run: exiting must not abort on it (129, not SIGABRT).
   releaseHungUpTerminalsAtExit();
+  // The key is masked in whatever any command writes (doctor and sessions too, and every error line), not
+  // only in a run's output: the agent can put it in a message, its stderr, a title, its version.
+  useSecret(process.env.CURSOR_API_KEY);
   // Last resort: a bug must still end in one line and an exit code (the run's exit hook kills the agent).
   process.on('uncaughtException', (e) => {
     const limit = osLimitError(e, 'running');

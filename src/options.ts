@@ -3,6 +3,7 @@ import { RhoError } from './errors.js';
 import { allowedKinds, NO_RULES, parseRules, type RuleSet } from './policy/rules.js';
 import type { Attachment } from './prompt/attach.js';
 import { silencedWarnings } from './config/warning-codes.js';
+import { shortKeyWarning } from './lifecycle/secrets.js';
 
 export const POLICIES = ['reject', 'allow', 'ask'] as const;
 export type Policy = (typeof POLICIES)[number];
@@ -356,6 +357,8 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
         'standard input is not read: the prompt came from the words or --prompt-file (add `-` to append stdin)',
     });
   }
+  const shortKey = shortKeyWarning(facts.env.CURSOR_API_KEY);
+  if (shortKey) notices.push(shortKey);
   return {
     ok: true,
     source,

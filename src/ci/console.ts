@@ -1,7 +1,9 @@
 // What the small commands (sessions, doctor) and a failure's error line write where GitHub Actions' runner
 // reads, made inert as `run` makes its own: they carry agent text (session ids and titles, the agent's
 // version and model, an error's message). The process's stdout and stderr are the edge; the rest is pure.
+// They carry the key too where the agent put it there: masked here, as run's Output masks its streams.
 import { fstatSync, readlinkSync, statSync } from 'node:fs';
+import { redacted } from '../sanitize/cut.js';
 import { safeJson } from '../sanitize/json.js';
 import { guardToken, inertJson, resumeCommands, stopCommands } from '../sanitize/workflow.js';
 
@@ -57,14 +59,17 @@ export function regularFileIds(fds: readonly number[]): FileId[] {
   return ids;
 }
 
-// Text for stdout (1) or stderr (2): guarded under GitHub Actions unless it goes to a regular file.
+// Text for stdout (1) or stderr (2), the key masked (useSecret): guarded under GitHub Actions unless it goes
+// to a regular file.
 export function consoleText(text: string, fd: 1 | 2, env: NodeJS.ProcessEnv = process.env): string {
-  return underActions(env) && !regularFile(fd) ? guardedBlock(text) : text;
+  const t = redacted(text);
+  return underActions(env) && !regularFile(fd) ? guardedBlock(t) : t;
 }
 
-// One JSON value for stdout, as consoleJson writes it, with its newline.
+// One JSON value for stdout, as consoleJson writes it, the key masked in every form JSON can spell it, with
+// its newline.
 export const consoleJsonLine = (value: unknown, env: NodeJS.ProcessEnv = process.env): string =>
-  consoleJson(JSON.stringify(value), underActions(env)) + '\n';
+  redacted(consoleJson(JSON.stringify(value), underActions(env))) + '\n';
 
 // Is the path this process's own stdout or stderr, where the runner reads (`-o /dev/stdout`, `--wire-log
 // /dev/stderr`, /proc/self/fd/2, a link to either): the same file, and not a regular one?

@@ -1,5 +1,6 @@
 // Pure reading of Cursor's cli-config.json and the workspace's .cursor/cli.json, leniently typed.
 import { RhoError } from '../errors.js';
+import { jsonFault } from './json-syntax.js';
 
 export const APPROVAL_MODES = ['allowlist', 'auto-review', 'unrestricted'] as const;
 
@@ -20,14 +21,16 @@ function rules(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((r): r is string => typeof r === 'string') : [];
 }
 
-// Parses a config file's text; invalid JSON is a config error that names the file.
+// Parses a config file's text; invalid JSON is a config error that names the file and where it goes wrong,
+// never quoting it (V8's message does: the file may be a key, or a link to one).
 export function parseConfigText(path: string, text: string): Record<string, unknown> {
   let data: unknown;
   try {
     data = JSON.parse(text);
-  } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    throw new RhoError('config_invalid', `${path} is not valid JSON (${why}); fix it, nothing was changed`);
+  } catch {
+    const f = jsonFault(text);
+    const why = f ? ` (line ${f.line}, column ${f.column}: ${f.what})` : '';
+    throw new RhoError('config_invalid', `${path} is not valid JSON${why}; fix it, nothing was changed`);
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new RhoError('config_invalid', `${path} must hold a JSON object; fix it, nothing was changed`);

@@ -17,6 +17,7 @@ import { allowedKinds, deniedKinds, NO_RULES, type RuleSet } from '../policy/rul
 import { TIMING, type Timing } from '../lifecycle/timing.js';
 import { handshake } from './handshake.js';
 import { socksProxyWarning } from './proxy.js';
+import { shortKeyWarning } from '../lifecycle/secrets.js';
 import { tableJson, type CodeCache, type DoctorReport, type FileReport } from './report.js';
 import { configUnderRules } from '../fence/rules.js';
 import { rulesReport } from './rules.js';
@@ -186,6 +187,7 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
       : []
     )
       .concat(socksProxyWarning(i.env) ?? [])
+      .concat(shortKeyWarning(i.env.CURSOR_API_KEY) ?? [])
       // What RHO_CURSOR_NO_WARNING silences, a default run here would not show either.
       .filter((w) => !silencedWarnings([], i.env.RHO_CURSOR_NO_WARNING).codes.includes(w.code)),
   };

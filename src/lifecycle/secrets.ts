@@ -3,6 +3,23 @@
 
 const MASK = '[redacted]';
 
+// A key shorter than this is not masked: masking so short a string wherever it appears would destroy the
+// output (every word that holds it), and no real key is that short.
+export const MIN_SECRET_LENGTH = 8;
+
+// Is this key set but too short to be masked?
+export const tooShortToMask = (secret: string | undefined): secret is string =>
+  secret !== undefined && secret.length > 0 && secret.length < MIN_SECRET_LENGTH;
+
+// The `key-too-short` warning of a run (and doctor) when the key cannot be masked, or undefined.
+export function shortKeyWarning(secret: string | undefined): { code: string; message: string } | undefined {
+  if (!tooShortToMask(secret)) return undefined;
+  return {
+    code: 'key-too-short',
+    message: `CURSOR_API_KEY is ${secret.length} characters long, under ${MIN_SECRET_LENGTH}: it is not masked in what rho-cursor writes`,
+  };
+}
+
 // JSON's two-character escapes; any other unit can only be escaped as \uXXXX.
 const SHORT_ESCAPES: Readonly<Record<string, string>> = {
   '"': '\\"',
@@ -151,7 +168,7 @@ export class Redactor {
 
   constructor(secret: string | undefined) {
     // Very short values would mask ordinary words: a key is long.
-    this.forms = secret && secret.length >= 8 ? secretForms(secret) : [];
+    this.forms = secret && secret.length >= MIN_SECRET_LENGTH ? secretForms(secret) : [];
   }
 
   get active(): boolean {

@@ -5,6 +5,7 @@ import type { RhoError } from '../errors.js';
 import type { Format } from '../options.js';
 import { safeJson } from '../sanitize/json.js';
 import { inertJson } from '../sanitize/workflow.js';
+import { redacted } from '../sanitize/cut.js';
 
 // The `result` event of a run that never spawned the agent.
 export function resultBeforeRun(error: RhoError, durationMs: number): ResultEvent {
@@ -35,6 +36,9 @@ export function stdoutBeforeRun(
 ): string {
   if (format === undefined || format === 'text') return '';
   const result = resultBeforeRun(error, durationMs);
-  const json = safeJson(JSON.stringify(format === 'json' ? new RunSummary().output(result) : result));
+  // The error may quote the command line, and the key with it: masked as any line rho-cursor writes.
+  const json = redacted(
+    safeJson(JSON.stringify(format === 'json' ? new RunSummary().output(result) : result)),
+  );
   return (github ? inertJson(json) : json) + '\n';
 }

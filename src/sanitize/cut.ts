@@ -1,13 +1,14 @@
 // Redact first, then cut: every shortening of text that may carry the key (CURSOR_API_KEY) goes through here,
 // so a key straddling a cut never leaves part of itself behind (contract v3, "Secrets before cuts").
-import { redact, secretForms } from '../lifecycle/secrets.js';
+import { MIN_SECRET_LENGTH, redact, secretForms } from '../lifecycle/secrets.js';
 
-// The key's forms for this process, set once by the run (the key lives in the environment, process-wide).
+// The key's forms for this process, set at start-up (the key lives in the environment, process-wide).
 let forms: string[] = [];
 
-// Remembers the key the run must never write (a value under 8 characters masks nothing, as the Redactor).
+// Remembers the key the process must never write (a value under 8 characters masks nothing, as the Redactor;
+// the `key-too-short` warning says so).
 export function useSecret(secret: string | undefined): void {
-  forms = secret && secret.length >= 8 ? secretForms(secret) : [];
+  forms = secret && secret.length >= MIN_SECRET_LENGTH ? secretForms(secret) : [];
 }
 
 // The key's forms (none when no key is set): for what is masked as bytes rather than text (a patch).

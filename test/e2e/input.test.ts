@@ -202,3 +202,77 @@ describe('-o, --output-last-message', () => {
     expect(readFileSync(file, 'utf8')).toBe('before');
   });
 });
+
+// Standard input has the prompt file's cap, 10 MiB (found by review: unbounded, 1.2 GB read before V8's string
+// limit ended it as `internal`; `-f /dev/stdin` skipped -f's cap; a directory read as an empty prompt).
+describe('standard input is bounded as -f is', () => {
+  const big = 'x'.repeat(11 * 1024 * 1024);
+
+  it.each([
+    [
+      ['-'],
+      /^rho-cursor: standard input is over 10 MiB \(the cap of the prompt, as of -f\): not read further/m,
+    ],
+    [[], /^rho-cursor: standard input is over 10 MiB/m],
+    [['-f', '/dev/stdin'], /^rho-cursor: option '--prompt-file': '\/dev\/stdin' is over 10 MiB/m],
+    [['-f', '/proc/self/fd/0'], /^rho-cursor: option '--prompt-file': '\/proc\/self\/fd\/0' is over 10 MiB/m],
+  ])('11 MiB piped with %j: exit 2 naming the cap', async (args, said) => {
+    const r = await runCli(['run', ...SJ, ...args], { recording: 'tools.jsonl', input: big });
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(said);
+    expect(r.events.at(-1)).toMatchObject({ type: 'result', error: { code: 'usage' } });
+    expect(r.log).toEqual([]);
+  });
+
+  it('11 MiB in a regular file on stdin: exit 2', async () => {
+    const file = join(tempDir(), 'big.txt');
+    writeFileSync(file, big);
+    const r = await execa('sh', ['-c', `exec "$0" run --agent "$1" - < "$2"`, BIN, REPLAY_SHIM, file], {
+      reject: false,
+      timeout: 15_000,
+    });
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/standard input is over 10 MiB/);
+  });
+
+  it('an endless pipe: exit 2 at the cap, quickly, reading stopped', async () => {
+    const started = Date.now();
+    const r = await execa(
+      'sh',
+      ['-c', `head -c 300000000 /dev/zero | "$0" run --agent "$1" -; echo "rc=$?" >&2`, BIN, REPLAY_SHIM],
+      { reject: false, timeout: 15_000 },
+    );
+    expect(r.stderr).toMatch(/standard input is over 10 MiB/);
+    expect(r.stderr).toMatch(/rc=2$/m);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('a directory on stdin is named as one', async () => {
+    const dir = tempDir();
+    const r = await execa('sh', ['-c', `exec "$0" run --agent "$1" - < "$2"`, BIN, REPLAY_SHIM, dir], {
+      reject: false,
+      timeout: 15_000,
+    });
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/standard input is a directory/);
+  });
+});
+
+// What the README says of the prompt's bytes: read as UTF-8, an invalid byte becomes U+FFFD, a BOM is kept.
+describe('the prompt is read as UTF-8', () => {
+  const bytes = Buffer.from([0xef, 0xbb, 0xbf, 0x68, 0x69, 0xff, 0x78, 0x0a]);
+
+  it('from -f and from stdin alike', async () => {
+    const file = join(tempDir(), 'bom.txt');
+    writeFileSync(file, bytes);
+    const fromFile = await runCli(['run', ...SJ, '-f', file], { recording: 'tools.jsonl' });
+    expect(fromFile.exitCode, fromFile.stderr).toBe(0);
+    expect(promptOf(fromFile)).toBe('\ufeffhi\ufffdx\n');
+    const fromStdin = await runCli(['run', ...SJ, '-'], {
+      recording: 'tools.jsonl',
+      input: bytes,
+    });
+    expect(fromStdin.exitCode, fromStdin.stderr).toBe(0);
+    expect(promptOf(fromStdin)).toBe('\ufeffhi\ufffdx\n');
+  });
+});

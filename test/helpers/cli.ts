@@ -26,7 +26,7 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   /** cli-config.json content for the isolated config dir; omitted means no file. */
   cliConfig?: string | object;
-  input?: string;
+  input?: string | Uint8Array;
   cwd?: string;
   watchdogMs?: number;
   /** Another copy of bin/rho-cursor to run (an install laid out differently); the repository's by default. */

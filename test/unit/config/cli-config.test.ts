@@ -37,6 +37,23 @@ describe('parseConfigText', () => {
     },
   );
 
+  // Found by review: V8's message quotes the file (a link to a credentials file printed its first characters,
+  // an unquoted key ten of its own). The error says where and what in general terms, never the text.
+  it.each([
+    ['AKIAIOSFODNN7EXAMPLE\nwJalrXUtnFEMI/K7MDENG', 'AKIA', 'line 1, column 1: a value was expected'],
+    ['{"apiKey": sk-test-abcdef0123456789}', 'sk-test', 'line 1, column 12: a value was expected'],
+    ['{\n  "a": 1\n  "b": "s3cr3t"\n}', 's3cr3t', "line 3, column 3: ',' or '}' was expected"],
+    ['{"a": "s3cr3t-unclosed', 's3cr3t', 'line 1, column 7: a string is not closed'],
+    ['{"a": "s3cr3t\tx"}', 's3cr3t', 'line 1, column 14: a control character in a string'],
+    ['{"a": 1} s3cr3t', 's3cr3t', 'line 1, column 10: more text after the JSON value'],
+    ['{"a": [1, 2', '[1', 'line 1, column 12: the text ends before the JSON does'],
+    ['\ufeff{}', '{}', 'line 1, column 1: a byte order mark'],
+  ])('names where %j is invalid, never its text', (text, secret, where) => {
+    const message = (errorOf(text) as Error).message;
+    expect(message).toContain(`${PATH} is not valid JSON (${where}`);
+    expect(message).not.toContain(secret);
+  });
+
   it.each(['[]', 'null', '42', '"allowlist"'])('rejects %s as not a JSON object', (text) => {
     const err = errorOf(text);
     expect(err).toMatchObject({ code: 'config_invalid', exitCode: 2 });
