@@ -695,6 +695,43 @@ describe('the key: streamed in pieces', () => {
     expect(pieces(json.stdout)).toEqual([]);
     expect(JSON.parse(json.stdout).text).toContain('token [redacted] end');
   });
+  it('the wire log masks a key streamed across chunk rows, and marks the rows it rewrote', async () => {
+    const dir = tempDir('rho-untrusted-wire-');
+    const log = join(dir, 'wire.jsonl');
+    const r = await play(
+      [...SJ, '--wire-log', log],
+      {
+        before: [
+          chunk('token ' + KEY.slice(0, 11)),
+          chunk(KEY.slice(11, 15)),
+          chunk(KEY.slice(15) + ' end'),
+          chunk(' sk-te'),
+          toolCall('t1', 'ls', 'read'),
+          chunk('xt'),
+        ],
+      },
+      { CURSOR_API_KEY: KEY },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const text = readFileSync(log, 'utf8');
+    expect(pieces(text)).toEqual([]);
+    const rows = lines(text).map((l) => strictJson(l) as Record<string, unknown>);
+    const chunks = rows.filter((row) => JSON.stringify(row.msg).includes('agent_message_chunk'));
+    const said = chunks.map((row) => {
+      const msg = row.msg as { params: { update: { content: { text: string } } } };
+      return [msg.params.update.content.text, row.rewritten];
+    });
+    // The rows as the key's masking left their text: a row whose end moved to the next is marked, and so is
+    // one that got it; a held end that did not go on into the key is written in its own row as it came.
+    expect(said).toEqual([
+      ['token ', 'key'],
+      ['', 'key'],
+      ['[redacted] end', 'key'],
+      [' sk-te', undefined],
+      ['xt', undefined],
+    ]);
+  });
+
   it('a key the agent’s stderr breaks across lines is masked in the error line, the annotation and json', async () => {
     // Found by review: the lines were joined with ' | ' and only then masked, whole keys only.
     const script: Script = {
