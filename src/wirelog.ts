@@ -20,14 +20,14 @@ import { inertJson } from './sanitize/workflow.js';
  */
 export const WIRE_LOG_MAX_PENDING = 16 * 1024 * 1024;
 
-/** A text chunk's row whose end could start the key: written once the next row says what it was. */
+/** A text chunk's row; held while its end could start the key, written once the next row says what it was. */
 interface HeldRow {
   head: string;
   line: string;
   msg: ChunkMsg;
   /** Its stream: the session and the kind of chunk. */
   stream: string;
-  /** Its text without the end that waits. */
+  /** Its text as masked, without the end that waits. */
   text: string;
 }
 
@@ -106,11 +106,11 @@ export class WireLog {
     const came = msg.params.update.content.text;
     const text = this.chunks.push(came);
     // The waiting row's end is this row's start now.
-    if (this.held) this.rewritten(this.held.head, this.held.msg, this.held.text);
+    if (this.held) this.settle(this.held, this.held.text);
     this.held = undefined;
-    if (this.chunks.holding) this.held = { head, line, msg, stream, text };
-    else if (text === came) this.write(`${head}${safeJson(line.replace(/\r/g, ' '))}}\n`);
-    else this.rewritten(head, msg, text);
+    const row = { head, line, msg, stream, text };
+    if (this.chunks.holding) this.held = row;
+    else this.settle(row, text);
     return true;
   }
 
@@ -119,15 +119,18 @@ export class WireLog {
     const h = this.held;
     if (!h) return;
     this.held = undefined;
-    const text = h.text + this.chunks.end();
-    if (text === h.msg.params.update.content.text)
-      this.write(`${h.head}${safeJson(h.line.replace(/\r/g, ' '))}}\n`);
-    else this.rewritten(h.head, h.msg, text);
+    this.settle(h, h.text + this.chunks.end());
   }
 
-  private rewritten(head: string, msg: ChunkMsg, text: string): void {
+  // A chunk's row with the text the key's masking left it: as it came when that is its own, else rewritten.
+  private settle(r: HeldRow, text: string): void {
+    const msg = r.msg;
+    if (text === msg.params.update.content.text) {
+      this.write(`${r.head}${safeJson(r.line.replace(/\r/g, ' '))}}\n`);
+      return;
+    }
     msg.params.update.content.text = text;
-    this.write(`${head}${safeJson(JSON.stringify(msg))},"rewritten":"key"}\n`);
+    this.write(`${r.head}${safeJson(JSON.stringify(msg))},"rewritten":"key"}\n`);
   }
 
   summary(fields: Record<string, unknown>): void {
