@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { RhoError } from './errors.js';
 import { endWithin, isPipe, openPipe, pipeStream } from './files/pipes.js';
-import { redact, secretForms } from './lifecycle/secrets.js';
+import { redact, Redactor, secretForms } from './lifecycle/secrets.js';
 import { consolePath, type FileId } from './ci/console.js';
 import { safeJson } from './sanitize/json.js';
 import { inertJson } from './sanitize/workflow.js';
@@ -20,10 +20,28 @@ import { inertJson } from './sanitize/workflow.js';
  */
 export const WIRE_LOG_MAX_PENDING = 16 * 1024 * 1024;
 
+/** A text chunk's row; held while its end could start the key, written once the next row says what it was. */
+interface HeldRow {
+  head: string;
+  line: string;
+  msg: ChunkMsg;
+  /** Its stream: the session and the kind of chunk. */
+  stream: string;
+  /** Its text as masked, without the end that waits. */
+  text: string;
+}
+
+type ChunkMsg = {
+  params: { sessionId?: unknown; update: { sessionUpdate: string; content: { text: string } } };
+};
+
 export class WireLog {
   private readonly stream: Writable;
   private readonly pipe: boolean;
   private readonly forms: string[];
+  /** The key masked across the rows of one stream of text chunks (with a key set). */
+  private readonly chunks: Redactor;
+  private held: HeldRow | undefined;
   private readonly inert: boolean;
   private failed = false;
   /** The regular file the log is written to (its identity, and the path it was opened at); undefined for a
@@ -52,6 +70,7 @@ export class WireLog {
       throw new RhoError('usage', `option '--wire-log' cannot open ${path}: ${(err as Error).message}`);
     }
     this.forms = secret && secret.length >= 8 ? secretForms(secret) : [];
+    this.chunks = new Redactor(secret);
     this.stream.on('error', (e) => this.fail(`cannot write the wire log ${this.path}: ${e.message}`));
   }
 
@@ -65,11 +84,57 @@ export class WireLog {
   // Writes one row; `json` says the line parsed as JSON (only then is it embedded as it arrived).
   row(dir: 'c2a' | 'a2c', line: string, json: boolean): void {
     const ms = Math.round(this.now() - this.t0);
+    const head = `{"dir":"${dir}","ms":${ms},"msg":`;
+    if (this.chunks.active && dir === 'a2c' && json && this.chunkRow(head, line)) return;
+    this.release();
     const msg = safeJson(json ? line.replace(/\r/g, ' ') : JSON.stringify(line));
-    this.write(`{"dir":"${dir}","ms":${ms},"msg":${msg}}\n`);
+    this.write(`${head}${msg}}\n`);
+  }
+
+  // A row is masked alone, and an agent streams a key it repeats in pieces, one chunk row each. With a key
+  // set, the text of consecutive text-chunk rows of one stream (a session's message or thought chunks) is
+  // masked as one text, as the run's events are (events/key-chunks.ts): a row whose text ends in what could
+  // start the key waits for the next row. When the next is a chunk of the same stream, the end moves to it;
+  // each row whose text so changed is written re-serialised, `"rewritten":"key"` after its msg. Any other
+  // row, or the log's end, writes the waiting row as it came. False: not a text chunk's row.
+  private chunkRow(head: string, line: string): boolean {
+    if (!line.includes('_chunk') && !line.includes('\\u')) return false;
+    const msg = textChunk(line);
+    if (msg === undefined) return false;
+    const stream = `${String(msg.params.sessionId)}\n${msg.params.update.sessionUpdate}`;
+    if (this.held && this.held.stream !== stream) this.release();
+    const came = msg.params.update.content.text;
+    const text = this.chunks.push(came);
+    // The waiting row's end is this row's start now.
+    if (this.held) this.settle(this.held, this.held.text);
+    this.held = undefined;
+    const row = { head, line, msg, stream, text };
+    if (this.chunks.holding) this.held = row;
+    else this.settle(row, text);
+    return true;
+  }
+
+  // The waiting row, once no chunk of its stream follows: its end was not the key.
+  private release(): void {
+    const h = this.held;
+    if (!h) return;
+    this.held = undefined;
+    this.settle(h, h.text + this.chunks.end());
+  }
+
+  // A chunk's row with the text the key's masking left it: as it came when that is its own, else rewritten.
+  private settle(r: HeldRow, text: string): void {
+    const msg = r.msg;
+    if (text === msg.params.update.content.text) {
+      this.write(`${r.head}${safeJson(r.line.replace(/\r/g, ' '))}}\n`);
+      return;
+    }
+    msg.params.update.content.text = text;
+    this.write(`${r.head}${safeJson(JSON.stringify(msg))},"rewritten":"key"}\n`);
   }
 
   summary(fields: Record<string, unknown>): void {
+    this.release();
     const ms = Math.round(this.now() - this.t0);
     // Its fields carry the agent's words too (a stopReason is any string it sent): as inert as the rows.
     this.write(safeJson(JSON.stringify({ dir: 'summary', ms, msg: fields })) + '\n');
@@ -79,6 +144,7 @@ export class WireLog {
   // that is a failure like any other (its reason says when: `before SIGINT`, `within 2s of the timeout`). A
   // failure to write was reported when it happened.
   async close(giveUp?: AbortSignal): Promise<void> {
+    this.release();
     if (this.stream.destroyed) return;
     const taken = await endWithin(this.stream, giveUp).catch(() => true);
     if (!taken)
@@ -103,4 +169,20 @@ export class WireLog {
       );
     }
   }
+}
+
+// The line as a session/update carrying a text chunk (message or thought), or undefined.
+function textChunk(line: string): ChunkMsg | undefined {
+  let msg: unknown;
+  try {
+    msg = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const m = msg as { method?: unknown; params?: { update?: { sessionUpdate?: unknown; content?: unknown } } };
+  const u = m.method === 'session/update' ? m.params?.update : undefined;
+  const kind = u?.sessionUpdate;
+  if (kind !== 'agent_message_chunk' && kind !== 'agent_thought_chunk') return undefined;
+  const c = u?.content as { type?: unknown; text?: unknown } | null | undefined;
+  return c?.type === 'text' && typeof c.text === 'string' ? (msg as ChunkMsg) : undefined;
 }

@@ -132,7 +132,7 @@ export const MessageEvent = z
     text: z
       .string()
       .describe(
-        "a chunk of the agent's reply (an embedded resource's text included); empty for a chunk written only for its extra (an empty chunk, or one whose one character waits for the rest of its surrogate pair)",
+        "a chunk of the agent's reply (an embedded resource's text included); empty for a chunk written only for its extra (an empty chunk, one whose one character waits for the rest of its surrogate pair, or one whose text all waits as what could be part of the key)",
       ),
     content: ContentRef.optional(),
     extra: Extra,

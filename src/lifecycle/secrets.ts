@@ -61,6 +61,17 @@ export function redact(text: string, forms: readonly string[]): string {
   return found.length === 0 ? text : maskRanges(text, found);
 }
 
+// Text read as lines (an agent's stderr): the secret masked also where line breaks, with the blanks around
+// them, fall between its characters. Only plain text: the secret is spelled as it is.
+export function redactAcrossLines(text: string, secret: string | undefined): string {
+  if (secret === undefined || !text.includes(secret[0]!)) return text;
+  const pattern = secret
+    .split('')
+    .map((u) => escapeRegExp(u))
+    .join('(?:[ \\t\\r]*\\n\\s*)?');
+  return text.replace(new RegExp(pattern, 'g'), MASK);
+}
+
 // Bytes with every form of the secret masked, byte for byte (a patch's bytes are not always UTF-8, and decoding
 // them would change what `git apply` reads); undefined when none is there.
 export function redactBytes(bytes: Buffer, forms: readonly string[]): Buffer | undefined {
@@ -173,6 +184,11 @@ export class Redactor {
 
   get active(): boolean {
     return this.forms.length > 0;
+  }
+
+  /** Text waits for the next write or end(). */
+  get holding(): boolean {
+    return this.held !== '';
   }
 
   // The text safe to write now; what could still turn into the secret waits for the next write or end().

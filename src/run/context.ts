@@ -6,6 +6,7 @@ import type { LoadedConfig } from '../config/load.js';
 import type { Warning } from '../config/warnings.js';
 import type { RhoError } from '../errors.js';
 import { RunFacts } from '../events/facts.js';
+import { KeyChunks } from '../events/key-chunks.js';
 import { ToolStore } from '../events/tools.js';
 import type { Event } from '../events/types.js';
 import { Teardown } from '../lifecycle/teardown.js';
@@ -104,6 +105,8 @@ export interface RunContext {
   readonly facts: RunFacts;
   /** Sees every event once it is drawn: the facts, the ledger's account, --max-tool-calls. */
   readonly observer: RunObserver;
+  /** The key masked in streamed text across chunks, before the output or the observer sees it. */
+  readonly keyChunks: KeyChunks;
   /** Warnings found before the output opened, shown once the handshake starts. */
   readonly warnings: Warning[];
   /** The warnings of the user's Cursor config: shown only once the agent is known to be Cursor. */
@@ -171,6 +174,7 @@ export function newRunContext(opts: RunOptions, io: RunIO, timing: Readonly<Timi
     tools,
     facts,
     observer: new RunObserver(tools, facts, opts),
+    keyChunks: new KeyChunks(io.env.CURSOR_API_KEY),
     warnings: [],
     cursorWarnings: [],
     phase: 'config',
@@ -189,9 +193,20 @@ export function newRunContext(opts: RunOptions, io: RunIO, timing: Readonly<Timi
   return ctx;
 }
 
-// Every event of the run passes here, one way: the output draws it and returns it as drawn (surrogates
-// joined; nothing for what it dropped), the observer takes that, and a stop it asks for is acted on last.
+// Every event of the run passes here, one way: with a key set, its streamed text is masked across chunks
+// first (events/key-chunks.ts); the output draws it and returns it as drawn (surrogates joined; nothing for
+// what it dropped), the observer takes that, and a stop it asks for is acted on last.
 export function emit(ctx: RunContext, e: Event): void {
+  if (!ctx.keyChunks.active) return pass(ctx, e);
+  for (const masked of ctx.keyChunks.take(e)) pass(ctx, masked);
+}
+
+// The end of a turn: what the key's masking held back of the streamed text is the turn's too.
+export function endChunks(ctx: RunContext): void {
+  if (ctx.keyChunks.active) for (const held of ctx.keyChunks.drain()) pass(ctx, held);
+}
+
+function pass(ctx: RunContext, e: Event): void {
   const seen = ctx.out.emit(e);
   const stop = seen && ctx.observer.observe(seen, ctx.phase);
   if (stop) ctx.stop.stop(stop);

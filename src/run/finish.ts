@@ -7,7 +7,7 @@ import type { ResultEvent } from '../events/types.js';
 import { replyReadsAsError } from '../session.js';
 import { stopError } from '../stop.js';
 import { ANSWER_KEPT_MAX } from '../events/facts.js';
-import { emit, readerGiveUp, warn, type RunContext } from './context.js';
+import { emit, endChunks, readerGiveUp, warn, type RunContext } from './context.js';
 import { outcome, type Outcome, type OutcomeFacts } from './outcome.js';
 
 /** What the ledger measured after the turn. */
@@ -31,6 +31,8 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
     // Its step stays on the teardown stack, which waits for it (and reports its failure) in turn.
     a.release().catch(() => {});
   }
+  // A turn ends its held text itself; this covers a run that stopped mid-turn some other way.
+  endChunks(ctx);
   closeTools(ctx);
   // Measured once every tool has its final state, so a tool shown rejected that the ledger shows ran is
   // corrected.

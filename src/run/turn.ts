@@ -12,7 +12,7 @@ import { extractJson, type Extracted } from '../structured/extract.js';
 import type { SchemaChecker } from '../structured/checker.js';
 import { retryPrompt } from '../structured/schema.js';
 import type { Attempt } from './attempt.js';
-import { emit, warn, type RunContext } from './context.js';
+import { emit, endChunks, warn, type RunContext } from './context.js';
 import { applySetting } from './handshake.js';
 
 // The mode, confirmed by the agent, before the prompt: session/set_mode, or the mode config option where
@@ -65,6 +65,7 @@ export async function promptTurn(ctx: RunContext, a: Attempt, prompt: ContentBlo
     a.firstPromptMs ??= a.timings.promptMs;
     // What the agent sends after the turn's answer is not this run's output: `result` is always last.
     a.accepting = false;
+    endChunks(ctx);
   }
   // An unknown stopReason, or `cancelled` we did not ask for, is the agent breaking the protocol.
   const { stopReason, error } = readStopReason(

@@ -646,6 +646,110 @@ describe('the key: redacted before every cut', () => {
   });
 });
 
+describe('the key: streamed in pieces', () => {
+  // An agent that repeats the key streams it token by token (found by review: each chunk was masked alone,
+  // and the halves reached stream-json and the wire log in consecutive rows).
+  const RANDOM = 'Zq7Xv9Lm2Pw4Rt6Yb8Nc3Hd5';
+  const KEY = 'sk-test-' + RANDOM;
+  // Its random part's pieces (`sk-test-` is in the tests' temporary paths).
+  const pieces = (text: string): string[] => {
+    const found: string[] = [];
+    for (let i = 0; i + 6 <= RANDOM.length; i++)
+      if (text.includes(RANDOM.slice(i, i + 6))) found.push(RANDOM.slice(i, i + 6));
+    return found;
+  };
+  const joined = (r: CliRun, type: string): string =>
+    events(r, type)
+      .map((e) => e.text)
+      .join('');
+
+  it('message and thought chunks are masked as one text in stream-json, json, -o and the summary', async () => {
+    const dir = tempDir('rho-untrusted-split-');
+    const last = join(dir, 'last.txt');
+    const summary = join(dir, 'summary.md');
+    const script: Script = {
+      before: [
+        chunk('token ' + KEY.slice(0, 11)),
+        chunk(KEY.slice(11) + ' end'),
+        thought('t ' + KEY.slice(0, 4)),
+        thought(KEY.slice(4, 9)),
+        thought(KEY.slice(9) + ' e'),
+        chunk(' and sk-te'),
+        toolCall('t1', 'ls', 'read'),
+        toolDone('t1'),
+        chunk('xt'),
+      ],
+    };
+    const env = { CURSOR_API_KEY: KEY };
+    const sj = await play([...SJ, '-o', last, '--summary-file', summary], script, env);
+    expect(sj.exitCode, sj.stderr).toBe(0);
+    for (const out of [sj.stdout, sj.stderr, readFileSync(last, 'utf8'), readFileSync(summary, 'utf8')])
+      expect(pieces(out), out).toEqual([]);
+    // The text joined is the agent's with the key masked; what was held as a possible start of the key is
+    // written, whole, before the next event.
+    expect(joined(sj, 'message')).toBe('token [redacted] end and sk-text');
+    expect(joined(sj, 'thought')).toBe('t [redacted] e');
+    const order = sj.events.map((e) => (e.type === 'message' ? `m:${String(e.text)}` : e.type));
+    expect(order.indexOf('m: and sk-te')).toBeLessThan(order.indexOf('tool'));
+    const json = await play(['--output-format', 'json'], script, env);
+    expect(pieces(json.stdout)).toEqual([]);
+    expect(JSON.parse(json.stdout).text).toContain('token [redacted] end');
+  });
+  it('the wire log masks a key streamed across chunk rows, and marks the rows it rewrote', async () => {
+    const dir = tempDir('rho-untrusted-wire-');
+    const log = join(dir, 'wire.jsonl');
+    const r = await play(
+      [...SJ, '--wire-log', log],
+      {
+        before: [
+          chunk('token ' + KEY.slice(0, 11)),
+          chunk(KEY.slice(11, 15)),
+          chunk(KEY.slice(15) + ' end'),
+          chunk(' sk-te'),
+          toolCall('t1', 'ls', 'read'),
+          chunk('xt'),
+        ],
+      },
+      { CURSOR_API_KEY: KEY },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const text = readFileSync(log, 'utf8');
+    expect(pieces(text)).toEqual([]);
+    const rows = lines(text).map((l) => strictJson(l) as Record<string, unknown>);
+    const chunks = rows.filter((row) => JSON.stringify(row.msg).includes('agent_message_chunk'));
+    const said = chunks.map((row) => {
+      const msg = row.msg as { params: { update: { content: { text: string } } } };
+      return [msg.params.update.content.text, row.rewritten];
+    });
+    // The rows as the key's masking left their text: a row whose end moved to the next is marked, and so is
+    // one that got it; a held end that did not go on into the key is written in its own row as it came.
+    expect(said).toEqual([
+      ['token ', 'key'],
+      ['', 'key'],
+      ['[redacted] end', 'key'],
+      [' sk-te', undefined],
+      ['xt', undefined],
+    ]);
+  });
+
+  it('a key the agent’s stderr breaks across lines is masked in the error line, the annotation and json', async () => {
+    // Found by review: the lines were joined with ' | ' and only then masked, whole keys only.
+    const script: Script = {
+      stderr: `fatal: key ${KEY.slice(0, 11)}\n  ${KEY.slice(11, 20)}\r\n${KEY.slice(20)}\n`,
+      before: [chunk('hi')],
+      exitAt: { step: 'session/prompt', code: 3 },
+    };
+    const env = { CURSOR_API_KEY: KEY, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: undefined };
+    const r = await play(['--output-format', 'json'], script, env);
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toContain('fatal: key [redacted]');
+    expect(r.stderr).toContain('::error');
+    expect(pieces(r.stderr)).toEqual([]);
+    expect(pieces(r.stdout)).toEqual([]);
+    expect(JSON.parse(r.stdout).error.message).toContain('fatal: key [redacted]');
+  });
+});
+
 describe('well-formed JSON', () => {
   const script: Script = {
     before: [

@@ -42,4 +42,61 @@ describe('WireLog', () => {
     });
     expect(parsed[2]!.msg).toBe('not json \ufffd\u2028 ##[x]\r');
   });
+
+  describe('a key streamed across chunk rows', () => {
+    const KEY = 'sk-test-Zq7Xv9Lm2Pw4Rt6Yb8Nc3Hd5';
+    // A chunk row with its text spelled \u-escaped, character by character, as an agent may write it.
+    const escaped = (text: string, session = 's1', kind = 'agent_message_chunk'): string =>
+      `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"${session}","update":{"sessionUpdate":"${kind}","content":{"type":"text","text":"${[...text].map((c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')).join('')}"}}}}`;
+    const logged = async (secret: string | undefined, lines: string[]) => {
+      const path = join(tempDir('rho-wire-'), 'wire.ndjson');
+      const log = new WireLog(
+        path,
+        () => 5,
+        0,
+        secret,
+        () => {},
+      );
+      for (const l of lines) log.row('a2c', l, true);
+      await log.close();
+      return readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map(
+          (l) =>
+            strictJson(l) as {
+              msg: { params: { update: { content: { text: string } } } };
+              rewritten?: string;
+            },
+        );
+    };
+
+    it('is masked even \\u-escaped, the rows it rewrote marked', async () => {
+      const rows = await logged(KEY, [escaped('k=' + KEY.slice(0, 11)), escaped(KEY.slice(11) + '!')]);
+      expect(rows.map((r) => [r.msg.params.update.content.text, r.rewritten])).toEqual([
+        ['k=', 'key'],
+        ['[redacted]!', 'key'],
+      ]);
+    });
+
+    it('is not joined across sessions or kinds of chunk: each row waits only for its own stream', async () => {
+      const rows = await logged(KEY, [
+        escaped('a sk-te', 's1'),
+        escaped('st-', 's2'),
+        escaped('x sk-', 's2', 'agent_thought_chunk'),
+      ]);
+      expect(rows.map((r) => [r.msg.params.update.content.text, r.rewritten])).toEqual([
+        ['a sk-te', undefined],
+        ['st-', undefined],
+        ['x sk-', undefined],
+      ]);
+    });
+
+    it('with no key, every row is written as it came', async () => {
+      const lines = [escaped('k=' + KEY.slice(0, 11)), escaped(KEY.slice(11))];
+      const rows = await logged(undefined, lines);
+      expect(rows.map((r) => r.msg)).toEqual(lines.map((l) => JSON.parse(l)));
+      expect(rows.map((r) => r.rewritten)).toEqual([undefined, undefined]);
+    });
+  });
 });
