@@ -373,6 +373,7 @@ export const HistoryEvent = z
   .object({
     type: z.literal('history'),
     update: z.unknown().describe('the session/update payload as the agent replayed it'),
+    extra: Extra,
   })
   .meta({
     title: 'history',

@@ -154,7 +154,12 @@ export class Attempt {
         if (msg.method === 'session/update' && this.replaying && isOwnUpdate(msg.params, this.sessionId)) {
           this.replayed++;
           this.idle?.touch();
-          emit(ctx, { type: 'history', update: (msg.params as { update?: unknown }).update ?? null });
+          const params = msg.params as Record<string, unknown>;
+          // The params' own other fields (a messageId, _meta) as a live update's: `params.<name>` in extra.
+          let extra: Record<string, unknown> | undefined;
+          for (const k in params)
+            if (k !== 'sessionId' && k !== 'update') (extra ??= {})[`params.${k}`] = params[k];
+          emit(ctx, { type: 'history', update: params.update ?? null, ...(extra ? { extra } : {}) });
         } else if (msg.method === 'session/update')
           for (const e of eventsFromUpdate(msg.params, this.update))
             emit(

@@ -98,6 +98,29 @@ describe('--resume', () => {
     ]);
   });
 
+  // Found by review: the replayed update's params-level fields (a messageId, _meta) were dropped.
+  it('a replayed update keeps its params-level fields in extra, as a live one does', async () => {
+    const withMeta = {
+      jsonrpc: '2.0',
+      method: 'session/update',
+      params: {
+        sessionId: OLD,
+        update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'old' } },
+        messageId: 'm-1',
+        _meta: { x: 1 },
+      },
+    };
+    const { r } = await resumeRun(['run', ...SJ, '--resume', OLD, 'go'], { ...NEW, history: [withMeta] });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.events.filter((e) => e.type === 'history')).toEqual([
+      {
+        type: 'history',
+        update: withMeta.params.update,
+        extra: { 'params.messageId': 'm-1', 'params._meta': { x: 1 } },
+      },
+    ]);
+  });
+
   it('text mode: stdout is the new answer alone, stderr says what was replayed', async () => {
     const { r } = await resumeRun(['run', '--resume', OLD, 'and 3+3?'], { ...NEW, history: HISTORY });
     expect(r.exitCode, r.stderr).toBe(0);
