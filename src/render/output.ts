@@ -218,14 +218,21 @@ export class Output {
       if (e.text === '' && e.content === undefined && (e.extra === undefined || !this.plan.extraOnlyChunks))
         return undefined;
     }
+    // A warning during the handshake is drawn above the spinner, which then goes on (found by review: the
+    // first warning, which under allowlist comes with initialize's answer, left the slowest step blank).
+    const goOn = e.type === 'warning' && this.spinner ? this.spinnerWanted : undefined;
     if (this.spinner && e.type !== 'extension') this.stopSpinner();
     if (e.type === 'warning') {
       const shown = this.warningShown(e);
-      if (shown !== 'drawn') return shown === 'seen' ? e : undefined;
+      if (shown !== 'drawn') {
+        if (goOn !== undefined) void this.startSpinner(goOn);
+        return shown === 'seen' ? e : undefined;
+      }
     }
     if (e.type === 'validation') this.matched = e.valid;
     this.summary?.add(e);
     this.draw(e);
+    if (goOn !== undefined) void this.startSpinner(goOn);
     return e;
   }
 

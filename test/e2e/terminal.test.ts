@@ -225,6 +225,23 @@ describe.skipIf(!hasPty)('the terminal, otherwise', () => {
     expect(await waitForGone(Number(readFileSync(pidFile, 'utf8')))).toBe(true);
   });
 
+  // Found by review: the first warning (under allowlist it comes with initialize's answer) stopped the spinner
+  // for the rest of the handshake, and the slowest step, session/new, showed nothing.
+  it('a warning during the handshake leaves the spinner going: it names the next step', async () => {
+    const dir = ptyDir();
+    writeFileSync(join(dir, 'cli-config.json'), '{"approvalMode":"allowlist"}');
+    const script = { delayMs: { 'session/new': 1500 } };
+    const agentDir = await makeAgentDir(join(FIXTURES, 'scripted.mjs'));
+    const r = await onPty(
+      [BIN, 'run', '--agent', join(agentDir, 'cursor-agent'), 'go'],
+      [{ wait: 'creating a session' }, { wait: 'stopReason' }],
+      { env: { RHO_SCRIPT: JSON.stringify(script), CURSOR_CONFIG_DIR: dir, NO_COLOR: '1', TERM: 'xterm' } },
+    );
+    expect(r.failed, r.screen).toBeNull();
+    expect(r.screen).toContain('warning: reads and edits never ask permission');
+    expect(r.code).toBe(0);
+  });
+
   it('NO_COLOR: no colour anywhere, the spinner included', async () => {
     const r = await atTerminal('tools.jsonl', [{ wait: 'stopReason' }], ['--step-timeout', '10s'], 120, {
       NO_COLOR: '1',
