@@ -41,9 +41,11 @@ export async function makeRenderer(
 export interface Spinner {
   text(t: string): void;
   stop(): void;
+  /** Drawn and redrawn in place (ora's own test: a terminal, and no CI variable); else it printed one line. */
+  live: boolean;
 }
 
-const NO_SPINNER: Spinner = { text: () => {}, stop: () => {} };
+const NO_SPINNER: Spinner = { text: () => {}, stop: () => {}, live: false };
 
 // The spinner's text may name what the agent chose (`loading session <id>`): one visible line, short enough
 // for one row.
@@ -64,6 +66,7 @@ export async function startSpinner(
   const stopDiscarding = discardInput ? await discarding(stream) : () => {};
   const s = ora({ text: shown(text), stream, color, discardStdin: false, hideCursor: false }).start();
   return {
+    live: s.isEnabled,
     text: (t) => {
       s.text = shown(t);
     },

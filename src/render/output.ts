@@ -220,7 +220,7 @@ export class Output {
     }
     // A warning during the handshake is drawn above the spinner, which then goes on (found by review: the
     // first warning, which under allowlist comes with initialize's answer, left the slowest step blank).
-    const goOn = e.type === 'warning' && this.spinner ? this.spinnerWanted : undefined;
+    const goOn = e.type === 'warning' && this.spinner?.live ? this.spinnerWanted : undefined;
     if (this.spinner && e.type !== 'extension') this.stopSpinner();
     if (e.type === 'warning') {
       const shown = this.warningShown(e);

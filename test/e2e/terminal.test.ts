@@ -235,7 +235,16 @@ describe.skipIf(!hasPty)('the terminal, otherwise', () => {
     const r = await onPty(
       [BIN, 'run', '--agent', join(agentDir, 'cursor-agent'), 'go'],
       [{ wait: 'creating a session' }, { wait: 'stopReason' }],
-      { env: { RHO_SCRIPT: JSON.stringify(script), CURSOR_CONFIG_DIR: dir, NO_COLOR: '1', TERM: 'xterm' } },
+      // A person's terminal: with a CI variable ora prints its text once and never redraws it.
+      {
+        env: {
+          RHO_SCRIPT: JSON.stringify(script),
+          CURSOR_CONFIG_DIR: dir,
+          NO_COLOR: '1',
+          TERM: 'xterm',
+          CI: null,
+        },
+      },
     );
     expect(r.failed, r.screen).toBeNull();
     expect(r.screen).toContain('warning: reads and edits never ask permission');
