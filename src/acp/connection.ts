@@ -176,14 +176,11 @@ export class Connection {
       case 'invalid':
         return this.refuseInvalid(value, line, msg.reason);
       case 'response': {
-        const p = this.pending.get(msg.msg.id);
+        const p = this.settle(msg.msg.id, msg.msg.error ? undefined : msg.msg.result);
         if (!p) {
           this.h.onInvalid(line, `a response to unknown request id ${String(msg.msg.id)}`);
           return;
         }
-        this.pending.delete(msg.msg.id);
-        clearTimeout(p.timer);
-        p.answered?.(msg.msg.error ? undefined : msg.msg.result);
         if (msg.msg.error) p.reject(new RpcRequestError(p.method, msg.msg.error));
         else p.resolve(msg.msg.result);
       }
@@ -225,16 +222,23 @@ export class Connection {
       this.respondError(id === undefined || inexactId(id) ? null : id, -32600, `Invalid Request: ${reason}`);
       return this.h.onInvalid(cutEnd(line, 200), `${reason}, answered -32600`);
     }
-    const p = id === undefined ? undefined : this.pending.get(id);
-    if (p) {
-      this.pending.delete(id!);
-      clearTimeout(p.timer);
-      p.answered?.(undefined);
+    const p = id === undefined ? undefined : this.settle(id, undefined);
+    if (p)
       return p.reject(
         new RhoError('protocol', `the agent answered ${p.method} with neither a result nor an error`),
       );
-    }
     this.h.onInvalid(line, reason);
+  }
+
+  // The request of ours a message answers, taken out of those waiting (its timer stopped, told what came);
+  // undefined when none waits under that id.
+  private settle(id: unknown, result: unknown): Pending | undefined {
+    const p = this.pending.get(id as Id);
+    if (!p) return undefined;
+    this.pending.delete(id as Id);
+    clearTimeout(p.timer);
+    p.answered?.(result);
+    return p;
   }
 
   // $/cancel_request for a request still open aborts its handler, and it is never answered.
@@ -255,13 +259,8 @@ export class Connection {
     }
     // What is left with one of our ids is a response (a request with an id was answered above); a lookup of
     // any other id (null, an object, none) finds nothing.
-    const p = this.pending.get(m.id as Id);
-    if (p) {
-      this.pending.delete(m.id as Id);
-      clearTimeout(p.timer);
-      p.answered?.(undefined);
-      return p.reject(new RhoError('protocol', `the agent answered ${p.method} with a message ${why}`));
-    }
+    const p = this.settle(m.id, undefined);
+    if (p) return p.reject(new RhoError('protocol', `the agent answered ${p.method} with a message ${why}`));
     this.h.onInvalid(cutEnd(line, 200), `a message ${why}`);
   }
 

@@ -74,6 +74,15 @@ export function extraFields(
     // Defined, not assigned (own-key.ts): an own `__proto__` key stays a key.
     extra = keep(extra, k, update[k]);
   }
+  return paramsExtra(params, extra);
+}
+
+// The params' own fields beyond the session and the update, as `params.<name>`, added to extra (undefined when
+// there are none and no extra): a live update's and a replayed one's alike.
+export function paramsExtra(
+  params: Record<string, unknown>,
+  extra?: Record<string, unknown>,
+): Record<string, unknown> | undefined {
   for (const k in params) {
     if (k === 'sessionId' || k === 'update') continue;
     (extra ??= {})[`params.${k}`] = params[k];

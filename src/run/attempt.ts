@@ -6,7 +6,7 @@ import { isRecord } from '../acp/messages.js';
 import { linkAgent } from '../agent/link.js';
 import { AgentProcess } from '../agent/process.js';
 import type { ResultEvent } from '../events/types.js';
-import { eventsFromUpdate, extension, type UpdateContext } from '../events/updates.js';
+import { eventsFromUpdate, extension, paramsExtra, type UpdateContext } from '../events/updates.js';
 import { fenceTool, rulesTool } from '../fence/run.js';
 import { IdleTimer } from '../lifecycle/idle.js';
 import type { PromptCaps } from '../prompt/attach.js';
@@ -156,9 +156,7 @@ export class Attempt {
           this.idle?.touch();
           const params = msg.params as Record<string, unknown>;
           // The params' own other fields (a messageId, _meta) as a live update's: `params.<name>` in extra.
-          let extra: Record<string, unknown> | undefined;
-          for (const k in params)
-            if (k !== 'sessionId' && k !== 'update') (extra ??= {})[`params.${k}`] = params[k];
+          const extra = paramsExtra(params);
           emit(ctx, { type: 'history', update: params.update ?? null, ...(extra ? { extra } : {}) });
         } else if (msg.method === 'session/update')
           for (const e of eventsFromUpdate(msg.params, this.update))
