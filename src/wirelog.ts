@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { RhoError } from './errors.js';
 import { endWithin, isPipe, openPipe, pipeStream } from './files/pipes.js';
-import { redact, Redactor, secretForms } from './lifecycle/secrets.js';
+import { MIN_SECRET_LENGTH, redact, Redactor, secretForms } from './lifecycle/secrets.js';
 import { consolePath, type FileId } from './ci/console.js';
 import { safeJson } from './sanitize/json.js';
 import { inertJson } from './sanitize/workflow.js';
@@ -69,7 +69,7 @@ export class WireLog {
     } catch (err) {
       throw new RhoError('usage', `option '--wire-log' cannot open ${path}: ${(err as Error).message}`);
     }
-    this.forms = secret && secret.length >= 8 ? secretForms(secret) : [];
+    this.forms = secret && secret.length >= MIN_SECRET_LENGTH ? secretForms(secret) : [];
     this.chunks = new Redactor(secret);
     this.stream.on('error', (e) => this.fail(`cannot write the wire log ${this.path}: ${e.message}`));
   }

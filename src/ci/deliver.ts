@@ -8,7 +8,7 @@ import { isPipe, writePipe } from '../files/pipes.js';
 import { isTerminalPath } from '../files/terminal.js';
 import { ANSWER_KEPT_MAX, type RunFacts } from '../events/facts.js';
 import type { ResultEvent } from '../events/types.js';
-import { redact, secretForms } from '../lifecycle/secrets.js';
+import { MIN_SECRET_LENGTH, redact, secretForms } from '../lifecycle/secrets.js';
 import type { RunOptions } from '../options.js';
 import { safeJson } from '../sanitize/json.js';
 import { terminalSafe } from '../sanitize/terminal.js';
@@ -107,7 +107,7 @@ export async function deliverReports(
 ): Promise<RhoError | undefined> {
   const secret = env.CURSOR_API_KEY;
   const masked = (text: string): string =>
-    secret && secret.length >= 8 ? redact(text, secretForms(secret)) : text;
+    secret && secret.length >= MIN_SECRET_LENGTH ? redact(text, secretForms(secret)) : text;
   // A report written to a terminal (`-o /dev/tty`) is drawn by it as any line rho-cursor writes there: the
   // agent's controls made visible. One written to our own stdout or stderr under GitHub Actions (`-o
   // /dev/stdout`) is read by the runner as the console is: the agent's text in it goes behind its own guard
