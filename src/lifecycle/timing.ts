@@ -15,7 +15,9 @@ export interface Timing {
   replayMaxMs: number;
   /** doctor: how long `<agent> --version` may take before it is reported as failed. */
   versionTimeoutMs: number;
-  /** --output-schema: how long the schema's compile, and each check of an answer, may take in its worker. */
+  /** --output-schema: how long the schema's compile (its worker's start included) may take. */
+  schemaCompileMs: number;
+  /** --output-schema: how long each check of an answer may take in its worker. */
   schemaCheckMs: number;
 }
 
@@ -30,6 +32,7 @@ export const DEFAULT_TIMING: Readonly<Timing> = Object.freeze({
   replayQuietMs: 150,
   replayMaxMs: 5000,
   versionTimeoutMs: 5000,
+  schemaCompileMs: 15_000,
   schemaCheckMs: 15_000,
 });
 

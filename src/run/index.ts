@@ -146,7 +146,10 @@ async function readConfig(ctx: RunContext): Promise<Pick<Prepared, 'config' | 's
 // --output-schema: read and refused at load if it cannot be one (here, on the main thread, nothing that
 // recurses over it), then compiled in its worker, which the stop spine and the teardown end.
 async function openOutputSchema(ctx: RunContext, path: string): Promise<SchemaChecker> {
-  const checker = new SchemaChecker(readOutputSchema(path), { checkMs: ctx.timing.schemaCheckMs });
+  const checker = new SchemaChecker(readOutputSchema(path), {
+    compileMs: ctx.timing.schemaCompileMs,
+    checkMs: ctx.timing.schemaCheckMs,
+  });
   ctx.teardown.defer({ name: 'schema check', run: () => checker.close() });
   await ctx.stop.race(checker.start(ctx.stop.signal));
   return checker;

@@ -12,12 +12,18 @@ import type { WorkerCheck, WorkerReply } from './worker.js';
 export interface CheckLimits {
   /** The worker's heap (V8's old generation), MB: a compile or check that needs more is ended by V8. */
   heapMb: number;
-  /** How long the compile, and each check, may take. */
+  /** How long the schema's compile may take (a worker's start included). */
+  compileMs: number;
+  /** How long each check of an answer may take. */
   checkMs: number;
 }
 
 /** The product's limits: far above what any real schema and answer need (a check takes milliseconds). */
-export const CHECK_LIMITS: Readonly<CheckLimits> = Object.freeze({ heapMb: 256, checkMs: 15_000 });
+export const CHECK_LIMITS: Readonly<CheckLimits> = Object.freeze({
+  heapMb: 256,
+  compileMs: 15_000,
+  checkMs: 15_000,
+});
 
 // How one wait on the worker ended: its reply, or why none came.
 type Outcome<T> = { kind: 'reply'; reply: T } | { kind: 'memory' } | { kind: 'time' };
@@ -53,7 +59,7 @@ export class SchemaChecker {
       this.path,
       got.kind === 'memory'
         ? ` could not be compiled within ${this.limits.heapMb} MB (the memory the schema's check is given)`
-        : ` could not be compiled within ${seconds(this.limits.checkMs)} (the time the schema's compile is given)`,
+        : ` could not be compiled within ${seconds(this.limits.compileMs)} (the time the schema's compile is given)`,
     );
   }
 
@@ -72,6 +78,7 @@ export class SchemaChecker {
     const got = await this.wait<string[]>(
       worker,
       (r) => (r.type === 'checked' && r.id === id ? r.errors : undefined),
+      this.limits.checkMs,
       signal,
       () => worker.postMessage({ id, value } satisfies WorkerCheck),
     );
@@ -110,14 +117,20 @@ export class SchemaChecker {
     // An idle worker keeps nothing alive: each wait holds a timer of its own.
     worker.unref();
     this.worker = worker;
-    return this.wait<WorkerReply>(worker, (r) => (r.type === 'checked' ? undefined : r), signal);
+    return this.wait<WorkerReply>(
+      worker,
+      (r) => (r.type === 'checked' ? undefined : r),
+      this.limits.compileMs,
+      signal,
+    );
   }
 
-  // Waits for the reply pick() takes, at most checkMs; the worker is ended when the time is out, the signal
+  // Waits for the reply pick() takes, at most `ms`; the worker is ended when the time is out, the signal
   // aborts (rejecting with its reason) or the worker dies (out of memory: `memory`; any other error rejects).
   private wait<T>(
     worker: Worker,
     pick: (r: WorkerReply) => T | undefined,
+    ms: number,
     signal: AbortSignal | undefined,
     send?: () => void,
   ): Promise<Outcome<T>> {
@@ -161,7 +174,7 @@ export class SchemaChecker {
         end();
         drop();
         resolve({ kind: 'time' });
-      }, this.limits.checkMs);
+      }, ms);
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
       worker.on('message', onMessage);

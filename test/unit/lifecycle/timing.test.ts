@@ -8,7 +8,7 @@ import {
 } from '../../../src/lifecycle/timing.js';
 
 describe('the product timing', () => {
-  it("is 2 s of kill grace and of cancel grace, 1 s of first backoff (30 s at most), a 150 ms replay quiet, 5 s for doctor's --version, 15 s for an --output-schema compile or check", () => {
+  it("is 2 s of kill grace and of cancel grace, 1 s of first backoff (30 s at most), a 150 ms replay quiet, 5 s for doctor's --version, 15 s for an --output-schema compile and for each check", () => {
     expect(DEFAULT_TIMING).toEqual({
       killGraceMs: 2000,
       cancelGraceMs: 2000,
@@ -17,6 +17,7 @@ describe('the product timing', () => {
       replayQuietMs: 150,
       replayMaxMs: 5000,
       versionTimeoutMs: 5000,
+      schemaCompileMs: 15_000,
       schemaCheckMs: 15_000,
     });
   });

@@ -105,14 +105,31 @@ describe('every check ends, whatever the schema and the value', () => {
   });
 
   it('a check of 2^L steps that collects nothing (allOf over refs, a match) ends at its time: a mismatch that says so', async () => {
-    // Long enough for a new worker's start and compile on a loaded machine: the next check needs one.
-    const c = await checker(exponentialSchema(40, 'allOf'), { checkMs: 2000 });
+    // The next check needs a new worker: its start and compile have the compile's own time, not the check's.
+    const c = await checker(exponentialSchema(40, 'allOf'), { checkMs: 300 });
     const t0 = Date.now();
     expect(await c.check({ slow: 'x' })).toEqual([
-      '(root) could not be checked within 2 s (the time one check is given): not a match',
+      '(root) could not be checked within 0.3 s (the time one check is given): not a match',
     ]);
-    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(Date.now() - t0).toBeLessThan(3000);
     expect(await c.check({})).toEqual([]);
+  });
+
+  it("the compile has a time of its own: a check's short time does not fail the schema's compile", async () => {
+    // 1 ms is less than any worker takes to start and compile: were the compile given the check's time, the
+    // schema would be refused at start().
+    const c = await checker(exponentialSchema(40, 'allOf'), { checkMs: 1, compileMs: 15_000 });
+    expect(await c.check({ slow: 'x' })).toEqual([
+      '(root) could not be checked within 0.001 s (the time one check is given): not a match',
+    ]);
+  });
+
+  it('a compile past its own time refuses the schema, naming that time', async () => {
+    const e = await checker({ type: 'object' }, { compileMs: 1, checkMs: 15_000 }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(RhoError);
+    expect((e as RhoError).message).toMatch(
+      /could not be compiled within 0\.001 s \(the time the schema's compile is given\)/,
+    );
   });
 
   it('the run stopping (its signal aborted) ends the check at once, with the signal reason', async () => {
