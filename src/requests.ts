@@ -9,10 +9,11 @@ import {
   questionEvent,
   readPlan,
   readQuestions,
+  readTodos,
   type PlanBase,
   type QuestionBase,
 } from './events/requests.js';
-import { normalizeTodos, type ToolStore } from './events/tools.js';
+import type { ToolStore } from './events/tools.js';
 import type { Event, PlanEvent, ToolEvent } from './events/types.js';
 import { extension, foreignSessionOf } from './events/updates.js';
 import type { RunOptions } from './options.js';
@@ -146,7 +147,7 @@ export class AgentRequests {
   // cursor/update_todos: accepted at once, and shown.
   private todos(params: unknown): unknown {
     const todos = isRecord(params) && Array.isArray(params.todos) ? params.todos : [];
-    this.ctx.emit({ type: 'todos', todos: normalizeTodos(todos), source: 'cursor/update_todos' });
+    this.ctx.emit(readTodos(params));
     return { outcome: { outcome: 'accepted', todos } };
   }
 

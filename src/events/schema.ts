@@ -22,7 +22,7 @@ const Todo = z
       .record(z.string(), z.unknown())
       .optional()
       .describe(
-        "an ACP plan entry's fields this todo does not name (or a content, status or priority that is no string), as the agent sent them; absent when none",
+        "the fields of an ACP plan entry or of a cursor/update_todos or cursor/create_plan todo this todo does not name (a todo's priority, dependencies), a content or a plan entry's priority that is no string, and a request's todo's status not shown as sent (TODO_STATUS_IN_PROGRESS, shown in_progress; one that is no string), as the agent sent them; absent when none, and always for source tool (the tool's input holds its todos whole)",
       ),
   })
   .loose()
@@ -126,6 +126,17 @@ const Extra = z
     "fields of the session/update this event does not name (its params' own as `params.<name>`, e.g. `params._meta`), and under a named field's own name what of it the event does not carry: a tool's rawOutput keys and content blocks its output leaves out, a title, kind, status, rawInput or locations of another type (or the locations that are none), a plan's entries that are no object; as the agent sent them, absent when none",
   );
 
+/** What a request of the agent carried beyond what its event names: kept, so nothing the agent sent is lost. */
+const RequestExtra = z
+  .record(z.string(), z.unknown())
+  .optional()
+  .describe(
+    "the request's params this event does not carry, as `params.<name>` (e.g. `params._meta`): fields it does not name, a named field of another type than the event's (or the second of two it shows one of: a plan's title beside its name, its markdown beside its plan), and of a list of objects its entries that are no object (or the value that is no list); params that are no object, whole as `params`; as the agent sent them, absent when none",
+  );
+
+/** What of a question or option of cursor/ask_question its object does not carry. */
+const ItemExtra = z.record(z.string(), z.unknown()).optional();
+
 export const MessageEvent = z
   .object({
     type: z.literal('message'),
@@ -184,13 +195,27 @@ export const PermissionEvent = z
       .describe(
         'rule: an --allow or --deny rule (Shell(...), Write(...), ...); withdrawn: the agent sent $/cancel_request and the request was never answered',
       ),
+    extra: RequestExtra.describe(
+      "the request's params beyond sessionId, toolCall and options, as `params.<name>` (e.g. `params._meta`), a toolCall that is no object, and the options that are none; as the agent sent them, absent when none",
+    ),
   })
   .meta({ title: 'permission', description: 'a session/request_permission and how it was answered' });
 
 const Question = z.object({
   id: z.string().nullable(),
   prompt: z.string(),
-  options: z.array(z.object({ id: z.string(), label: z.string() })),
+  options: z.array(
+    z.object({
+      id: z.string(),
+      label: z.string(),
+      extra: ItemExtra.describe(
+        "the option's own fields the event does not name (a description), and a label that is no string; as the agent sent them, absent when none",
+      ),
+    }),
+  ),
+  extra: ItemExtra.describe(
+    "the question's own fields the event does not name (allowMultiple), an id that is no string, of its prompt, question and title those it does not show, and its options that are no object (or a value that is no list); as the agent sent them, absent when none",
+  ),
 });
 
 export const QuestionEvent = z
@@ -201,6 +226,7 @@ export const QuestionEvent = z
     title: z.string().nullable(),
     questions: z.array(Question),
     answer: z.object({ outcome: z.string() }).loose(),
+    extra: RequestExtra,
   })
   .meta({ title: 'question', description: 'what the agent asked and what was answered' });
 
@@ -219,6 +245,7 @@ export const PlanEvent = z
       .describe(
         'who answered: the policy, the person at the terminal (who saw the plan in full), a cancel, or the agent withdrew it',
       ),
+    extra: RequestExtra,
   })
   .meta({ title: 'plan', description: 'a cursor/create_plan request (markdown, todos) and its answer' });
 
@@ -229,7 +256,9 @@ export const TodosEvent = z
     source: z
       .enum(['cursor/update_todos', 'tool', 'plan'])
       .describe("plan: an ACP plan update, whose entries' ids are their positions"),
-    extra: Extra,
+    extra: Extra.describe(
+      "source plan: as for every update's event (the update's fields it does not name, its params' as `params.<name>`, its entries that are no object as `entries`); source cursor/update_todos: the request's params beyond todos as `params.<name>` (Cursor sends `params.toolCallId` and `params.merge`), its todos that are no object as `params.todos`; as the agent sent them, absent when none",
+    ),
   })
   .meta({ title: 'todos', description: "the agent's todo list, whole, each time it changes" });
 

@@ -1,6 +1,7 @@
 // Pure tool-call state: merges tool_call and tool_call_update in place and normalises their output.
 import { idText, isRecord } from '../acp/messages.js';
 import { keep } from './own-key.js';
+import { anyValue, text, uncarried, type Carried } from './uncarried.js';
 import type { Todo, ToolEvent, ToolStatus } from './types.js';
 import { ChurnMap } from './churn.js';
 import { FinishedIds } from './finished-ids.js';
@@ -185,13 +186,31 @@ function outputRest(
 }
 
 // Cursor's todo statuses arrive as TODO_STATUS_IN_PROGRESS in tool input and in_progress elsewhere.
-export function normalizeTodos(value: unknown): Todo[] {
+const todoStatus = (s: string): string => s.replace(/^TODO_STATUS_/, '').toLowerCase();
+
+// What a todo names: its id whatever it is (as text), a string content, and a status shown as sent.
+const TODO_FIELDS: Readonly<Record<string, Carried>> = {
+  id: anyValue,
+  content: text,
+  status: (v) => (v === null || (typeof v === 'string' && todoStatus(v) === v) ? undefined : v),
+};
+
+// A list's todos (entries that are no object are none). With `withExtra` (a request's todos), a todo's own
+// other fields (a priority, dependencies), a content that is no string, and a status not shown as sent
+// (TODO_STATUS_IN_PROGRESS, shown in_progress) are its `extra`, as the agent sent them. A tool's todos are
+// read without: its input holds them whole, and its updates are the hot path.
+export function normalizeTodos(value: unknown, withExtra = false): Todo[] {
   if (!Array.isArray(value)) return [];
-  return value.filter(isRecord).map((t) => ({
-    id: idText(t.id),
-    content: typeof t.content === 'string' ? t.content : '',
-    status: typeof t.status === 'string' ? t.status.replace(/^TODO_STATUS_/, '').toLowerCase() : 'pending',
-  }));
+  return value.filter(isRecord).map((t) => {
+    const todo: Todo = {
+      id: idText(t.id),
+      content: typeof t.content === 'string' ? t.content : '',
+      status: typeof t.status === 'string' ? todoStatus(t.status) : 'pending',
+    };
+    const extra = withExtra ? uncarried(t, TODO_FIELDS) : undefined;
+    if (extra !== undefined) todo.extra = extra;
+    return todo;
+  });
 }
 
 // Does merging `next` leave the input as it is: every key held already, with the same primitive value?

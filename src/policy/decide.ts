@@ -1,6 +1,7 @@
 // Pure answers to the agent's permission requests and extension requests, by policy.
 import { idText, isRecord } from '../acp/messages.js';
 import { contentText } from '../events/tools.js';
+import { anyValue, objects, paramsRest, type Carried } from '../events/uncarried.js';
 import { fenceRejects } from '../fence/rules.js';
 import { TOOL_KINDS, type Fence, type Policy, type ToolKind } from '../options.js';
 import type { RuleVerdict } from './judge.js';
@@ -30,7 +31,18 @@ export interface PermissionRequest {
   alsoKind?: string;
   /** Its tool already finished (events/finished-ids.ts): whatever it asks now is not that tool's to run. */
   finished?: boolean;
+  /** What of the params the request's event does not carry (its fields beyond sessionId, toolCall and
+   * options, as `params.<name>`), for the event's `extra`; absent when none. */
+  extra?: Record<string, unknown>;
 }
+
+// The params a permission request names: the session (this run's, or the request is another's), the tool
+// call (read whole, when it is an object) and the options (those that are objects).
+const PERMISSION_PARAMS: Readonly<Record<string, Carried>> = {
+  sessionId: anyValue,
+  toolCall: (v) => (v === null || isRecord(v) ? undefined : v),
+  options: objects,
+};
 
 /** What rho-cursor knows of a request's tool besides the request itself. */
 export interface KnownTool {
@@ -71,6 +83,7 @@ export function readPermissionRequest(params: unknown, known?: KnownTool): Permi
     (known?.announced ?? []).every((a) => quietKind(a.kind)) &&
     !known?.finished &&
     !(known?.subject && namesSomething(known.subject));
+  const extra = paramsRest(params, PERMISSION_PARAMS);
   return {
     // One id for one tool however it is written (7 and "7"), as the tool store keys it.
     toolCallId: idText(tc.toolCallId),
@@ -80,6 +93,7 @@ export function readPermissionRequest(params: unknown, known?: KnownTool): Permi
     agentReason,
     isQuestion,
     ...(known?.finished ? { finished: true } : {}),
+    ...(extra !== undefined ? { extra } : {}),
   };
 }
 

@@ -179,3 +179,132 @@ describe('nothing a known update kind carries is lost', () => {
     expect(parsed.success, JSON.stringify(parsed.error?.issues?.slice(0, 3))).toBe(true);
   });
 });
+
+// The same for the agent's requests: what their events do not name is their `extra` (the params' own fields
+// as `params.<name>`, a todo's, question's or option's under their own names), each a marker here.
+const request = (id: number, method: string, params: object): object => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  params,
+});
+const REQUESTS = [
+  request(201, 'cursor/update_todos', {
+    toolCallId: 'REQ-1',
+    merge: 'REQ-2',
+    todos: [{ id: 't1', content: 'step', status: 'TODO_STATUS_IN_PROGRESS', priority: 'REQ-3' }],
+  }),
+  request(202, 'cursor/ask_question', {
+    toolCallId: 'q',
+    title: 'Pick',
+    _meta: 'REQ-4',
+    questions: [
+      {
+        id: 'tone',
+        prompt: 'Which tone?',
+        allowMultiple: 'REQ-5',
+        options: [{ id: 'formal', label: 'Formal', description: 'REQ-6' }],
+      },
+    ],
+  }),
+  request(203, 'cursor/create_plan', {
+    toolCallId: 'p',
+    name: 'Tidy',
+    plan: '# steps',
+    isProject: 'REQ-7',
+    todos: [{ id: 'p1', content: 'tidy', status: 'pending', priority: 'REQ-8' }],
+  }),
+  request(204, 'session/request_permission', {
+    sessionId: FIXTURE_SESSION,
+    toolCall: { toolCallId: 'r1', title: 'Read a.txt', kind: 'read' },
+    options: [
+      { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+      { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+    ],
+    _meta: 'REQ-9',
+  }),
+  request(205, 'session/request_permission', {
+    sessionId: FIXTURE_SESSION,
+    toolCall: { toolCallId: 'r2', title: 'Keep the formatting?', kind: 'other' },
+    options: [
+      { optionId: 'yes', name: 'Yes', kind: 'allow_once' },
+      { optionId: '__ask_question_skip__', name: 'Skip', kind: 'reject_once' },
+    ],
+    _meta: 'REQ-10',
+  }),
+];
+
+describe('nothing a request of the agent carries is lost', () => {
+  const agent = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
+  const play = async (format: string) =>
+    runCli(['run', '--permissions', 'reject', '--output-format', format, 'go'], {
+      agent: await agent,
+      cliConfig: { approvalMode: 'allowlist' },
+      env: {
+        RHO_SCRIPT: JSON.stringify({ before: REQUESTS, waitAnswers: REQUESTS.length }),
+        GITHUB_ACTIONS: undefined,
+      },
+    });
+
+  it('stream-json carries every marker in its event, and the printed schema accepts every line', async () => {
+    const [r, printed] = await Promise.all([play('stream-json'), execa(BIN, ['schema'])]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const validate = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(printed.stdout));
+    for (const e of r.events) {
+      expect(validate(e), `${JSON.stringify(e).slice(0, 300)}\n${JSON.stringify(validate.errors)}`).toBe(
+        true,
+      );
+      expect(Event.safeParse(e).success, JSON.stringify(e).slice(0, 300)).toBe(true);
+    }
+    const of = (type: string) => r.events.filter((e) => e.type === type);
+    expect(of('todos')).toEqual([
+      {
+        type: 'todos',
+        todos: [
+          {
+            id: 't1',
+            content: 'step',
+            status: 'in_progress',
+            extra: { status: 'TODO_STATUS_IN_PROGRESS', priority: 'REQ-3' },
+          },
+        ],
+        source: 'cursor/update_todos',
+        extra: { 'params.toolCallId': 'REQ-1', 'params.merge': 'REQ-2' },
+      },
+    ]);
+    const [asked, skipped] = of('question');
+    expect(asked).toMatchObject({
+      source: 'cursor/ask_question',
+      questions: [
+        {
+          id: 'tone',
+          options: [{ id: 'formal', label: 'Formal', extra: { description: 'REQ-6' } }],
+          extra: { allowMultiple: 'REQ-5' },
+        },
+      ],
+      extra: { 'params._meta': 'REQ-4' },
+    });
+    expect(skipped).toMatchObject({
+      source: 'session/request_permission',
+      extra: { 'params._meta': 'REQ-10' },
+    });
+    expect(of('plan')).toEqual([
+      expect.objectContaining({
+        todos: [{ id: 'p1', content: 'tidy', status: 'pending', extra: { priority: 'REQ-8' } }],
+        extra: { 'params.isProject': 'REQ-7' },
+      }),
+    ]);
+    expect(of('permission')).toEqual([
+      expect.objectContaining({ toolCallId: 'r1', extra: { 'params._meta': 'REQ-9' } }),
+    ]);
+  });
+
+  it('the json output keeps them in its permissions, questions, plans and todos, and matches its schema', async () => {
+    const j = await play('json');
+    expect(j.exitCode, j.stderr).toBe(0);
+    const out = JSON.parse(j.stdout) as Record<string, unknown>;
+    const parsed = JsonOutput.safeParse(out);
+    expect(parsed.success, JSON.stringify(parsed.error?.issues?.slice(0, 3))).toBe(true);
+    for (let i = 3; i <= 10; i++) expect.soft(j.stdout, `REQ-${i}`).toMatch(new RegExp(`REQ-${i}(?!\\d)`));
+  });
+});

@@ -6,6 +6,7 @@ import {
   questionEvent,
   readPlan,
   readQuestions,
+  readTodos,
 } from '../../../src/events/requests.js';
 import type { PermissionRequest } from '../../../src/policy/decide.js';
 
@@ -49,7 +50,8 @@ describe('readQuestions (cursor/ask_question)', () => {
           ],
         },
         { id: 'q2', prompt: 'Size?', options: [] },
-        { id: null, prompt: 'Shape?', options: [] },
+        // Options that are no list are none, and kept as sent.
+        { id: null, prompt: 'Shape?', options: [], extra: { options: 'not a list' } },
         { id: null, prompt: '', options: [] },
       ],
     });
@@ -71,27 +73,36 @@ describe('readQuestions (cursor/ask_question)', () => {
     ]);
   });
 
-  it.each([undefined, null, 'text', 42, [], { questions: 'many' }])('params %j: no questions, nulls', (p) => {
+  // What is not read is kept as sent: params that are no object whole, questions that are no list.
+  it.each<[unknown, object]>([
+    [undefined, {}],
+    [null, {}],
+    ['text', { extra: { params: 'text' } }],
+    [42, { extra: { params: 42 } }],
+    [[], { extra: { params: [] } }],
+    [{ questions: 'many' }, { extra: { 'params.questions': 'many' } }],
+  ])('params %j: no questions, nulls', (p, kept) => {
     expect(readQuestions(p)).toEqual({
       type: 'question',
       source: 'cursor/ask_question',
       toolCallId: null,
       title: null,
       questions: [],
+      ...kept,
     });
   });
 });
 
 describe('readPlan (cursor/create_plan)', () => {
-  it('reads the name, overview, plan and todos', () => {
+  it('reads the name, overview, plan and todos; the title and markdown not shown are kept', () => {
     expect(
       readPlan({
         toolCallId: 'tc-2',
         name: 'Tidy',
-        title: 'ignored',
+        title: 'not shown',
         overview: 'o',
         plan: '# steps',
-        markdown: 'ignored',
+        markdown: 'not shown',
         todos: [{ id: 1, content: 'c', status: 'TODO_STATUS_IN_PROGRESS' }],
       }),
     ).toEqual({
@@ -100,7 +111,8 @@ describe('readPlan (cursor/create_plan)', () => {
       name: 'Tidy',
       overview: 'o',
       plan: '# steps',
-      todos: [{ id: '1', content: 'c', status: 'in_progress' }],
+      todos: [{ id: '1', content: 'c', status: 'in_progress', extra: { status: 'TODO_STATUS_IN_PROGRESS' } }],
+      extra: { 'params.title': 'not shown', 'params.markdown': 'not shown' },
     });
   });
 
@@ -109,7 +121,12 @@ describe('readPlan (cursor/create_plan)', () => {
     expect([p.name, p.plan]).toEqual(['T', 'M']);
   });
 
-  it.each([undefined, null, 'text', []])('params %j: an empty plan', (params) => {
+  it.each<[unknown, object]>([
+    [undefined, {}],
+    [null, {}],
+    ['text', { extra: { params: 'text' } }],
+    [[], { extra: { params: [] } }],
+  ])('params %j: an empty plan', (params, kept) => {
     expect(readPlan(params)).toEqual({
       type: 'plan',
       toolCallId: null,
@@ -117,6 +134,7 @@ describe('readPlan (cursor/create_plan)', () => {
       overview: null,
       plan: '',
       todos: [],
+      ...kept,
     });
   });
 });
@@ -185,5 +203,145 @@ describe('permissionEvent', () => {
       agentReason: 'run the tests',
       decidedBy: 'rule',
     });
+  });
+});
+
+// The project's rule: nothing the agent sent is lost. What of a request its event does not name rides along as
+// `extra`, as an update's does (updates.ts): the params' own fields as `params.<name>`, a question's, option's
+// or todo's under their own names.
+describe('what a request carries beyond its event is its extra', () => {
+  it('cursor/update_todos: the params beyond todos, and each todo beyond id, content and status', () => {
+    expect(
+      readTodos({
+        toolCallId: 'tc-4',
+        merge: true,
+        todos: [
+          { id: 'a', content: 'A', status: 'TODO_STATUS_IN_PROGRESS', priority: 'high', dependencies: ['b'] },
+          { id: 'b', content: 'B', status: 'pending' },
+          'not a todo',
+        ],
+      }),
+    ).toEqual({
+      type: 'todos',
+      todos: [
+        {
+          id: 'a',
+          content: 'A',
+          status: 'in_progress',
+          extra: { status: 'TODO_STATUS_IN_PROGRESS', priority: 'high', dependencies: ['b'] },
+        },
+        { id: 'b', content: 'B', status: 'pending' },
+      ],
+      source: 'cursor/update_todos',
+      extra: { 'params.toolCallId': 'tc-4', 'params.merge': true, 'params.todos': ['not a todo'] },
+    });
+  });
+
+  it('cursor/update_todos with nothing more: no extra; params that are no object are extra.params', () => {
+    expect(readTodos({ todos: [{ id: 'a', content: 'A', status: 'pending' }] })).toEqual({
+      type: 'todos',
+      todos: [{ id: 'a', content: 'A', status: 'pending' }],
+      source: 'cursor/update_todos',
+    });
+    expect(readTodos(['x'])).toEqual({
+      type: 'todos',
+      todos: [],
+      source: 'cursor/update_todos',
+      extra: { params: ['x'] },
+    });
+  });
+
+  it('cursor/ask_question: the params, each question and each option beyond what the event names', () => {
+    const q = readQuestions({
+      toolCallId: 'tc-9',
+      title: 'Pick',
+      _meta: { trace: 't' },
+      questions: [
+        {
+          id: 'q1',
+          prompt: 'Colour?',
+          question: 'also sent',
+          allowMultiple: false,
+          options: [{ id: 'r', label: 'Red', description: 'warm' }, { id: 'g' }, 'blue'],
+        },
+        { id: 7, question: 'Size?' },
+        'not a question',
+      ],
+    });
+    expect(q).toEqual({
+      type: 'question',
+      source: 'cursor/ask_question',
+      toolCallId: 'tc-9',
+      title: 'Pick',
+      questions: [
+        {
+          id: 'q1',
+          prompt: 'Colour?',
+          options: [
+            { id: 'r', label: 'Red', extra: { description: 'warm' } },
+            { id: 'g', label: 'g' },
+          ],
+          extra: { question: 'also sent', allowMultiple: false, options: ['blue'] },
+        },
+        // A number id is none of the event's (a string or null): kept as sent.
+        { id: null, prompt: 'Size?', options: [], extra: { id: 7 } },
+      ],
+      extra: { 'params._meta': { trace: 't' }, 'params.questions': ['not a question'] },
+    });
+  });
+
+  it('cursor/ask_question: a title or toolCallId of another type is kept, a null one is nothing sent', () => {
+    const q = readQuestions({ toolCallId: 5, title: null, questions: [] });
+    expect(q.extra).toEqual({ 'params.toolCallId': 5 });
+  });
+
+  it('cursor/create_plan: the params beyond those it names, the second of two names, and its todos', () => {
+    expect(
+      readPlan({
+        toolCallId: 'tc-2',
+        name: 'Tidy',
+        title: 'also a name',
+        overview: 'o',
+        plan: '# steps',
+        markdown: '# also steps',
+        isProject: false,
+        todos: [{ id: 1, content: 'c', status: 'pending', priority: 'low' }, 3],
+      }),
+    ).toEqual({
+      type: 'plan',
+      toolCallId: 'tc-2',
+      name: 'Tidy',
+      overview: 'o',
+      plan: '# steps',
+      todos: [{ id: '1', content: 'c', status: 'pending', extra: { priority: 'low' } }],
+      extra: {
+        'params.title': 'also a name',
+        'params.markdown': '# also steps',
+        'params.isProject': false,
+        'params.todos': [3],
+      },
+    });
+  });
+
+  it('cursor/create_plan: the fallbacks it shows are carried, not kept again', () => {
+    expect(readPlan({ name: 4, title: 'T', markdown: 'M' }).extra).toEqual({ 'params.name': 4 });
+  });
+
+  it('an own __proto__ key stays a key, never a prototype', () => {
+    const q = readQuestions(JSON.parse('{"questions":[{"prompt":"p","__proto__":{"x":1}}]}'));
+    const extra = q.questions[0]!.extra!;
+    expect(Object.getPrototypeOf(extra)).toBe(Object.prototype);
+    expect(Object.hasOwn(extra, '__proto__')).toBe(true);
+    expect(JSON.stringify(extra)).toBe('{"__proto__":{"x":1}}');
+  });
+
+  it("the permission and question events carry the request's extra", () => {
+    const extra = { 'params._meta': { trace: 't' } };
+    const decision = { optionId: 'a', kind: 'allow_once' };
+    const v = { decision, reason: 'r', decidedBy: 'policy' as const };
+    expect(permissionEvent(request({ isQuestion: false, extra }), v).extra).toEqual(extra);
+    expect(questionEvent(request({ extra }), { outcome: 'cancelled' }).extra).toEqual(extra);
+    expect(permissionEvent(request({ isQuestion: false }), v)).not.toHaveProperty('extra');
+    expect(questionEvent(request(), { outcome: 'cancelled' })).not.toHaveProperty('extra');
   });
 });

@@ -458,6 +458,48 @@ describe('normalizeTodos', () => {
   it.each([[undefined], [{}], ['todos']])('is empty for %j', (value) => {
     expect(normalizeTodos(value)).toEqual([]);
   });
+
+  // A request's todos (cursor/update_todos, cursor/create_plan) keep what they name not: nothing the agent
+  // sent is lost. A tool's are read without it: its input holds them whole.
+  it('with extra: the rest of each todo, and a status it rewrote, as sent', () => {
+    const todos = [
+      { id: 7, content: 'seven', status: 'TODO_STATUS_PENDING', priority: 'high', dependencies: [] },
+      { id: 'b', content: 'B', status: 'in_progress' },
+      'x',
+    ];
+    expect(normalizeTodos(todos, true)).toEqual([
+      {
+        id: '7',
+        content: 'seven',
+        status: 'pending',
+        extra: { status: 'TODO_STATUS_PENDING', priority: 'high', dependencies: [] },
+      },
+      { id: 'b', content: 'B', status: 'in_progress' },
+    ]);
+  });
+
+  it('with extra: a content or status of another type is kept; null is nothing sent', () => {
+    expect(
+      normalizeTodos(
+        [
+          { id: 'a', content: { rich: true }, status: 3 },
+          { id: 'b', content: null, status: null },
+          { id: 'c', status: 'DONE_TODO_STATUS_X' },
+        ],
+        true,
+      ),
+    ).toEqual([
+      { id: 'a', content: '', status: 'pending', extra: { content: { rich: true }, status: 3 } },
+      { id: 'b', content: '', status: 'pending' },
+      { id: 'c', content: '', status: 'done_todo_status_x', extra: { status: 'DONE_TODO_STATUS_X' } },
+    ]);
+  });
+
+  it('with extra: an own __proto__ key stays a key, never a prototype', () => {
+    const [todo] = normalizeTodos(JSON.parse('[{"id":"a","content":"A","__proto__":{"x":1}}]'), true);
+    expect(Object.getPrototypeOf(todo!.extra)).toBe(Object.prototype);
+    expect(JSON.stringify(todo!.extra)).toBe('{"__proto__":{"x":1}}');
+  });
 });
 
 describe('ToolStore.todosOf', () => {

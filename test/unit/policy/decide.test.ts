@@ -458,7 +458,21 @@ describe('readPermissionRequest reads what it is sent leniently', () => {
       ],
       agentReason: null,
       isQuestion: false,
+      // What is not an option is no option, but it is kept, as sent (nothing the agent sent is lost).
+      extra: { 'params.options': ['allow', null] },
     });
+  });
+
+  it('keeps the params beyond the session, the tool call and the options as extra `params.<name>`', () => {
+    const r = readPermissionRequest({
+      sessionId: 's1',
+      toolCall: { toolCallId: 't', title: 'run', kind: 'execute' },
+      options: CURSOR_OPTIONS,
+      _meta: { trace: 'x' },
+      urgency: 2,
+    });
+    expect(r.extra).toEqual({ 'params._meta': { trace: 'x' }, 'params.urgency': 2 });
+    expect(request('execute')).not.toHaveProperty('extra');
   });
 
   it('reads options that are not a list as none, and a toolCall that is not a record as empty', () => {
@@ -466,6 +480,7 @@ describe('readPermissionRequest reads what it is sent leniently', () => {
       toolCallId: '',
       options: [],
       kind: 'execute',
+      extra: { 'params.toolCall': 'x', 'params.options': { optionId: 'a' } },
     });
   });
 
