@@ -11,7 +11,7 @@ import { defineRun, fromPeerHabits, unknownCommandError, usageFromCommander } fr
 import { earlyReports } from './ci/early.js';
 import { outputPathErrors, type PathKind } from './ci/paths.js';
 import { programHelpAfter } from './help.js';
-import { onProcessExit, onStopSignals } from './lifecycle/signals.js';
+import { ignoreDebuggerSignal, onProcessExit, onStopSignals } from './lifecycle/signals.js';
 import { releaseHungUpTerminalsAtExit } from './lifecycle/terminals.js';
 import { monotonicMs } from './lifecycle/timing.js';
 import { tuneForTheTurn } from './lifecycle/v8-tuning.js';
@@ -436,6 +436,8 @@ export async function main(given: string[], version: string, boot: Boot): Promis
   const argv = fromPeerHabits(given);
   // A terminal closed under the run: exiting must not abort on it (129, not SIGABRT).
   releaseHungUpTerminalsAtExit();
+  // Nothing the agent runs can open a debugger into rho-cursor.
+  ignoreDebuggerSignal();
   // The key is masked in whatever any command writes (doctor and sessions too, and every error line), not
   // only in a run's output: the agent can put it in a message, its stderr, a title, its version.
   useSecret(process.env.CURSOR_API_KEY);

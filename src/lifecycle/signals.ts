@@ -20,3 +20,11 @@ export function onProcessExit(fn: () => void): () => void {
   process.on('exit', fn);
   return () => process.removeListener('exit', fn);
 }
+
+// SIGUSR1 would open Node's inspector on 127.0.0.1:9229, unauthenticated: any process of the user, an agent's
+// shell command included (`kill -USR1 $PPID`), could then run code in rho-cursor and decide what it reports
+// (exit 0 for a breach). A listener of our own takes the signal from Node (Node 20 has no
+// --disable-sigusr1), so it does nothing. For the life of the process: every command, not only a run.
+export function ignoreDebuggerSignal(): void {
+  process.on('SIGUSR1', () => {});
+}

@@ -84,6 +84,28 @@ describe('signals end the agent and still write the result', () => {
     await expectNoneLeft(dir);
   });
 
+  it("SIGUSR1 (an agent's `kill -USR1 $PPID`) opens no debugger into rho-cursor and ends nothing", async () => {
+    const dir = tempDir();
+    const s = await start(['run', ...SJ, 'go'], {
+      before: [chunk('working')],
+      answer: false,
+      pidFile: join(dir, 'agent.pid'),
+    });
+    let stderr = '';
+    s.child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    await waitForStdout(s.child, 'working');
+    s.child.kill('SIGUSR1');
+    await sleep(500);
+    // Node's inspector says so on stderr when it starts (or fails to, the port taken).
+    expect(stderr).not.toMatch(/Debugger listening|inspector/i);
+    expect(isRunning(s.child.pid!)).toBe(true);
+    s.child.kill('SIGINT');
+    const r = await finish(s, true);
+    expect(r.exitCode).toBe(130);
+    expect(r.events.at(-1)).toMatchObject({ type: 'result', exitCode: 130 });
+    expect(await waitForGone(readPid(join(dir, 'agent.pid')), 3000)).toBe(true);
+  });
+
   it('a signal during teardown does not orphan an agent that ignores SIGTERM', async () => {
     const dir = tempDir();
     const termLog = join(dir, 'term.log');
