@@ -153,6 +153,61 @@ describe.skipIf(!hasPty)('a permission question at a terminal', () => {
   });
 });
 
+describe.skipIf(!hasPty)('a question stopped and continued', () => {
+  const HEADER = 'Cursor asks permission to execute';
+
+  // Found by review: `bg` continued the process in the background, where setting the terminal's mode stopped
+  // it again (SIGTTOU) before the redraw; `fg` then finished that redraw and made its own, so the question's
+  // header was drawn twice.
+  it.each([
+    ['`bg`, then `fg`', 'bg'],
+    ['`kill -CONT`, then `fg`', 'kill -CONT %1'],
+  ])('Ctrl-Z, %s: the question is redrawn once', async (_name, resume) => {
+    const dir = ptyDir();
+    const cmd = `${BIN} run --agent ${REPLAY_SHIM} "do the steps"`;
+    const r = await onPty(
+      ['bash', '--norc', '--noprofile', '-i'],
+      [
+        { wait: '$ ' },
+        { send: `${cmd}\r` },
+        { wait: MENU },
+        { send: '\x1a' },
+        { wait: 'Stopped' },
+        { wait: '$ ' },
+        { send: `${resume}\r` },
+        { wait: '$ ' },
+        // Long enough for a continued process to draw what it would.
+        { pause: 500 },
+        { send: 'fg\r' },
+        { wait: MENU },
+        // Long enough for a second redraw to show.
+        { pause: 500 },
+        { send: 'r\r' },
+        { wait: 'stopReason: end_turn' },
+        { wait: '$ ' },
+        { send: 'exit\r' },
+      ],
+      {
+        env: {
+          PS1: '$ ',
+          RHO_REPLAY: join(RECORDINGS, 'permission-reject.jsonl'),
+          RHO_REPLAY_LOG: join(dir, 'replay.log'),
+          CURSOR_CONFIG_DIR: dir,
+          NO_COLOR: '1',
+        },
+      },
+    );
+    expect(r.failed, r.screen).toBeNull();
+    const after = r.screen.slice(r.screen.lastIndexOf('$ fg'));
+    expect(after.split(HEADER), after).toHaveLength(2);
+    expect(after.split(MENU), after).toHaveLength(2);
+    const answer = readReplayLog(join(dir, 'replay.log')).find(
+      (e) => e.event === 'recv' && e.msg.id === 0 && !e.msg.method,
+    );
+    expect(answer?.msg.result).toEqual({ outcome: { outcome: 'selected', optionId: 'reject-once' } });
+  });
+});
+
 describe.skipIf(!hasPty)('text output on a shared terminal', () => {
   // Lines of the screen without the spinner's redraws.
   const lines = (screen: string): string[] => screen.split('\r\n');
