@@ -109,6 +109,19 @@ describe.skipIf(!hasPty)('a permission question at a terminal', () => {
     expect(r.screen).toMatch(/\(cancelled\)\r\n/);
   });
 
+  // Found by review: the question closed with the line of a turn that ended by itself.
+  it('Ctrl-\\ at the question ends the run, the question closes saying so, and exits 131', async () => {
+    const r = await atTerminal('permission-allow.jsonl', [
+      { wait: MENU },
+      { send: '\x1c' },
+      { wait: 'rho-cursor: ended by SIGQUIT' },
+    ]);
+    expect(r.failed, r.screen).toBeNull();
+    expect(r.code).toBe(131);
+    expect(r.screen).toContain(`${MENU}^\\\r\n(ended by SIGQUIT: not answered)\r\n`);
+    expect(r.screen).not.toContain('the turn ended');
+  });
+
   it('Ctrl-Z stops at the question with the terminal given back, and `fg` brings it back working', async () => {
     const dir = ptyDir();
     const cmd = `${BIN} run --agent ${REPLAY_SHIM} "do the steps"`;
