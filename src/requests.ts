@@ -37,6 +37,7 @@ import {
   permissionAsQuestion,
   permissionQuestion,
   planQuestion,
+  RunStopped,
   TURN_ENDED,
 } from './policy/prompts.js';
 import { OpenQuestions, type QuestionScreen } from './policy/questions.js';
@@ -92,9 +93,10 @@ export class AgentRequests {
     return this.questions.asking;
   }
 
-  // The turn is over: a question still on the screen closes with a line saying so, unanswered.
-  endQuestions(): void {
-    this.ctx.conn.cancelIncoming(TURN_ENDED);
+  // The turn is over: a question still on the screen closes with a line saying so, unanswered; `stopped`
+  // says how the run was stopped, when it was (Ctrl-\: `ended by SIGQUIT`).
+  endQuestions(stopped?: string): void {
+    this.ctx.conn.cancelIncoming(stopped === undefined ? TURN_ENDED : new RunStopped(stopped));
   }
 
   // Answers every request still waiting on a person with `cancelled`, as ACP requires on session/cancel; a
@@ -383,8 +385,9 @@ export class AgentRequests {
   }
 }
 
-// A request withdrawn by the agent, or still open when the turn ended, is never answered: its handler ends
-// by rethrowing the abort reason, which the connection answers with nothing.
+// A request withdrawn by the agent, or still open when the turn ended or the run was stopped, is never
+// answered: its handler ends by rethrowing the abort reason, which the connection answers with nothing.
 function unanswered(signal: AbortSignal): void {
-  if (signal.reason === WITHDRAWN || signal.reason === TURN_ENDED) throw signal.reason;
+  const r: unknown = signal.reason;
+  if (r === WITHDRAWN || r === TURN_ENDED || r instanceof RunStopped) throw signal.reason;
 }

@@ -85,7 +85,8 @@ function askOnce(t: Terminal, q: TerminalQuestion, signal: AbortSignal): Promise
     let state = EMPTY_EDITOR;
     let accepting = false;
     let closed = false;
-    let generation = 0;
+    // A stop of ours (Ctrl-Z) is owed a redraw when it ends.
+    let stopped = false;
     const raw = (on: boolean): void => {
       try {
         // Stryker disable next-line OptionalChaining: a missing setRawMode throws into the catch, to the same end
@@ -101,10 +102,8 @@ function askOnce(t: Terminal, q: TerminalQuestion, signal: AbortSignal): Promise
     const show = (): void => {
       accepting = false;
       t.output.write(q.lines.map(rows).join('\n') + '\n');
-      // Stryker disable next-line UpdateOperator: any change tells this show from a later one
-      const mine = ++generation;
       void t.pendingDelivered().then(() => {
-        if (closed || mine !== generation) return;
+        if (closed) return;
         accepting = true;
         t.output.write(rows(menu(q)) + state.line);
       });
@@ -144,6 +143,7 @@ function askOnce(t: Terminal, q: TerminalQuestion, signal: AbortSignal): Promise
           raw(false);
           t.output.write('^Z\n');
           accepting = false;
+          stopped = true;
           t.suspend();
         }
       }
@@ -153,9 +153,15 @@ function askOnce(t: Terminal, q: TerminalQuestion, signal: AbortSignal): Promise
     // person's reject once).
     const onEnd = (): void => finish(undefined, '');
     const onAbort = (): void => finish(undefined, closingLine(signal.reason));
+    // The question is redrawn once per stop: `bg` (or `kill -CONT`) continues us in the background, where
+    // setting the mode stops us again (SIGTTOU) until `fg` continues us once more, and that second SIGCONT
+    // ends no stop of ours (found by review: the question was drawn for each). Raw mode is set again on any
+    // continue: whoever stopped us, the shell may have taken the terminal back to its own mode.
     const offContinue = t.onContinue(() => {
       if (closed) return;
       raw(true);
+      if (!stopped) return;
+      stopped = false;
       show();
     });
     const offExit = t.onExit(() => raw(false));

@@ -1,4 +1,5 @@
 // Pure: the keys typed at a terminal question in raw mode, turned into what to echo and what was meant.
+import stringWidth from 'string-width';
 
 export type KeyAction =
   | { type: 'echo'; text: string }
@@ -21,6 +22,16 @@ export interface EditorState {
 export const EMPTY_EDITOR: EditorState = { line: '', escape: '', afterCR: false };
 const MAX_LINE = 200;
 const UNSHOWN = /[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const graphemes = new Intl.Segmenter();
+
+// The line's characters as the terminal draws them: a letter with its combining marks, or an emoji of several
+// code points, is one.
+const drawn = (line: string): string[] => Array.from(graphemes.segment(line), (g) => g.segment);
+
+// Erases a character that took `columns` columns, the cursor just after it: back to its first column, blanks
+// over all of them, and back again (found by review: one column was erased whatever the character, and half
+// of a wide one, CJK or an emoji, stayed on the screen).
+const erase = (columns: number): string => '\b'.repeat(columns) + ' '.repeat(columns) + '\b'.repeat(columns);
 
 // Feeds typed text to the editor; a key that ends the question (Enter, Ctrl-D, Ctrl-C, Ctrl-Z) stops the feed
 // there, and what was typed after it is dropped (it was typed before the outcome was seen).
@@ -72,15 +83,20 @@ export function feedKeys(state: EditorState, data: string): { state: EditorState
         continue;
       case '\x7f':
       case '\b': {
-        if (line === '') continue;
-        const chars = [...line];
-        chars.pop();
-        line = chars.join('');
-        echo('\b \b');
+        // The last character as drawn goes whole, its combining marks with it.
+        const last = drawn(line).at(-1);
+        if (last === undefined) continue;
+        line = line.slice(0, -last.length);
+        echo(erase(stringWidth(last)));
         continue;
       }
       case '\x15':
-        echo('\b \b'.repeat([...line].length));
+        echo(
+          drawn(line)
+            .reverse()
+            .map((c) => erase(stringWidth(c)))
+            .join(''),
+        );
         line = '';
         continue;
       default:

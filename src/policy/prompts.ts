@@ -226,6 +226,16 @@ export function matchAnswer(q: TerminalQuestion, typed: string): Choice | undefi
 /** The abort reason of a question still open when the turn ended: it closes with its own line. */
 export const TURN_ENDED = 'turn-ended';
 
-// The line that closes a question nobody answered: the run cancelled it, or the turn ended first.
+/** The abort reason of a question still open when the run was stopped (Ctrl-\\: `ended by SIGQUIT`). */
+export class RunStopped {
+  constructor(readonly how: string) {}
+}
+
+// The line that closes a question nobody answered: the run cancelled it, the run was stopped (found by
+// review: Ctrl-\ at the question said the turn had ended), or the turn ended first.
 export const closingLine = (reason: unknown): string =>
-  reason === TURN_ENDED ? '\n(the turn ended before an answer: not answered)\n' : '\n(cancelled)\n';
+  reason === TURN_ENDED
+    ? '\n(the turn ended before an answer: not answered)\n'
+    : reason instanceof RunStopped
+      ? `\n(${reason.how}: not answered)\n`
+      : '\n(cancelled)\n';

@@ -25,7 +25,8 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
   ctx.phase = 'teardown';
   if (a) {
     a.accepting = false;
-    a.requests.endQuestions();
+    // A question still open says how the run was stopped (a fatal signal: Ctrl-\ ends it with no cancel).
+    a.requests.endQuestions(stop.error()?.message);
     a.conn.close(new RhoError('cancelled', 'the run is over'));
     // Nothing more is asked of the agent: its kill ladder runs while the result is written, not after it.
     // Its step stays on the teardown stack, which waits for it (and reports its failure) in turn.

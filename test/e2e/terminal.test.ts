@@ -109,6 +109,19 @@ describe.skipIf(!hasPty)('a permission question at a terminal', () => {
     expect(r.screen).toMatch(/\(cancelled\)\r\n/);
   });
 
+  // Found by review: the question closed with the line of a turn that ended by itself.
+  it('Ctrl-\\ at the question ends the run, the question closes saying so, and exits 131', async () => {
+    const r = await atTerminal('permission-allow.jsonl', [
+      { wait: MENU },
+      { send: '\x1c' },
+      { wait: 'rho-cursor: ended by SIGQUIT' },
+    ]);
+    expect(r.failed, r.screen).toBeNull();
+    expect(r.code).toBe(131);
+    expect(r.screen).toContain(`${MENU}^\\\r\n(ended by SIGQUIT: not answered)\r\n`);
+    expect(r.screen).not.toContain('the turn ended');
+  });
+
   it('Ctrl-Z stops at the question with the terminal given back, and `fg` brings it back working', async () => {
     const dir = ptyDir();
     const cmd = `${BIN} run --agent ${REPLAY_SHIM} "do the steps"`;
@@ -146,6 +159,61 @@ describe.skipIf(!hasPty)('a permission question at a terminal', () => {
     expect(r.screen).toMatch(/mode:icanon/);
     expect(r.screen.split(MENU)).toHaveLength(3); // shown, then redrawn after fg
     expect(r.screen).toContain('rc=0');
+    const answer = readReplayLog(join(dir, 'replay.log')).find(
+      (e) => e.event === 'recv' && e.msg.id === 0 && !e.msg.method,
+    );
+    expect(answer?.msg.result).toEqual({ outcome: { outcome: 'selected', optionId: 'reject-once' } });
+  });
+});
+
+describe.skipIf(!hasPty)('a question stopped and continued', () => {
+  const HEADER = 'Cursor asks permission to execute';
+
+  // Found by review: `bg` continued the process in the background, where setting the terminal's mode stopped
+  // it again (SIGTTOU) before the redraw; `fg` then finished that redraw and made its own, so the question's
+  // header was drawn twice.
+  it.each([
+    ['`bg`, then `fg`', 'bg'],
+    ['`kill -CONT`, then `fg`', 'kill -CONT %1'],
+  ])('Ctrl-Z, %s: the question is redrawn once', async (_name, resume) => {
+    const dir = ptyDir();
+    const cmd = `${BIN} run --agent ${REPLAY_SHIM} "do the steps"`;
+    const r = await onPty(
+      ['bash', '--norc', '--noprofile', '-i'],
+      [
+        { wait: '$ ' },
+        { send: `${cmd}\r` },
+        { wait: MENU },
+        { send: '\x1a' },
+        { wait: 'Stopped' },
+        { wait: '$ ' },
+        { send: `${resume}\r` },
+        { wait: '$ ' },
+        // Long enough for a continued process to draw what it would.
+        { pause: 500 },
+        { send: 'fg\r' },
+        { wait: MENU },
+        // Long enough for a second redraw to show.
+        { pause: 500 },
+        { send: 'r\r' },
+        { wait: 'stopReason: end_turn' },
+        { wait: '$ ' },
+        { send: 'exit\r' },
+      ],
+      {
+        env: {
+          PS1: '$ ',
+          RHO_REPLAY: join(RECORDINGS, 'permission-reject.jsonl'),
+          RHO_REPLAY_LOG: join(dir, 'replay.log'),
+          CURSOR_CONFIG_DIR: dir,
+          NO_COLOR: '1',
+        },
+      },
+    );
+    expect(r.failed, r.screen).toBeNull();
+    const after = r.screen.slice(r.screen.lastIndexOf('$ fg'));
+    expect(after.split(HEADER), after).toHaveLength(2);
+    expect(after.split(MENU), after).toHaveLength(2);
     const answer = readReplayLog(join(dir, 'replay.log')).find(
       (e) => e.event === 'recv' && e.msg.id === 0 && !e.msg.method,
     );

@@ -9,6 +9,7 @@ import { ToolStore } from '../../src/events/tools.js';
 import type { Event } from '../../src/events/types.js';
 import type { RunOptions } from '../../src/options.js';
 import type { Asker } from '../../src/policy/ask.js';
+import { RunStopped } from '../../src/policy/prompts.js';
 import { NO_RULES, parseRules } from '../../src/policy/rules.js';
 import { AgentRequests } from '../../src/requests.js';
 
@@ -346,6 +347,17 @@ describe('AgentRequests: the run ending the questions', () => {
     expect(asked).toHaveLength(1);
     agentRequests.endQuestions();
     expect(asked[0]!.reason).toBe('turn-ended');
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([]);
+    expect(events).toEqual([]);
+    expect(requests.asking()).toBe(false);
+  });
+
+  it('endQuestions with how the run was stopped closes with that, unanswered and with no event', async () => {
+    const { requests, agentRequests, sent, events, asked } = setup({ policy: 'ask', interactive: true });
+    requests.handle({ jsonrpc: '2.0', id: 5, method: 'cursor/create_plan', params: { plan: '1. do it' } });
+    agentRequests.endQuestions('ended by SIGQUIT');
+    expect(asked[0]!.reason).toEqual(new RunStopped('ended by SIGQUIT'));
     await new Promise((r) => setImmediate(r));
     expect(sent).toEqual([]);
     expect(events).toEqual([]);

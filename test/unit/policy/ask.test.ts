@@ -279,11 +279,27 @@ describe('terminalAsker: how a question ends', () => {
     expect(t.screen).toBe(LINES + '\n(cancelled)\n');
   });
 
-  it('draws the menu once when SIGCONT comes before the pending input was read', async () => {
+  // It drew the question again once (found by review: that was the second drawing after Ctrl-Z, `bg`, `fg`).
+  it('draws nothing again for a SIGCONT that ends no stop of its own, and stays raw', async () => {
     const { t, answer } = await setup();
     t.continued();
+    expect(t.raw).toBe(true);
     await t.release();
-    expect(t.screen).toBe(LINES + LINES + MENU);
+    expect(t.screen).toBe(LINES + MENU);
+    t.type('r\r');
+    expect((await answer)?.value).toBe('reject-once');
+  });
+
+  // `bg` continues the process, setting the mode stops it again (SIGTTOU), and `fg` continues it once more.
+  it('draws the question once after two continues in a row (Ctrl-Z, `bg`, `fg`)', async () => {
+    const { t, answer } = await setup();
+    await t.release();
+    t.type('\x1a');
+    const before = t.screen.length;
+    t.continued();
+    t.continued();
+    await t.release();
+    expect(t.screen.slice(before)).toBe(LINES + MENU);
     t.type('r\r');
     expect((await answer)?.value).toBe('reject-once');
   });

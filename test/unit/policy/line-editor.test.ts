@@ -196,6 +196,31 @@ describe('feedKeys: keys at the edges', () => {
     expect(typed(...chunks)).toEqual(actions);
   });
 
+  // Found by review: Backspace erased one column whatever the character, so a wide one (CJK, an emoji) kept
+  // half its glyph on the screen, and a combining mark left its letter on the screen but not in the line.
+  it.each<[string, string, string, string]>([
+    ['Backspace over a CJK character: both its columns', 'ab中\x7f', 'ab中\b\b  \b\b', 'ab'],
+    ['Backspace over an emoji: both its columns', 'a😀\x7f', 'a😀\b\b  \b\b', 'a'],
+    [
+      'Backspace over an emoji of several code points (ZWJ): the whole of it',
+      'a👩‍💻\x7f',
+      'a👩‍💻\b\b  \b\b',
+      'a',
+    ],
+    [
+      'Backspace over a letter and its combining mark: both, in one column',
+      'ae\u0301\x7f',
+      'ae\u0301\b \b',
+      'a',
+    ],
+    ['Backspace over a one-column letter outside ASCII: one column', 'aé\x7f', 'aé\b \b', 'a'],
+    ['Ctrl-U: every column of the line', 'a中x\x15', 'a中x\b \b\b\b  \b\b\b \b', ''],
+  ])('%s', (_name, keys, echoed, line) => {
+    const r = feedKeys(EMPTY_EDITOR, keys);
+    expect(r.actions).toEqual([{ type: 'echo', text: echoed }]);
+    expect(r.state.line).toBe(line);
+  });
+
   it('takes 200 characters and drops the ones after', () => {
     const actions = typed('x'.repeat(199), 'yz', '\r');
     expect(actions.at(-1)).toEqual({ type: 'submit', line: 'x'.repeat(199) + 'y' });

@@ -6,6 +6,7 @@ import {
   questionText,
   SHOWN_MAX,
   wrapRows,
+  RunStopped,
   TURN_ENDED,
   askQuestion,
   closingLine,
@@ -286,6 +287,7 @@ describe('the questions at their edges', () => {
 
   it('closes an unanswered question with its reason', () => {
     expect(closingLine(TURN_ENDED)).toBe('\n(the turn ended before an answer: not answered)\n');
+    expect(closingLine(new RunStopped('ended by SIGQUIT'))).toBe('\n(ended by SIGQUIT: not answered)\n');
     expect(closingLine('other')).toBe('\n(cancelled)\n');
     expect(closingLine(undefined)).toBe('\n(cancelled)\n');
   });
