@@ -454,11 +454,12 @@ describe('write failures', () => {
 describe('a stdout nobody reads', () => {
   it('a second signal stops waiting for it: the run ends, the agent too', async () => {
     const dir = tempDir();
+    const termLog = join(dir, 'term.log');
     const child = spawn(BIN, ['run', ...SJ, '--agent', await agentPath, 'go'], {
       env: {
         ...process.env,
         CURSOR_CONFIG_DIR: dir,
-        RHO_SCRIPT: JSON.stringify({ ...hostile(dir), dripMs: 1 }),
+        RHO_SCRIPT: JSON.stringify({ ...hostile(dir), dripMs: 1, termLog }),
       },
       // stdout is a pipe this test never reads: it fills, and rho-cursor's output waits on it.
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -469,8 +470,11 @@ describe('a stdout nobody reads', () => {
     while (!existsSync(join(dir, 'escapee.pid'))) await sleep(20);
     await sleep(500);
     child.kill('SIGINT');
-    // The cancel grace (2 s) passes, the agent is ended, and the result waits on the full pipe.
-    await sleep(3500);
+    // The cancel grace (2 s) passes and the teardown begins: the agent's kill ladder starts (the agent says
+    // when its SIGTERM comes) while the result waits on the full pipe. A fixed wait here was too short on a
+    // loaded machine: the second signal then came before the teardown.
+    while (!shows(termLog, 'SIGTERM')) await sleep(20);
+    await sleep(300);
     const t0 = Date.now();
     child.kill('SIGINT');
     const code = await exited;
