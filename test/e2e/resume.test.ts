@@ -121,6 +121,75 @@ describe('--resume', () => {
     ]);
   });
 
+  // Found by review: a request the agent sent while the session loaded was this run's: a permission allowed by
+  // the policy before any prompt was sent (and counted for --strict), todos and a plan in the result.
+  it("a request sent while the session loads is history, answered cancelled, never this run's", async () => {
+    const perm = {
+      jsonrpc: '2.0',
+      id: 70,
+      method: 'session/request_permission',
+      params: {
+        sessionId: OLD,
+        toolCall: {
+          toolCallId: 'old_t',
+          title: 'rm -rf /',
+          kind: 'execute',
+          rawInput: { command: 'echo hi' },
+        },
+        options: [
+          { optionId: 'allow-once', name: 'Allow', kind: 'allow_once' },
+          { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
+        ],
+      },
+    };
+    const todos = {
+      jsonrpc: '2.0',
+      id: 71,
+      method: 'cursor/update_todos',
+      params: { toolCallId: 'old_todo', todos: [{ id: 'a', content: 'old todo', status: 'pending' }] },
+    };
+    const plan = { jsonrpc: '2.0', id: 72, method: 'cursor/create_plan', params: { plan: '# old plan' } };
+    const question = {
+      jsonrpc: '2.0',
+      id: 73,
+      method: 'cursor/ask_question',
+      params: {
+        title: 'old?',
+        questions: [{ id: 'q', prompt: 'which?', options: [{ id: 'x', label: 'x' }] }],
+      },
+    };
+    for (const policy of ['allow', 'reject']) {
+      const { r, received } = await resumeRun(
+        ['run', ...SJ, '--strict', '--permissions', policy, '--resume', OLD, 'go'],
+        { ...NEW, history: [perm, todos], historyAfter: [plan, question] },
+      );
+      expect(r.exitCode, r.stderr).toBe(0);
+      const answers = new Map(received.map((m) => [(m as { id?: number }).id, m as Record<string, unknown>]));
+      for (const id of [70, 72, 73])
+        expect(answers.get(id)).toMatchObject({ result: { outcome: { outcome: 'cancelled' } } });
+      expect(answers.get(71)).toMatchObject({ error: { code: -32800 } });
+      const types = r.events.map((e) => e.type);
+      for (const t of ['permission', 'tool', 'todos', 'plan', 'question']) expect(types).not.toContain(t);
+      const history = r.events.filter((e) => e.type === 'history');
+      expect(history).toEqual([
+        { type: 'history', update: null, request: { method: perm.method, params: perm.params } },
+        { type: 'history', update: null, request: { method: todos.method, params: todos.params } },
+        { type: 'history', update: null, request: { method: plan.method, params: plan.params } },
+        { type: 'history', update: null, request: { method: question.method, params: question.params } },
+      ]);
+      expect(types.lastIndexOf('history')).toBeLessThan(types.indexOf('session'));
+      expect(r.events.find((e) => e.type === 'session')).toMatchObject({ replayed: 4 });
+      const warnings = r.events.filter((e) => e.type === 'warning' && e.code !== 'reads-edits-never-ask');
+      expect(warnings).toEqual([
+        expect.objectContaining({
+          code: 'replayed-request',
+          message: expect.stringContaining(`session/request_permission while session ${OLD} was replayed`),
+        }),
+      ]);
+      expect(r.events.at(-1)).toMatchObject({ type: 'result', exitCode: 0 });
+    }
+  });
+
   it('text mode: stdout is the new answer alone, stderr says what was replayed', async () => {
     const { r } = await resumeRun(['run', '--resume', OLD, 'and 3+3?'], { ...NEW, history: HISTORY });
     expect(r.exitCode, r.stderr).toBe(0);
