@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, startCli, tempDir } from '../helpers/cli.js';
 import { waitForGone } from '../helpers/processes.js';
+import { testTiming } from '../helpers/timing.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
@@ -25,14 +26,19 @@ const initialize = (agentCapabilities: object) => ({
   result: { protocolVersion: 1, agentCapabilities, authMethods: [] },
 });
 
-async function resumeRun(args: string[], script: object, caps: object = CAPS) {
+async function resumeRun(
+  args: string[],
+  script: object,
+  caps: object = CAPS,
+  env: Record<string, string> = {},
+) {
   const dir = tempDir();
   const recvLog = join(dir, 'recv');
   const r = await finish(
     startCli(args, {
       agent: await agentPath,
       cliConfig: { approvalMode: 'allowlist' },
-      env: { RHO_SCRIPT: JSON.stringify({ initialize: initialize(caps), recvLog, ...script }) },
+      env: { RHO_SCRIPT: JSON.stringify({ initialize: initialize(caps), recvLog, ...script }), ...env },
     }),
     args.includes('stream-json'),
   );
@@ -188,6 +194,35 @@ describe('--resume', () => {
       ]);
       expect(r.events.at(-1)).toMatchObject({ type: 'result', exitCode: 0 });
     }
+  });
+
+  // Found by review: a replay that outlasted the cap went on into this run's answer with no word of it.
+  it('a replay still going at the cap: a replay-unfinished warning says later updates are read as the turn', async () => {
+    const { r } = await resumeRun(
+      ['run', ...SJ, '--resume', OLD, 'go'],
+      { ...NEW, history: HISTORY.slice(0, 1), historyDrip: { count: 60, everyMs: 20 } },
+      CAPS,
+      testTiming({ replayQuietMs: 100, replayMaxMs: 400 }),
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const warning = r.events.find((e) => e.type === 'warning' && e.code === 'replay-unfinished');
+    expect(warning?.message).toMatch(
+      /still replaying session sess-old-0001 after 400 ms: .* read as this turn's/,
+    );
+    const types = r.events.map((e) => e.type);
+    expect(types.indexOf('warning', types.indexOf('history'))).toBeLessThan(types.indexOf('session'));
+  });
+
+  it('a replay that ends within the cap gives no replay-unfinished warning', async () => {
+    const { r } = await resumeRun(
+      ['run', ...SJ, '--resume', OLD, 'go'],
+      { ...NEW, history: HISTORY.slice(0, 1), historyDrip: { count: 5, everyMs: 20 } },
+      CAPS,
+      testTiming({ replayQuietMs: 100, replayMaxMs: 2000 }),
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.events.filter((e) => e.type === 'history')).toHaveLength(6);
+    expect(r.events.some((e) => e.type === 'warning' && e.code === 'replay-unfinished')).toBe(false);
   });
 
   it('text mode: stdout is the new answer alone, stderr says what was replayed', async () => {
