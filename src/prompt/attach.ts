@@ -109,6 +109,29 @@ export function inWorktree(a: Attachment, place: WorktreePlace, files: readonly 
 // The file a text attachment was read from.
 export const attachedFile = (a: Extract<Attachment, { kind: 'text' }>): string => fileURLToPath(a.uri);
 
+/** The most the prompt and its attachments may add up to, as the agent is sent them (an image as base64, a
+ * third larger): the prompt's own 10 MiB and two or three files at their 10 MiB each, and a JSON line far
+ * within a string's longest (found by review: 55 files of 10 MiB ended as "Invalid string length"). */
+export const PROMPT_TOTAL_CAP = 32 * 1024 * 1024;
+
+// What an attachment adds to what the agent is sent, in bytes: its text (UTF-8), or its image as base64.
+export function attachedSize(a: Attachment): number {
+  return a.kind === 'image' ? a.data.length : Buffer.byteLength(a.text, 'utf8');
+}
+
+// A usage error when the prompt and its attachments add up to more than PROMPT_TOTAL_CAP.
+export function checkPromptTotal(prompt: string, attachments: readonly Attachment[]): void {
+  const total = attachments.reduce((n, a) => n + attachedSize(a), Buffer.byteLength(prompt, 'utf8'));
+  if (total > PROMPT_TOTAL_CAP)
+    throw new RhoError(
+      'usage',
+      `the prompt and its attachments come to ${mib(total)} MiB: they may add up to ${PROMPT_TOTAL_CAP / 1048576} MiB (an image counted as base64, as it is sent)`,
+    );
+}
+
+// Bytes as MiB, one decimal (rounded down, so a size just past a cap never reads as the cap).
+export const mib = (bytes: number): string => (Math.floor((bytes / 1048576) * 10) / 10).toFixed(1);
+
 // The text file as the prompt shows it: its path, then its content in a fenced block.
 export function inlineFile(a: Extract<Attachment, { kind: 'text' }>): string {
   const fence = fenceFor(a.text);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  checkPromptTotal,
+  PROMPT_TOTAL_CAP,
   asText,
   classifyAttachment,
   inlineFile,
@@ -123,5 +125,27 @@ describe('promptBlocks', () => {
       image: true,
       embeddedContext: false,
     });
+  });
+});
+
+describe('checkPromptTotal', () => {
+  const textOf = (n: number): Attachment => ({
+    kind: 'text',
+    path: 'a',
+    uri: 'file:///a',
+    text: 'x'.repeat(n),
+  });
+  const image = (base64: number): Attachment => ({
+    kind: 'image',
+    path: 'i.png',
+    mimeType: 'image/png',
+    data: 'A'.repeat(base64),
+  });
+
+  it('takes up to the cap, counting the prompt in UTF-8 bytes and an image as its base64', () => {
+    expect(() => checkPromptTotal('é', [textOf(PROMPT_TOTAL_CAP - 4), image(2)])).not.toThrow();
+    expect(() => checkPromptTotal('é', [textOf(PROMPT_TOTAL_CAP - 4), image(3)])).toThrow(
+      /come to 32\.0 MiB: they may add up to 32 MiB/,
+    );
   });
 });
