@@ -64,6 +64,7 @@ export function classifyAttachment(shown: string, absolute: string, bytes: Uint8
 }
 
 // Where `file` lies under `dir`: its path from there, or undefined when it is not inside (nor `dir` itself).
+// Only `..` itself or `../` leads out: `..dots.txt` is a name inside (found by review).
 function under(dir: string, file: string): string | undefined {
   const rel = relative(dir, file);
   return rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel) ? undefined : rel;

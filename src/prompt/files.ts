@@ -1,11 +1,17 @@
 // Reads the files a run's prompt is made of before anything is spawned (--prompt-file, --attach): a file
 // that is missing, unreadable, not a regular file, too large, or (--attach) binary and not an image is a
 // usage error naming it.
-import { isAbsolute, relative } from 'node:path';
 import { RhoError } from '../errors.js';
 import { describeRefusal, FileRefused, readUntrusted, type Refusal } from '../files/untrusted.js';
 import { fileErrorText } from '../file-errors.js';
-import { attachedSize, classifyAttachment, mib, PROMPT_TOTAL_CAP, type Attachment } from './attach.js';
+import {
+  attachedSize,
+  classifyAttachment,
+  mib,
+  PROMPT_TOTAL_CAP,
+  shownPath,
+  type Attachment,
+} from './attach.js';
 
 // Reads the prompt file within bounds (10 MiB, a regular file); anything else is a usage error naming it.
 export function readPromptFile(file: string): string {
@@ -29,8 +35,7 @@ export function readPromptFile(file: string): string {
 export function readAttachments(files: readonly string[], workspace: string): Attachment[] {
   let total = 0;
   return files.map((file) => {
-    const rel = relative(workspace, file);
-    const shown = rel === '' || rel.startsWith('..') || isAbsolute(rel) ? file : rel;
+    const shown = shownPath(file, workspace);
     let bytes: Buffer;
     try {
       bytes = readUntrusted(file, 'attach');

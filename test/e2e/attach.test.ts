@@ -61,6 +61,13 @@ describe('--attach', () => {
     expect(prompt).toEqual([{ type: 'text', text: 'review\n\ndocs/notes.md:\n```\n# Notes\nuse tabs\n```' }]);
   });
 
+  // Found by review: a name that starts with two dots was taken for a path out of the workspace.
+  it('a file whose name starts with two dots is headed by its path in the workspace', async () => {
+    const { r, prompt } = await attachRun({ '..dots.txt': 'd\n' }, ['see', '--attach', '..dots.txt']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(prompt).toEqual([{ type: 'text', text: 'see\n\n..dots.txt:\n```\nd\n```' }]);
+  });
+
   it('as an embedded resource where the agent advertises embeddedContext', async () => {
     const { r, prompt } = await attachRun({ 'a.txt': 'A' }, ['review', '--attach', 'a.txt'], {
       embeddedContext: true,

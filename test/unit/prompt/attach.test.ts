@@ -7,6 +7,7 @@ import {
   inlineFile,
   promptBlocks,
   promptCaps,
+  shownPath,
   sniffImage,
   type Attachment,
 } from '../../../src/prompt/attach.js';
@@ -147,5 +148,15 @@ describe('checkPromptTotal', () => {
     expect(() => checkPromptTotal('é', [textOf(PROMPT_TOTAL_CAP - 4), image(3)])).toThrow(
       /come to 32\.0 MiB: they may add up to 32 MiB/,
     );
+  });
+});
+
+describe('shownPath', () => {
+  it('is relative inside the workspace, whole outside it; a name starting with two dots is inside', () => {
+    expect(shownPath('/w/src/a.ts', '/w')).toBe('src/a.ts');
+    expect(shownPath('/w/..dots.txt', '/w')).toBe('..dots.txt');
+    expect(shownPath('/w/...', '/w')).toBe('...');
+    expect(shownPath('/x.txt', '/w')).toBe('/x.txt');
+    expect(shownPath('/w', '/w/sub')).toBe('/w');
   });
 });
