@@ -371,6 +371,18 @@ describe('rho-cursor sessions', () => {
     expect(await waitForGone(pid)).toBe(true);
   });
 
+  // Found by review: an agent whose session/list always gave the same nextCursor had the same session
+  // listed once a page, 50 times.
+  it('a session listed again on a later page is listed once; the truncation still said', async () => {
+    const { r } = await sessionsRun([], { sessions, pageSize: 2, stuckCursor: true });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')).toEqual([
+      's-b  2026-12-01T00:00:00Z  newer',
+      's-a  2026-11-01T00:00:00Z  older',
+    ]);
+    expect(r.stderr).toMatch(/more than 50 pages of sessions/);
+  });
+
   it('--output-format json', async () => {
     const { r } = await sessionsRun(['--output-format', 'json'], { sessions });
     const out = JSON.parse(r.stdout) as { sessions: Array<{ sessionId: string }> };
