@@ -88,16 +88,16 @@ export class AgentRequests {
     };
     ctx.conn.handle(
       'session/request_permission',
-      this.live('session/request_permission', (p, { signal }) => this.permission(p, signal)),
+      this.unlessReplaying('session/request_permission', (p, { signal }) => this.permission(p, signal)),
     );
     for (const [method, fn] of Object.entries(cursor))
-      ctx.conn.handle(method, this.live(method, this.cursorOnly(method, fn)));
+      ctx.conn.handle(method, this.unlessReplaying(method, this.cursorOnly(method, fn)));
     // fs/*, terminal/*, elicitation/create were not advertised: an error at once, never a hang.
     ctx.conn.fallback((msg) => this.unknown(msg.method, msg.params));
   }
 
   // A handler for this run's requests: while a loaded session is replayed, what the agent asks is its history.
-  private live(method: string, fn: RequestHandler): RequestHandler {
+  private unlessReplaying(method: string, fn: RequestHandler): RequestHandler {
     return (params, extra) => (this.ctx.replaying?.() ? this.replayed(method, params) : fn(params, extra));
   }
 
