@@ -35,6 +35,7 @@ import { consoleText, regularFile, regularFileIds } from './ci/console.js';
 import { errorAnnotation } from './ci/github.js';
 import { oneLine } from './sanitize/terminal.js';
 import { redacted, useSecret } from './sanitize/cut.js';
+import { checkPromptTotal } from './prompt/attach.js';
 import { readAttachments, readPromptFile } from './prompt/files.js';
 import { describeRefusal, FILE_CAPS, fmtBytes, type Refusal } from './files/untrusted.js';
 import type { SessionsRawOptions } from './sessions/command.js';
@@ -236,6 +237,7 @@ async function toRunOptions(words: string[], raw: RawRunOptions, signals: EarlyS
     // The files first: a bad one fails at once, before stdin is waited for.
     const attachments = readAttachments(options.attach, options.cwd);
     const { prompt, stdinMs } = await readPrompt(source, options, signals.stopped);
+    checkPromptTotal(prompt, attachments);
     // The time spent reading stdin counts against --timeout: it bounds the whole run.
     const timeoutMs =
       options.timeoutMs === undefined ? undefined : Math.max(1, Math.round(options.timeoutMs - stdinMs));

@@ -1,6 +1,6 @@
 // Answers every request the agent sends: permissions by policy, Cursor's extensions, -32601 for the rest.
-import type { Connection } from './acp/connection.js';
-import { methodNotFound, WITHDRAWN, type RequestHandler } from './acp/handlers.js';
+import { LATE_CANCELLED, REQUEST_CANCELLED, type Connection } from './acp/connection.js';
+import { methodNotFound, RpcFailure, WITHDRAWN, type RequestHandler } from './acp/handlers.js';
 import { idText, isRecord } from './acp/messages.js';
 import type { AgentIdentity } from './agent/identity.js';
 import {
@@ -14,7 +14,7 @@ import {
   type QuestionBase,
 } from './events/requests.js';
 import type { ToolStore } from './events/tools.js';
-import type { Event, PlanEvent, ToolEvent } from './events/types.js';
+import type { Event, HistoryEvent, PlanEvent, ToolEvent } from './events/types.js';
 import { extension, foreignSessionOf } from './events/updates.js';
 import type { RunOptions } from './options.js';
 import type { Asker } from './policy/ask.js';
@@ -57,6 +57,10 @@ export interface RequestContext {
   sessionId?: () => string | null;
   /** Which agent this is: Cursor's extensions (cursor/*) are answered only for Cursor. */
   identity?: () => AgentIdentity;
+  /** True while a loaded session is replayed: a request then is its history, never decided. */
+  replaying?: () => boolean;
+  /** Shows a history event (counted with the replay's updates). */
+  history?: (e: HistoryEvent) => void;
 }
 
 type PlanOutcome = PlanAnswer | { outcome: 'cancelled' };
@@ -71,6 +75,8 @@ export class AgentRequests {
   private cancelled = false;
   /** The other sessions a permission request was warned about (at most FOREIGN_WARNED). */
   private readonly foreignSeen = new Set<string>();
+  /** A request during a replay was warned about (once a run). */
+  private replayWarned = false;
 
   // Registers a handler on the connection for every method answered here; any other is -32601.
   constructor(private readonly ctx: RequestContext) {
@@ -82,10 +88,45 @@ export class AgentRequests {
       'cursor/task': (p) => this.shown('cursor/task', p),
       'cursor/generate_image': (p) => this.shown('cursor/generate_image', p),
     };
-    ctx.conn.handle('session/request_permission', (p, { signal }) => this.permission(p, signal));
-    for (const [method, fn] of Object.entries(cursor)) ctx.conn.handle(method, this.cursorOnly(method, fn));
+    ctx.conn.handle(
+      'session/request_permission',
+      this.unlessReplaying('session/request_permission', (p, { signal }) => this.permission(p, signal)),
+    );
+    for (const [method, fn] of Object.entries(cursor))
+      ctx.conn.handle(method, this.unlessReplaying(method, this.cursorOnly(method, fn)));
     // fs/*, terminal/*, elicitation/create were not advertised: an error at once, never a hang.
     ctx.conn.fallback((msg) => this.unknown(msg.method, msg.params));
+  }
+
+  // A handler for this run's requests: while a loaded session is replayed, what the agent asks is its history.
+  private unlessReplaying(method: string, fn: RequestHandler): RequestHandler {
+    return (params, extra) => (this.ctx.replaying?.() ? this.replayed(method, params) : fn(params, extra));
+  }
+
+  // A request the agent sends while it replays a loaded session belongs to the old conversation, not to this
+  // run, which has sent no prompt yet (found by review: a permission was allowed by the policy, counted for
+  // --strict and in the result; todos and a plan were this run's). It is answered as one after the turn is
+  // (`cancelled`, -32800 for a method whose answer cannot say so), never decided, and shown as a history
+  // event, with a warning once. Another session's permission request stays foreign.
+  private replayed(method: string, params: unknown): unknown {
+    if (method === 'session/request_permission') {
+      const foreign = this.foreignRequest(params);
+      if (foreign) return foreign;
+    }
+    const cancelled = LATE_CANCELLED.has(method);
+    if (!this.replayWarned) {
+      this.replayWarned = true;
+      this.ctx.emit({
+        type: 'warning',
+        code: 'replayed-request',
+        message: `the agent sent ${method} while session ${this.ctx.sessionId?.() ?? 'none'} was replayed: answered ${cancelled ? 'cancelled' : `${REQUEST_CANCELLED} (request cancelled)`}, kept as a history event, not this run's`,
+      });
+    }
+    const e: HistoryEvent = { type: 'history', update: null, request: { method, params: params ?? null } };
+    if (this.ctx.history) this.ctx.history(e);
+    else this.ctx.emit(e);
+    if (cancelled) return { outcome: { outcome: 'cancelled' } };
+    throw new RpcFailure(REQUEST_CANCELLED, `Request cancelled: ${method} came while a session was replayed`);
   }
 
   // Is a person still deciding one of the agent's requests?

@@ -115,11 +115,16 @@ export async function workspaceSessions(
   let kept: SessionInfo[] = [];
   let dropped = false;
   let cursor: string | null = null;
+  // A session listed again (an agent whose pages repeat, or whose nextCursor never moves) is listed once, as
+  // it came first (found by review: one session was listed 50 times).
+  const seen = new Set<string>();
   const base = scope.ask === undefined ? {} : { cwd: scope.ask };
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
     const r = readSessionPage(await list(cursor === null ? base : { ...base, cursor }));
     for (const x of r.sessions) {
       if (x.cwd === null ? scope.ask === undefined : !scope.belongs(x.cwd)) continue;
+      if (seen.has(x.sessionId)) continue;
+      seen.add(x.sessionId);
       kept.push(x);
       // Sorted and cut once twice the bound is held: the newest stay, at a sort per MAX_SESSIONS_KEPT.
       if (kept.length === 2 * MAX_SESSIONS_KEPT) {

@@ -8,7 +8,7 @@ import { classify, isRecord, type Id, type Notification, type Request, type RpcE
 /** JSON-RPC's (LSP's) "request cancelled", which ACP uses for a withdrawn request. */
 export const REQUEST_CANCELLED = -32800;
 /** The agent's requests whose answer can say `cancelled` itself, as ACP answers them after session/cancel. */
-const LATE_CANCELLED: ReadonlySet<string> = new Set([
+export const LATE_CANCELLED: ReadonlySet<string> = new Set([
   'session/request_permission',
   'cursor/ask_question',
   'cursor/create_plan',

@@ -16,6 +16,10 @@ export const WARNINGS = {
   'no-session-to-continue': '--continue found no session: a new one is started',
   'sessions-truncated':
     '--continue read the first 50 pages of session/list, or kept the newest 1000 sessions: the agent had more',
+  'replayed-request':
+    'the agent sent a request while a loaded session was replayed: answered cancelled, kept as a history event',
+  'replay-unfinished':
+    "the agent was still replaying a loaded session after 5 s: what it replays after is read as this turn's",
   'agent-non-json': 'the agent wrote a line that is not JSON-RPC',
   'reply-looks-like-error': 'the turn ended end_turn but the reply reads as an API error',
   'agent-warning': 'the agent sent a notice of severity warning',

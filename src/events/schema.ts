@@ -401,7 +401,15 @@ export const AttemptEvent = z
 export const HistoryEvent = z
   .object({
     type: z.literal('history'),
-    update: z.unknown().describe('the session/update payload as the agent replayed it'),
+    update: z
+      .unknown()
+      .describe('the session/update payload as the agent replayed it; null for a request (see request)'),
+    request: z
+      .object({ method: z.string(), params: z.unknown() })
+      .optional()
+      .describe(
+        'a request the agent sent while replaying, as it came: answered cancelled (-32800 for a method whose answer cannot say so), never decided; absent for an update',
+      ),
     extra: Extra,
   })
   .meta({

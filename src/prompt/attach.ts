@@ -1,7 +1,8 @@
 // Pure: --attach. What a file is (an image told by its content, or UTF-8 text), and the prompt's content
 // blocks: the text, each text file inline as a fenced block headed by its path (or as an embedded resource
 // where the agent takes them), each image as an ACP image block.
-import { pathToFileURL } from 'node:url';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { RhoError } from '../errors.js';
 import { fenceFor } from '../markdown.js';
 
@@ -61,6 +62,76 @@ export function classifyAttachment(shown: string, absolute: string, bytes: Uint8
     );
   return { kind: 'text', path: shown, uri: pathToFileURL(absolute).href, text };
 }
+
+// Where `file` lies under `dir`: its path from there, or undefined when it is not inside (nor `dir` itself).
+// Only `..` itself or `../` leads out: `..dots.txt` is a name inside (found by review).
+function under(dir: string, file: string): string | undefined {
+  const rel = relative(dir, file);
+  return rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel) ? undefined : rel;
+}
+
+// An attachment's path as the prompt names it: relative to the workspace when it lies inside it, else whole.
+export function shownPath(file: string, workspace: string): string {
+  return under(workspace, file) ?? file;
+}
+
+/** Where a --worktree run works: the user's tree and the worktree that copies it. */
+export interface WorktreePlace {
+  /** The user's repository root, and their workspace in it. */
+  repo: string;
+  userCwd: string;
+  /** The worktree's root, and the agent's workspace in it. */
+  dir: string;
+  cwd: string;
+}
+
+/**
+ * Under --worktree the agent works in a copy of the repository: a text attachment inside the repository is
+ * named by its copy (its resource URI, and its heading), as read (found by review: the user's path invited
+ * the agent to edit the real file). `files` are the paths the attachment may be known by (as given, and
+ * with its links resolved: git names the repository by its real path). One outside stays as it is.
+ */
+export function inWorktree(a: Attachment, place: WorktreePlace, files: readonly string[]): Attachment {
+  if (a.kind !== 'text') return a;
+  for (const file of files) {
+    const inCwd = under(place.userCwd, file);
+    const inRepo = inCwd === undefined ? under(place.repo, file) : undefined;
+    const copy =
+      inCwd !== undefined
+        ? join(place.cwd, inCwd)
+        : inRepo !== undefined
+          ? join(place.dir, inRepo)
+          : undefined;
+    if (copy !== undefined) return { ...a, path: shownPath(copy, place.cwd), uri: pathToFileURL(copy).href };
+  }
+  return a;
+}
+
+// The file a text attachment was read from.
+export const attachedFile = (a: Extract<Attachment, { kind: 'text' }>): string => fileURLToPath(a.uri);
+
+/** The most the prompt and its attachments may add up to, as the agent is sent them (an image as base64, a
+ * third larger): the prompt's own 10 MiB and two or three files at their 10 MiB each, and a JSON line far
+ * within a string's longest (found by review: 55 files of 10 MiB ended as "Invalid string length"). */
+export const PROMPT_TOTAL_CAP = 32 * 1024 * 1024;
+
+// What an attachment adds to what the agent is sent, in bytes: its text (UTF-8), or its image as base64.
+export function attachedSize(a: Attachment): number {
+  return a.kind === 'image' ? a.data.length : Buffer.byteLength(a.text, 'utf8');
+}
+
+// A usage error when the prompt and its attachments add up to more than PROMPT_TOTAL_CAP.
+export function checkPromptTotal(prompt: string, attachments: readonly Attachment[]): void {
+  const total = attachments.reduce((n, a) => n + attachedSize(a), Buffer.byteLength(prompt, 'utf8'));
+  if (total > PROMPT_TOTAL_CAP)
+    throw new RhoError(
+      'usage',
+      `the prompt and its attachments come to ${mib(total)} MiB: they may add up to ${PROMPT_TOTAL_CAP / 1048576} MiB (an image counted as base64, as it is sent)`,
+    );
+}
+
+// Bytes as MiB, one decimal (rounded down, so a size just past a cap never reads as the cap).
+export const mib = (bytes: number): string => (Math.floor((bytes / 1048576) * 10) / 10).toFixed(1);
 
 // The text file as the prompt shows it: its path, then its content in a fenced block.
 export function inlineFile(a: Extract<Attachment, { kind: 'text' }>): string {

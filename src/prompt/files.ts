@@ -1,11 +1,17 @@
 // Reads the files a run's prompt is made of before anything is spawned (--prompt-file, --attach): a file
 // that is missing, unreadable, not a regular file, too large, or (--attach) binary and not an image is a
 // usage error naming it.
-import { isAbsolute, relative } from 'node:path';
 import { RhoError } from '../errors.js';
 import { describeRefusal, FileRefused, readUntrusted, type Refusal } from '../files/untrusted.js';
 import { fileErrorText } from '../file-errors.js';
-import { classifyAttachment, type Attachment } from './attach.js';
+import {
+  attachedSize,
+  classifyAttachment,
+  mib,
+  PROMPT_TOTAL_CAP,
+  shownPath,
+  type Attachment,
+} from './attach.js';
 
 // Reads the prompt file within bounds (10 MiB, a regular file); anything else is a usage error naming it.
 export function readPromptFile(file: string): string {
@@ -23,11 +29,13 @@ export function readPromptFile(file: string): string {
   }
 }
 
-// `files` are absolute; each is named in the prompt relative to the workspace when it lies inside it.
+// `files` are absolute; each is named in the prompt relative to the workspace when it lies inside it. What
+// they add up to is bounded as they are read (PROMPT_TOTAL_CAP): the one that passes it is a usage error, and
+// no more is read.
 export function readAttachments(files: readonly string[], workspace: string): Attachment[] {
+  let total = 0;
   return files.map((file) => {
-    const rel = relative(workspace, file);
-    const shown = rel === '' || rel.startsWith('..') || isAbsolute(rel) ? file : rel;
+    const shown = shownPath(file, workspace);
     let bytes: Buffer;
     try {
       bytes = readUntrusted(file, 'attach');
@@ -35,7 +43,14 @@ export function readAttachments(files: readonly string[], workspace: string): At
       if (e instanceof FileRefused) throw new RhoError('usage', attachRefusal(shown, e.refusal));
       throw e;
     }
-    return classifyAttachment(shown, file, bytes);
+    const a = classifyAttachment(shown, file, bytes);
+    total += attachedSize(a);
+    if (total > PROMPT_TOTAL_CAP)
+      throw new RhoError(
+        'usage',
+        `option '--attach': the attachments come to ${mib(total)} MiB at '${shown}': the prompt and its attachments may add up to ${PROMPT_TOTAL_CAP / 1048576} MiB (an image counted as base64, as it is sent)`,
+      );
+    return a;
   });
 }
 

@@ -5,7 +5,7 @@ import type { Connection } from '../acp/connection.js';
 import { isRecord } from '../acp/messages.js';
 import { linkAgent } from '../agent/link.js';
 import { AgentProcess } from '../agent/process.js';
-import type { ResultEvent } from '../events/types.js';
+import type { HistoryEvent, ResultEvent } from '../events/types.js';
 import { eventsFromUpdate, extension, paramsExtra, type UpdateContext } from '../events/updates.js';
 import { fenceTool, rulesTool } from '../fence/run.js';
 import { IdleTimer } from '../lifecycle/idle.js';
@@ -93,7 +93,16 @@ export class Attempt {
       screen: ctx.out,
       sessionId: () => this.sessionId,
       identity: () => ctx.identity,
+      replaying: () => this.replaying,
+      history: (e) => this.history(e),
     });
+  }
+
+  // A history event of the replay: counted (the replay is over once the count stops moving) and shown.
+  private history(e: HistoryEvent): void {
+    this.replayed++;
+    this.idle?.touch();
+    emit(this.ctx, e);
   }
 
   /** This try's session once known (null before). */
@@ -152,12 +161,10 @@ export class Attempt {
       onNotification: (msg) => {
         if (!accepting()) return;
         if (msg.method === 'session/update' && this.replaying && isOwnUpdate(msg.params, this.sessionId)) {
-          this.replayed++;
-          this.idle?.touch();
           const params = msg.params as Record<string, unknown>;
           // The params' own other fields (a messageId, _meta) as a live update's: `params.<name>` in extra.
           const extra = paramsExtra(params);
-          emit(ctx, { type: 'history', update: params.update ?? null, ...(extra ? { extra } : {}) });
+          this.history({ type: 'history', update: params.update ?? null, ...(extra ? { extra } : {}) });
         } else if (msg.method === 'session/update')
           for (const e of eventsFromUpdate(msg.params, this.update))
             emit(
@@ -183,8 +190,7 @@ export class Attempt {
       onText: (e) => {
         if (!this.live()) return;
         if (this.replaying) {
-          this.replayed++;
-          emit(ctx, {
+          this.history({
             type: 'history',
             // As it came: a replayed thought stays a thought (found by review: it read as the agent's reply).
             update: {

@@ -235,8 +235,16 @@ async function openSession(
     throw new RhoError('rpc_error', `session/load ${id} failed: ${rpcErrorText(e.rpc)}`);
   }
   // Cursor may go on replaying after its answer: the history has ended once the agent is quiet a moment.
-  await ctx.stop.race(quiet(ctx, a));
+  const unfinished = await ctx.stop.race(quiet(ctx, a));
   a.replaying = false;
+  // Past the cap the prompt goes out while the agent still replays: nothing marks an update as the old
+  // conversation's, so what it replays from now on reads as this turn's; the run says so (found by review).
+  if (unfinished)
+    warn(
+      ctx,
+      'replay-unfinished',
+      `the agent was still replaying session ${id} after ${ctx.timing.replayMaxMs} ms: the prompt is sent, and what it replays after this is read as this turn's answer`,
+    );
   return { answer: { ...(isRecord(loaded) ? loaded : {}), sessionId: id }, resumed: true };
 }
 
@@ -265,14 +273,15 @@ async function newestSessionId(
 }
 
 // Resolves once the agent has sent nothing for the quiet period (or after the longest replay): the end of a
-// session's replay.
-function quiet(ctx: RunContext, a: Attempt): Promise<void> {
+// session's replay. True: the longest replay passed while the agent was still replaying.
+function quiet(ctx: RunContext, a: Attempt): Promise<boolean> {
   const { replayQuietMs: ms, replayMaxMs: max } = ctx.timing;
   return new Promise((resolve) => {
     const start = ctx.io.now();
     let seen = a.replayed;
     const tick = (): void => {
-      if (a.replayed === seen || ctx.io.now() - start >= max) return resolve();
+      if (a.replayed === seen) return resolve(false);
+      if (ctx.io.now() - start >= max) return resolve(true);
       seen = a.replayed;
       setTimeout(tick, ms);
     };

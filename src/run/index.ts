@@ -4,6 +4,7 @@
 // that the normal end, every signal and the exit hook drain; the output closes itself at `result`.
 import { RunnerFiles, withoutRunnerFiles } from '../ci/runner-files.js';
 import { pinReports } from '../ci/targets.js';
+import { realpathSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { resolveAgent } from '../agent/resolve.js';
@@ -18,7 +19,7 @@ import { osLimitError } from '../os-limits.js';
 import { retryWaitMs, TIMING, type Timing } from '../lifecycle/timing.js';
 import { rulesWarnings } from '../policy/judge.js';
 import { cursorRules } from '../policy/rules.js';
-import { promptBlocks } from '../prompt/attach.js';
+import { attachedFile, inWorktree, promptBlocks } from '../prompt/attach.js';
 import { useSecret } from '../sanitize/cut.js';
 import { replyReadsAsError } from '../session.js';
 import { fmtMs, isSignal, type StopSignal } from '../stop.js';
@@ -161,12 +162,28 @@ async function openWorkspace(ctx: RunContext): Promise<Workspace> {
   const { opts } = ctx;
   // A signal or --timeout during a long checkout ends it (the stop's error is thrown).
   const worktree = await openWorktree(opts, ctx.teardown, ctx.stop.signal);
-  if (worktree) ctx.opts = { ...opts, cwd: worktree.cwd };
+  if (worktree)
+    ctx.opts = {
+      ...opts,
+      cwd: worktree.cwd,
+      attachments: opts.attachments.map((a) =>
+        inWorktree(a, worktree, a.kind === 'text' ? knownAs(attachedFile(a)) : []),
+      ),
+    };
   // The files rho-cursor writes during the turn are not the agent's changes (the wire log joins them once open).
   const ledger = new RunLedger(ctx.opts.cwd, opts.changes, ctx.io.consoleFiles, ctx.stop.signal);
   ctx.workspace = { ledger, worktree };
   ctx.observer.watchWith(ledger);
   return { ledger, worktree };
+}
+
+// The paths a file is known by: as given, and with its links resolved (when it still is there).
+function knownAs(file: string): string[] {
+  try {
+    return [file, realpathSync(file)];
+  } catch {
+    return [file];
+  }
 }
 
 // How the agent is started (every try alike): its path, Cursor's arguments unless --agent-arg gives the

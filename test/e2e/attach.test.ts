@@ -61,6 +61,13 @@ describe('--attach', () => {
     expect(prompt).toEqual([{ type: 'text', text: 'review\n\ndocs/notes.md:\n```\n# Notes\nuse tabs\n```' }]);
   });
 
+  // Found by review: a name that starts with two dots was taken for a path out of the workspace.
+  it('a file whose name starts with two dots is headed by its path in the workspace', async () => {
+    const { r, prompt } = await attachRun({ '..dots.txt': 'd\n' }, ['see', '--attach', '..dots.txt']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(prompt).toEqual([{ type: 'text', text: 'see\n\n..dots.txt:\n```\nd\n```' }]);
+  });
+
   it('as an embedded resource where the agent advertises embeddedContext', async () => {
     const { r, prompt } = await attachRun({ 'a.txt': 'A' }, ['review', '--attach', 'a.txt'], {
       embeddedContext: true,
@@ -104,4 +111,53 @@ describe('--attach', () => {
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
+
+  // Found by review: 55 attachments of 10 MiB each ended as `internal` "Invalid string length" after the
+  // agent was spawned (13 s, 650 MB): nothing bounded what they add up to.
+  const MiB = 1024 * 1024;
+  const image = (mib: number): Buffer => Buffer.concat([PNG, Buffer.alloc(mib * MiB)]);
+  it.each([
+    [
+      'text files',
+      {
+        'a.txt': 'a'.repeat(9 * MiB),
+        'b.txt': 'b'.repeat(9 * MiB),
+        'c.txt': 'c'.repeat(9 * MiB),
+        'd.txt': 'd'.repeat(9 * MiB),
+      },
+      ['go', '--attach', 'a.txt', '--attach', 'b.txt', '--attach', 'c.txt', '--attach', 'd.txt'],
+      /at 'd.txt'/,
+    ],
+    // 25.5 MiB of images is 34 MiB as base64, which is what the agent is sent.
+    [
+      'images, counted as base64',
+      { 'a.png': image(8.5), 'b.png': image(8.5), 'c.png': image(8.5) },
+      ['go', '--attach', 'a.png', '--attach', 'b.png', '--attach', 'c.png'],
+      /at 'c.png'/,
+    ],
+    [
+      'the prompt with them',
+      {
+        'p.md': 'p'.repeat(9 * MiB),
+        'a.txt': 'a'.repeat(9 * MiB),
+        'b.txt': 'b'.repeat(9 * MiB),
+        'c.txt': 'c'.repeat(6 * MiB),
+      },
+      ['-f', 'p.md', '--attach', 'a.txt', '--attach', 'b.txt', '--attach', 'c.txt'],
+      /the prompt and its attachments come to 33\.0 MiB/,
+    ],
+  ])(
+    '%s past 32 MiB in all: a usage error naming the cap, before anything is spawned',
+    async (_, files, args, where) => {
+      const { r, spawned } = await attachRun(files, args, { image: true });
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(spawned).toBe(false);
+      expect(r.events).toEqual([
+        expect.objectContaining({ type: 'result', error: expect.objectContaining({ code: 'usage' }) }),
+      ]);
+      expect(r.stderr).toMatch(/32 MiB/);
+      expect(r.stderr).toMatch(where);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    },
+  );
 });

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, startCli, tempDir } from '../helpers/cli.js';
 import { waitForGone } from '../helpers/processes.js';
+import { testTiming } from '../helpers/timing.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
@@ -25,14 +26,19 @@ const initialize = (agentCapabilities: object) => ({
   result: { protocolVersion: 1, agentCapabilities, authMethods: [] },
 });
 
-async function resumeRun(args: string[], script: object, caps: object = CAPS) {
+async function resumeRun(
+  args: string[],
+  script: object,
+  caps: object = CAPS,
+  env: Record<string, string> = {},
+) {
   const dir = tempDir();
   const recvLog = join(dir, 'recv');
   const r = await finish(
     startCli(args, {
       agent: await agentPath,
       cliConfig: { approvalMode: 'allowlist' },
-      env: { RHO_SCRIPT: JSON.stringify({ initialize: initialize(caps), recvLog, ...script }) },
+      env: { RHO_SCRIPT: JSON.stringify({ initialize: initialize(caps), recvLog, ...script }), ...env },
     }),
     args.includes('stream-json'),
   );
@@ -119,6 +125,104 @@ describe('--resume', () => {
         extra: { 'params.messageId': 'm-1', 'params._meta': { x: 1 } },
       },
     ]);
+  });
+
+  // Found by review: a request the agent sent while the session loaded was this run's: a permission allowed by
+  // the policy before any prompt was sent (and counted for --strict), todos and a plan in the result.
+  it("a request sent while the session loads is history, answered cancelled, never this run's", async () => {
+    const perm = {
+      jsonrpc: '2.0',
+      id: 70,
+      method: 'session/request_permission',
+      params: {
+        sessionId: OLD,
+        toolCall: {
+          toolCallId: 'old_t',
+          title: 'rm -rf /',
+          kind: 'execute',
+          rawInput: { command: 'echo hi' },
+        },
+        options: [
+          { optionId: 'allow-once', name: 'Allow', kind: 'allow_once' },
+          { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
+        ],
+      },
+    };
+    const todos = {
+      jsonrpc: '2.0',
+      id: 71,
+      method: 'cursor/update_todos',
+      params: { toolCallId: 'old_todo', todos: [{ id: 'a', content: 'old todo', status: 'pending' }] },
+    };
+    const plan = { jsonrpc: '2.0', id: 72, method: 'cursor/create_plan', params: { plan: '# old plan' } };
+    const question = {
+      jsonrpc: '2.0',
+      id: 73,
+      method: 'cursor/ask_question',
+      params: {
+        title: 'old?',
+        questions: [{ id: 'q', prompt: 'which?', options: [{ id: 'x', label: 'x' }] }],
+      },
+    };
+    for (const policy of ['allow', 'reject']) {
+      const { r, received } = await resumeRun(
+        ['run', ...SJ, '--strict', '--permissions', policy, '--resume', OLD, 'go'],
+        { ...NEW, history: [perm, todos], historyAfter: [plan, question] },
+      );
+      expect(r.exitCode, r.stderr).toBe(0);
+      const answers = new Map(received.map((m) => [(m as { id?: number }).id, m as Record<string, unknown>]));
+      for (const id of [70, 72, 73])
+        expect(answers.get(id)).toMatchObject({ result: { outcome: { outcome: 'cancelled' } } });
+      expect(answers.get(71)).toMatchObject({ error: { code: -32800 } });
+      const types = r.events.map((e) => e.type);
+      for (const t of ['permission', 'tool', 'todos', 'plan', 'question']) expect(types).not.toContain(t);
+      const history = r.events.filter((e) => e.type === 'history');
+      expect(history).toEqual([
+        { type: 'history', update: null, request: { method: perm.method, params: perm.params } },
+        { type: 'history', update: null, request: { method: todos.method, params: todos.params } },
+        { type: 'history', update: null, request: { method: plan.method, params: plan.params } },
+        { type: 'history', update: null, request: { method: question.method, params: question.params } },
+      ]);
+      expect(types.lastIndexOf('history')).toBeLessThan(types.indexOf('session'));
+      expect(r.events.find((e) => e.type === 'session')).toMatchObject({ replayed: 4 });
+      const warnings = r.events.filter((e) => e.type === 'warning' && e.code !== 'reads-edits-never-ask');
+      expect(warnings).toEqual([
+        expect.objectContaining({
+          code: 'replayed-request',
+          message: expect.stringContaining(`session/request_permission while session ${OLD} was replayed`),
+        }),
+      ]);
+      expect(r.events.at(-1)).toMatchObject({ type: 'result', exitCode: 0 });
+    }
+  });
+
+  // Found by review: a replay that outlasted the cap went on into this run's answer with no word of it.
+  it('a replay still going at the cap: a replay-unfinished warning says later updates are read as the turn', async () => {
+    const { r } = await resumeRun(
+      ['run', ...SJ, '--resume', OLD, 'go'],
+      { ...NEW, history: HISTORY.slice(0, 1), historyDrip: { count: 60, everyMs: 20 } },
+      CAPS,
+      testTiming({ replayQuietMs: 100, replayMaxMs: 400 }),
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const warning = r.events.find((e) => e.type === 'warning' && e.code === 'replay-unfinished');
+    expect(warning?.message).toMatch(
+      /still replaying session sess-old-0001 after 400 ms: .* read as this turn's/,
+    );
+    const types = r.events.map((e) => e.type);
+    expect(types.indexOf('warning', types.indexOf('history'))).toBeLessThan(types.indexOf('session'));
+  });
+
+  it('a replay that ends within the cap gives no replay-unfinished warning', async () => {
+    const { r } = await resumeRun(
+      ['run', ...SJ, '--resume', OLD, 'go'],
+      { ...NEW, history: HISTORY.slice(0, 1), historyDrip: { count: 5, everyMs: 20 } },
+      CAPS,
+      testTiming({ replayQuietMs: 100, replayMaxMs: 2000 }),
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.events.filter((e) => e.type === 'history')).toHaveLength(6);
+    expect(r.events.some((e) => e.type === 'warning' && e.code === 'replay-unfinished')).toBe(false);
   });
 
   it('text mode: stdout is the new answer alone, stderr says what was replayed', async () => {
@@ -265,6 +369,18 @@ describe('rho-cursor sessions', () => {
       's-a  2026-11-01T00:00:00Z  older',
     ]);
     expect(await waitForGone(pid)).toBe(true);
+  });
+
+  // Found by review: an agent whose session/list always gave the same nextCursor had the same session
+  // listed once a page, 50 times.
+  it('a session listed again on a later page is listed once; the truncation still said', async () => {
+    const { r } = await sessionsRun([], { sessions, pageSize: 2, stuckCursor: true });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')).toEqual([
+      's-b  2026-12-01T00:00:00Z  newer',
+      's-a  2026-11-01T00:00:00Z  older',
+    ]);
+    expect(r.stderr).toMatch(/more than 50 pages of sessions/);
   });
 
   it('--output-format json', async () => {

@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, startCli, tempDir, waitForStdout } from '../helpers/cli.js';
@@ -287,6 +288,60 @@ describe('--worktree', () => {
     expect(load.params).toMatchObject({ sessionId: 's-worktree' });
     expect(String(load.params!.cwd)).toMatch(/rho-cursor-worktree-/);
     expect(resultOf(r.events)).toMatchObject({ sessionId: 's-worktree', exitCode: 0 });
+  });
+
+  // Found by review: an attachment was named by its path in the user's tree (the resource URI, the inline
+  // heading), inviting the agent to edit the real file rather than the worktree's copy.
+  it('an attachment inside the repository is named by its path in the worktree; one outside stays as it is', async () => {
+    const repo = userRepo();
+    const sub = join(repo, 'src');
+    const outside = join(tempDir(), 'notes.txt');
+    writeFileSync(outside, 'notes\n');
+    const received = async (caps: object) => {
+      const recvLog = join(tempDir(), 'recv');
+      const args = ['run', ...SJ, '--worktree', '--attach', 'a.ts', '--attach', '../README.md'];
+      const r = await finish(
+        startCli([...args, '--attach', outside, 'go'], {
+          agent: await agentPath,
+          cwd: sub,
+          cliConfig: { approvalMode: 'allowlist' },
+          env: {
+            RHO_SCRIPT: JSON.stringify({
+              initialize: { result: { protocolVersion: 1, agentCapabilities: { promptCapabilities: caps } } },
+              recvLog,
+              before: [chunk('read')],
+            }),
+          },
+        }),
+        true,
+      );
+      expect(r.exitCode, r.stderr).toBe(0);
+      const prompt = readFileSync(recvLog, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map(
+          (l) =>
+            JSON.parse(l) as {
+              method?: string;
+              params?: { prompt: Array<{ text?: string; resource?: { uri: string; text: string } }> };
+            },
+        )
+        .find((m) => m.method === 'session/prompt')!;
+      const wt = (resultOf(r.events).worktree as { path: string }).path;
+      return { blocks: prompt.params!.prompt, wt };
+    };
+    const embedded = await received({ embeddedContext: true });
+    expect(embedded.blocks.slice(1).map((b) => [b.resource?.uri, b.resource?.text])).toEqual([
+      [pathToFileURL(join(embedded.wt, 'src/a.ts')).href, 'export const a = 1;\n'],
+      [pathToFileURL(join(embedded.wt, 'README.md')).href, 'readme, edited by the user\n'],
+      [pathToFileURL(outside).href, 'notes\n'],
+    ]);
+    const inline = await received({});
+    const text = inline.blocks[0]!.text!;
+    expect(text).toContain('\n\na.ts:\n');
+    expect(text).toContain(`\n\n${join(inline.wt, 'README.md')}:\n`);
+    expect(text).toContain(`\n\n${outside}:\n`);
+    expect(text).not.toContain(repo);
   });
 
   it('a relative TMPDIR, from a subdirectory: the worktree is made and removed where it points (found by review)', async () => {

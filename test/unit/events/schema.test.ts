@@ -69,6 +69,14 @@ const samples: EventType[] = [
   },
   { type: 'history', update: { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'hi' } } },
   {
+    type: 'history',
+    update: null,
+    request: {
+      method: 'cursor/update_todos',
+      params: { todos: [{ id: 'a', content: 'x', status: 'pending' }] },
+    },
+  },
+  {
     type: 'permission',
     toolCallId: 'tool_ba1e',
     title: '`wc -l hello.txt`',

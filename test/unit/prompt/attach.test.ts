@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
+  checkPromptTotal,
+  PROMPT_TOTAL_CAP,
   asText,
   classifyAttachment,
   inlineFile,
   promptBlocks,
   promptCaps,
+  shownPath,
   sniffImage,
   type Attachment,
 } from '../../../src/prompt/attach.js';
@@ -123,5 +126,37 @@ describe('promptBlocks', () => {
       image: true,
       embeddedContext: false,
     });
+  });
+});
+
+describe('checkPromptTotal', () => {
+  const textOf = (n: number): Attachment => ({
+    kind: 'text',
+    path: 'a',
+    uri: 'file:///a',
+    text: 'x'.repeat(n),
+  });
+  const image = (base64: number): Attachment => ({
+    kind: 'image',
+    path: 'i.png',
+    mimeType: 'image/png',
+    data: 'A'.repeat(base64),
+  });
+
+  it('takes up to the cap, counting the prompt in UTF-8 bytes and an image as its base64', () => {
+    expect(() => checkPromptTotal('é', [textOf(PROMPT_TOTAL_CAP - 4), image(2)])).not.toThrow();
+    expect(() => checkPromptTotal('é', [textOf(PROMPT_TOTAL_CAP - 4), image(3)])).toThrow(
+      /come to 32\.0 MiB: they may add up to 32 MiB/,
+    );
+  });
+});
+
+describe('shownPath', () => {
+  it('is relative inside the workspace, whole outside it; a name starting with two dots is inside', () => {
+    expect(shownPath('/w/src/a.ts', '/w')).toBe('src/a.ts');
+    expect(shownPath('/w/..dots.txt', '/w')).toBe('..dots.txt');
+    expect(shownPath('/w/...', '/w')).toBe('...');
+    expect(shownPath('/x.txt', '/w')).toBe('/x.txt');
+    expect(shownPath('/w', '/w/sub')).toBe('/w');
   });
 });
