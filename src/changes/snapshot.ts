@@ -79,6 +79,9 @@ export interface Snapshot {
   ignored?: ReadonlySet<string>;
   /** In git: the submodules git listed as changed, with their state (`.M S.M.`). */
   submodules?: ReadonlyMap<string, string>;
+  /** In git: the submodule folders that were not checked out (no `.git` in them), ending in `/`: git lists
+   * nothing in one, so both looks walk it. */
+  unpopulated?: readonly string[];
   /** Removes the snapshot's private files (its copy of the index); the ledger calls it once done. */
   dispose(): void;
 }
@@ -138,16 +141,20 @@ async function snapshotWith(
   // (found by review: a SIGINT waited the whole `git status`, up to its 60 s bound). Only here, before the
   // prompt: the look after the turn runs however the turn ended.
   const listing = view ? { ...view.env, signal: stop } : undefined;
-  const [status, flagged] =
+  const [status, index] =
     found && listing
       ? await Promise.all([
           git(root, statusArgs(), { ...listing, maxBytes: STATUS_MAX_BYTES }),
-          flaggedPaths(root, found.prefix, listing),
+          indexList(root, found.prefix, listing),
         ])
-      : [undefined, []];
+      : [undefined, undefined];
   stop?.throwIfAborted();
+  const flagged = index?.flagged ?? [];
+  const unpopulated = index ? notCheckedOut(root, index.gitlinks) : [];
   const listed =
-    found && status ? await withNested(root, await readStatus(status, found.prefix, stop)) : undefined;
+    found && status
+      ? await withNested(root, await readStatus(status, found.prefix, stop), unpopulated)
+      : undefined;
   const place: GitPlace | undefined = found && listed ? { ...found, head: listed.head } : undefined;
   const walked = place ? undefined : await walkFiles(root, MAX_FILES, undefined, stop);
   // In git, also the files in the git dir that decide what git runs and lists: an agent's hook, a config
@@ -172,7 +179,9 @@ async function snapshotWith(
     ...(view ? { view } : {}),
     // A status cut before its ignored entries cannot tell a newly ignored file after the turn: none is looked
     // for (truncated says more may have changed).
-    ...(listed ? { ...(listed.cut ? {} : { ignored: listed.ignored }), submodules: listed.submodules } : {}),
+    ...(listed
+      ? { ...(listed.cut ? {} : { ignored: listed.ignored }), submodules: listed.submodules, unpopulated }
+      : {}),
     files,
     truncated: (walked?.truncated ?? listed?.truncated ?? false) || paths.length > MAX_FILES,
     ...(listed && paths.length > MAX_FILES ? { beyond: new Set(paths.slice(MAX_FILES)) } : {}),
@@ -278,25 +287,57 @@ export function pinnedConfig(values: ReadonlyMap<string, string>, excludes: stri
   ];
 }
 
-// Pure: the paths of `git ls-files -v -z` whose tag says git does not look at the file (lower case:
-// assume-unchanged; `S`: skip-worktree), relative to the workspace.
-export function parseFlagged(out: string, prefix: string): string[] {
-  const paths: string[] = [];
-  for (const e of out.split('\0')) {
-    if (e.length < 3 || e[1] !== ' ') continue;
-    const tag = e[0]!;
-    if (!(tag === 'S' || (tag >= 'a' && tag <= 'z'))) continue;
-    const path = e.slice(2);
-    if (path.startsWith(prefix)) paths.push(path.slice(prefix.length));
-  }
-  return paths;
+/** What the index lists under the workspace (`git ls-files -v -s -z`), workspace-relative. */
+export interface IndexList {
+  /** The paths whose tag says git does not look at the file (lower case: assume-unchanged; `S`:
+   * skip-worktree). */
+  flagged: string[];
+  /** The submodules (gitlinks, mode 160000). */
+  gitlinks: string[];
 }
 
-// Those paths, from the ledger's copy of the index.
-async function flaggedPaths(root: string, prefix: string, env: GitOptions): Promise<string[]> {
-  const r = await git(root, ['ls-files', '-v', '-z', '--', '.'], env);
+// Pure: reads `git ls-files -v -s -z` (`H 100644 <id> 0\tpath`; without -s, `H path`).
+export function parseIndexList(out: string, prefix: string): IndexList {
+  const flagged: string[] = [];
+  const gitlinks = new Set<string>();
+  for (const e of out.split('\0')) {
+    if (e.length < 3 || e[1] !== ' ') continue;
+    const tab = e.indexOf('\t');
+    const path = tab < 0 ? e.slice(2) : e.slice(tab + 1);
+    if (!path.startsWith(prefix)) continue;
+    const rel = path.slice(prefix.length);
+    const tag = e[0]!;
+    if (tag === 'S' || (tag >= 'a' && tag <= 'z')) flagged.push(rel);
+    if (tab >= 0 && e.startsWith('160000 ', 2)) gitlinks.add(rel);
+  }
+  return { flagged, gitlinks: [...gitlinks] };
+}
+
+// Pure: the flagged paths alone.
+export const parseFlagged = (out: string, prefix: string): string[] => parseIndexList(out, prefix).flagged;
+
+// The index's list, from the ledger's copy of it; paths from the top (`--full-name`: without it they are
+// relative to the workspace, and none started with its prefix below the top, found while fixing the review).
+async function indexList(root: string, prefix: string, env: GitOptions): Promise<IndexList> {
+  const r = await git(root, ['ls-files', '-v', '-s', '-z', '--full-name', '--', '.'], env);
   if (r.code !== 0) throw new Error(`git ls-files failed: ${r.stderr || `exit ${r.code}`}`);
-  return parseFlagged(decodeName(r.stdout), prefix);
+  return parseIndexList(decodeName(r.stdout), prefix);
+}
+
+// The submodule folders with no `.git` in them (a clone without --recursive, as CI's checkouts make by
+// default: the folder is there, empty), ending in `/`. git lists nothing in such a folder, not even a file
+// the agent writes there, so they are walked as folders outside git are.
+function notCheckedOut(root: string, gitlinks: readonly string[]): string[] {
+  return gitlinks
+    .filter((p) => {
+      try {
+        lstatSync(join(root, p, '.git'));
+        return false;
+      } catch {
+        return true;
+      }
+    })
+    .map((p) => `${p}/`);
 }
 
 /** What one `git status` said: the listed paths (workspace-relative, with their letters) and HEAD. */
@@ -435,11 +476,12 @@ export async function readStatus(r: GitResult, prefix: string, signal?: AbortSig
 
 // The files of the untracked directories git does not look into (a repository made in the workspace: the
 // agent's `git init` in a new folder would hide every file in it), walked as outside git, as untracked: its
-// `.git` (and any node_modules) is listed as the folder (`sub/.git/`), so a new one is never nothing.
-// They share one walk's caps: past them `truncated` says more may be there.
-async function withNested(root: string, status: GitStatus): Promise<GitStatus> {
+// `.git` (and any node_modules) is listed as the folder (`sub/.git/`), so a new one is never nothing. So are
+// `more` (the submodule folders not checked out). They share one walk's caps: past them `truncated` says
+// more may be there.
+async function withNested(root: string, status: GitStatus, more: readonly string[] = []): Promise<GitStatus> {
   let folders = MAX_FILES / 2;
-  for (const dir of status.nested) {
+  for (const dir of [...status.nested, ...more]) {
     if (status.entries.size > MAX_FILES || folders <= 0) {
       status.truncated = true;
       break;
@@ -720,7 +762,11 @@ async function lookAgain(
       same && before.nextLook
         ? await before.nextLook.run(giveUp)
         : await git(before.root, statusArgs(), { ...env, maxBytes: STATUS_MAX_BYTES });
-    const status = await withNested(before.root, await readStatus(look, place.prefix, giveUp));
+    const status = await withNested(
+      before.root,
+      await readStatus(look, place.prefix, giveUp),
+      before.unpopulated,
+    );
     // Not listed before: a tracked file that was clean then, or a file that did not exist.
     // Past the snapshot's cap, a path git listed then too was there all along, in a state not looked at:
     // neither new nor clean (`truncated` says more may have changed).
