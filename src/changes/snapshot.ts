@@ -23,6 +23,7 @@ import {
   filterOverrides,
   gitDirConfigs,
   git,
+  moduleGitDirs,
   gitRoot,
   statusRecords,
   type ArmedGit,
@@ -389,33 +390,41 @@ export const STATUS_MAX_BYTES = 8 * 1024 * 1024;
 /** Entries of a status read between two turns of the event loop (~10 ms of work on a busy machine). */
 export const STATUS_BATCH = 10_000;
 
-/** At most this many hooks are looked at. */
+/** At most this many hooks are looked at in each git dir. */
 const MAX_HOOKS = 256;
 
 // The git dir's files that decide what git runs and what it lists, relative to the workspace: the configs,
 // the exclude and attributes files, and every hook (present or not: one the agent adds is a change too;
-// git's `.sample` files are not hooks).
+// git's `.sample` files are not hooks). The same of each submodule's git dir (`.git/modules/<name>`): a hook
+// there runs in the submodule, and a config there is read by every git command in it (an fsmonitor command
+// runs at the user's next `git status`).
 function gitControls(root: string, place: Pick<GitPlace, 'gitDir' | 'commonDir'>): string[] {
   const common = place.commonDir ?? place.gitDir;
   if (!common) return [];
-  const hooks = join(common, 'hooks');
-  let hookNames: string[] = [];
-  try {
-    // git never runs a `.sample`: renamed to what git runs, it is a new hook, and listed as one.
-    hookNames = readdirSync(hooks)
-      .filter((n) => !n.endsWith('.sample'))
-      .sort()
-      .slice(0, MAX_HOOKS);
-  } catch {
-    // no hooks folder
-  }
   const abs = [
     ...gitDirConfigs(place),
-    join(common, 'info', 'exclude'),
-    join(common, 'info', 'attributes'),
-    ...hookNames.map((n) => join(hooks, n)),
+    ...[common, ...moduleGitDirs(place)].flatMap((d) => [
+      join(d, 'info', 'exclude'),
+      join(d, 'info', 'attributes'),
+      ...hooksIn(d),
+    ]),
   ];
   return [...new Set(abs.map((a) => relative(root, a)))];
+}
+
+// The hooks of one git dir (at most MAX_HOOKS, in name order), absolute.
+function hooksIn(gitDir: string): string[] {
+  const hooks = join(gitDir, 'hooks');
+  try {
+    // git never runs a `.sample`: renamed to what git runs, it is a new hook, and listed as one.
+    return readdirSync(hooks)
+      .filter((n) => !n.endsWith('.sample'))
+      .sort()
+      .slice(0, MAX_HOOKS)
+      .map((n) => join(hooks, n));
+  } catch {
+    return []; // no hooks folder
+  }
 }
 
 // The folders git says it could not open (`warning: could not open directory 'locked/': Permission denied`).
@@ -746,8 +755,13 @@ async function lookAgain(
     // A filter command the agent added or changed is not run by this git: while every config file git reads
     // is as it was (its stat, ctime included), the status armed at the snapshot runs; else one that empties
     // every filter command that is not as it was.
+    // A config file git may read now that was not looked at then (a submodule's git dir the agent made)
+    // counts as one that changed.
     const config = before.config;
-    const same = config !== undefined && [...config.marks].every(([f, m]) => markOfSync(f)?.stat === m?.stat);
+    const same =
+      config !== undefined &&
+      [...config.marks].every(([f, m]) => markOfSync(f)?.stat === m?.stat) &&
+      gitDirConfigs(place).every((f) => config.marks.has(f));
     if (!same) before.nextLook?.disarm();
     const env: GitEnvOptions = same
       ? view.env
@@ -755,7 +769,7 @@ async function lookAgain(
           ...view.env,
           config: [
             ...(view.env.config ?? []),
-            ...filterOverrides(config?.filters ?? new Map(), await filterCommands(before.root)),
+            ...filterOverrides(config?.filters ?? new Map(), await filterCommands(before.root, place)),
           ],
         };
     const look =

@@ -82,3 +82,55 @@ describe('the index read from a workspace below the repository root', () => {
     expect(changesOf(r)).toMatchObject({ modified: ['b.ts'] });
   });
 });
+
+describe("a submodule's own git dir (.git/modules/<name>) is git's control files too", () => {
+  it.each([
+    [
+      'a hook',
+      'printf "#!/bin/sh\\necho pwned\\n" > .git/modules/vendor/lib/hooks/pre-commit',
+      '.git/modules/vendor/lib/hooks/pre-commit',
+    ],
+    ['a config', 'git -C vendor/lib config user.name HACKED', '.git/modules/vendor/lib/config'],
+    [
+      "a nested submodule's hook",
+      'printf "#!/bin/sh\\n" > .git/modules/vendor/lib/modules/inner/hooks/post-checkout',
+      '.git/modules/vendor/lib/modules/inner/hooks/post-checkout',
+    ],
+    [
+      "a nested submodule's config",
+      'echo "[core]" >> .git/modules/vendor/lib/modules/inner/config',
+      '.git/modules/vendor/lib/modules/inner/config',
+    ],
+  ])('%s is a change: --fence read-only is exit 8', async (_, sh, path) => {
+    const repo = repoWithSubmodule();
+    // A submodule of the submodule's, as `git submodule update --recursive` leaves its git dir.
+    writeFiles(join(repo, '.git/modules/vendor/lib/modules/inner'), {
+      HEAD: 'ref: refs/heads/main\n',
+      config: '[core]\n\tbare = false\n',
+      'hooks/README': 'x\n',
+    });
+    const r = await readOnly(repo, sh);
+    expect(r.exitCode, r.stderr).toBe(8);
+    const changes = changesOf(r) as Record<string, string[]>;
+    expect([...changes.added!, ...changes.modified!]).toEqual([path]);
+  });
+
+  it.each([
+    ['an fsmonitor', (m: string) => `git -C vendor/lib config core.fsmonitor "touch ${m}; false"`],
+    [
+      'a clean filter',
+      (m: string) =>
+        `git -C vendor/lib config filter.x.clean "touch ${m}; cat" && echo "* filter=x" > vendor/lib/.gitattributes`,
+    ],
+  ])("%s the agent writes into the submodule's config is not run by the ledger's git", async (_, cmd) => {
+    const repo = repoWithSubmodule();
+    const marker = join(tempDir('rho-ran-'), 'ran');
+    // The same size, other bytes: git must read the file (through a clean filter) to tell.
+    const r = await readOnly(repo, `${cmd(marker)} && sleep 0.1 && echo bil > vendor/lib/lib.c`);
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(existsSync(marker)).toBe(false);
+    expect(changesOf(r)).toMatchObject({
+      modified: expect.arrayContaining(['.git/modules/vendor/lib/config', 'vendor/lib']),
+    });
+  });
+});
