@@ -156,6 +156,13 @@ async function snapshotWith(
     found && status
       ? await withNested(root, await readStatus(status, found.prefix, stop), unpopulated)
       : undefined;
+  // A workspace git does not look into (a folder the repository ignores: `scratch/`, or everything in a
+  // dotfiles repository in $HOME; a submodule's folder not checked out) is one git lists nothing in, not even
+  // a new file: it is walked, as one outside git is (found by review).
+  if (view && (listed?.ignoredWhole || index?.inSubmodule)) {
+    removeView(view);
+    return snapshotWith(root, undefined, undefined, undefined, stop);
+  }
   const place: GitPlace | undefined = found && listed ? { ...found, head: listed.head } : undefined;
   const walked = place ? undefined : await walkFiles(root, MAX_FILES, undefined, stop);
   // In git, also the files in the git dir that decide what git runs and lists: an agent's hook, a config
@@ -295,23 +302,28 @@ export interface IndexList {
   flagged: string[];
   /** The submodules (gitlinks, mode 160000). */
   gitlinks: string[];
+  /** The workspace is in a submodule's folder (with git's root above it, one that is not checked out). */
+  inSubmodule: boolean;
 }
 
 // Pure: reads `git ls-files -v -s -z` (`H 100644 <id> 0\tpath`; without -s, `H path`).
 export function parseIndexList(out: string, prefix: string): IndexList {
   const flagged: string[] = [];
   const gitlinks = new Set<string>();
+  let inSubmodule = false;
   for (const e of out.split('\0')) {
     if (e.length < 3 || e[1] !== ' ') continue;
     const tab = e.indexOf('\t');
     const path = tab < 0 ? e.slice(2) : e.slice(tab + 1);
+    const gitlink = tab >= 0 && e.startsWith('160000 ', 2);
+    if (gitlink && prefix.startsWith(`${path}/`)) inSubmodule = true;
     if (!path.startsWith(prefix)) continue;
     const rel = path.slice(prefix.length);
     const tag = e[0]!;
     if (tag === 'S' || (tag >= 'a' && tag <= 'z')) flagged.push(rel);
-    if (tab >= 0 && e.startsWith('160000 ', 2)) gitlinks.add(rel);
+    if (gitlink) gitlinks.add(rel);
   }
-  return { flagged, gitlinks: [...gitlinks] };
+  return { flagged, gitlinks: [...gitlinks], inSubmodule };
 }
 
 // Pure: the flagged paths alone.
@@ -358,6 +370,8 @@ interface GitStatus {
   cut?: boolean;
   /** Submodules git lists as changed, with their state. */
   submodules: Map<string, string>;
+  /** The workspace itself is ignored (git lists it, or a folder above it, as one ignored entry). */
+  ignoredWhole: boolean;
 }
 
 // `git status`: untracked files listed one by one, the ignored ones too (a folder an ignore rule names is one
@@ -443,6 +457,7 @@ export async function readStatus(r: GitResult, prefix: string, signal?: AbortSig
   // A status cut at STATUS_MAX_BYTES: its records up to the last whole one (each ends with a NUL).
   const cut = r.cut === true;
   let head: string | null = null;
+  let ignoredWhole = false;
   let read = 0;
   for (const e of statusRecords(decodeName(listedPart(r)))) {
     // Read a part at a time: 8 MiB of status is ~240,000 entries and half a second of work, during which
@@ -453,6 +468,11 @@ export async function readStatus(r: GitResult, prefix: string, signal?: AbortSig
     }
     if ('head' in e) {
       head = e.head;
+      continue;
+    }
+    // `! scratch/` (or `! scratch/ws/`) for a workspace in scratch/ws: the only entry git lists there.
+    if (e.xy === '!!' && prefix !== '' && e.path.endsWith('/') && prefix.startsWith(e.path)) {
+      ignoredWhole = true;
       continue;
     }
     if (!e.path.startsWith(prefix)) continue;
@@ -480,6 +500,7 @@ export async function readStatus(r: GitResult, prefix: string, signal?: AbortSig
     ignored,
     ...(cut ? { cut } : {}),
     submodules,
+    ignoredWhole,
   };
 }
 
@@ -781,6 +802,10 @@ async function lookAgain(
       await readStatus(look, place.prefix, giveUp),
       before.unpopulated,
     );
+    // git lists nothing in a workspace ignored whole, a file the agent added included: the ledger could not
+    // look (an ignore rule above the workspace, in a .gitignore outside it, is the agent's to write too).
+    if (status.ignoredWhole)
+      throw new Error('the workspace became ignored by its repository during the turn');
     // Not listed before: a tracked file that was clean then, or a file that did not exist.
     // Past the snapshot's cap, a path git listed then too was there all along, in a state not looked at:
     // neither new nor clean (`truncated` says more may have changed).

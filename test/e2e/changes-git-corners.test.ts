@@ -134,3 +134,46 @@ describe("a submodule's own git dir (.git/modules/<name>) is git's control files
     });
   });
 });
+
+describe('a workspace git does not look into is walked, as one outside git', () => {
+  it.each([
+    ['a folder the repository ignores (scratch/)', 'scratch/\n'],
+    ['a dotfiles repository in $HOME that ignores everything (*)', '*\n!.gitignore\n'],
+  ])('%s: a new file and an edit are changes, --fence read-only is exit 8', async (_, ignore) => {
+    const repo = userRepo();
+    writeFiles(repo, { '.gitignore': ignore, 'scratch/ws/keep.txt': 'keep\n', 'scratch/ws/edit.txt': 'e\n' });
+    const ws = join(repo, 'scratch/ws');
+    const r = await readOnly(ws, 'echo evil > evil.sh && echo more >> edit.txt');
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(changesOf(r)).toEqual({
+      added: ['evil.sh'],
+      modified: ['edit.txt'],
+      deleted: [],
+      unaccounted: ['edit.txt', 'evil.sh'],
+      truncated: false,
+    });
+    const quiet = await readOnly(ws, 'true');
+    expect(quiet.exitCode, quiet.stderr).toBe(0);
+  });
+
+  it('a workspace the agent has ignored whole during the turn (from a .gitignore above it) could not be measured', async () => {
+    const repo = userRepo();
+    writeFiles(repo, { 'scratch/ws/keep.txt': 'keep\n' });
+    const r = await readOnly(
+      join(repo, 'scratch/ws'),
+      'echo scratch/ >> ../../.gitignore && echo evil > evil.sh',
+    );
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(r.events.at(-1)!.changes).toBeNull();
+    expect(r.stderr).toContain('the workspace became ignored by its repository during the turn');
+  });
+
+  it('a submodule folder that is not checked out, as the workspace: a file written there is a change', async () => {
+    const repo = repoWithSubmodule();
+    const copy = join(tempDir('rho-clone-'), 'clone');
+    git(repo, 'clone', '-q', repo, copy);
+    const r = await readOnly(join(copy, 'vendor/lib'), 'echo evil > evil.sh');
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(changesOf(r)).toMatchObject({ added: ['evil.sh'] });
+  });
+});

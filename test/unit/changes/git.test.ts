@@ -184,6 +184,15 @@ describe('a git status read up to maxBytes (found by review: every entry was hel
 
   // Found by review: reading 8 MiB of status (~240,000 entries) was one block of up to 1.7 s on a busy
   // machine: a signal or --timeout waited for it. It is read a batch at a time, and the stop ends it.
+  it('readStatus: a folder above the workspace listed as ignored says the workspace is ignored whole', async () => {
+    const of = async (records: string, prefix: string) =>
+      (await readStatus({ code: 0, stdout: Buffer.from(records), stderr: '' }, prefix)).ignoredWhole;
+    expect(await of('! scratch/\0', 'scratch/ws/')).toBe(true);
+    expect(await of('! scratch/ws/\0', 'scratch/ws/')).toBe(true);
+    expect(await of('! scratch/ws/x.log\0! scratch/ws/build/\0', 'scratch/ws/')).toBe(false);
+    expect(await of('! scratc/\0! scratch/w\0', 'scratch/ws/')).toBe(false);
+  });
+
   it('readStatus lets the event loop run between batches, and ends at the stop', async () => {
     const n = STATUS_BATCH * 5;
     const stdout = Buffer.from(

@@ -28,8 +28,15 @@ describe('parseIndexList', () => {
       `S 160000 ${id} 0\tother/lib`,
       '',
     ].join('\0');
-    expect(parseIndexList(out, 'src/')).toEqual({ flagged: ['b c'], gitlinks: ['vendor/lib', 'both'] });
+    expect(parseIndexList(out, 'src/')).toEqual({
+      flagged: ['b c'],
+      gitlinks: ['vendor/lib', 'both'],
+      inSubmodule: false,
+    });
     expect(parseIndexList(out, '').flagged).toEqual(['src/b c', 'other/lib']);
+    // A workspace inside a submodule's folder (its root above it: one not checked out).
+    expect(parseIndexList(out, 'other/lib/deep/').inSubmodule).toBe(true);
+    expect(parseIndexList(out, 'other/library/').inSubmodule).toBe(false);
   });
 });
 
