@@ -1,6 +1,6 @@
 // The few git commands the ledger and --worktree run, and the pure parse of `git status --porcelain -z`.
 import { execFile, spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { safeGitEnv, type ConfigPair, type GitEnvOptions } from './git-env.js';
 
@@ -318,26 +318,49 @@ export interface ConfigSeen {
   values: Map<string, string>;
 }
 
-// `git config --list --show-origin -z`: each setting with the file it came from.
+// `git config --list --show-origin -z`: each setting with the file it came from. And each submodule's own
+// config (`.git/modules/<name>/config`, read by the `git status` git runs in a checked-out submodule, which a
+// filter there runs from): its filter commands join the same keys' (the setting that empties one empties it
+// in every repository), each value tagged with the submodule's git dir, so one a submodule's config adds or
+// changes is no longer what that key held.
 export async function configSeen(
   cwd: string,
   place: Pick<GitPlace, 'gitDir' | 'commonDir'>,
   signal?: AbortSignal,
 ): Promise<ConfigSeen> {
-  const r = await git(cwd, ['config', '--list', '--show-origin', '-z'], { signal });
+  const list = ['--list', '--show-origin', '-z'];
+  const modules = moduleGitDirs(place);
+  const [r, ...own] = await Promise.all([
+    git(cwd, ['config', ...list], { signal }),
+    ...modules.map((d) =>
+      git(cwd, ['config', '--file', join(d, 'config'), '--includes', ...list], { signal }),
+    ),
+  ]);
   const filters = new Map<string, string>();
   const values = new Map<string, string>();
   const files = new Set(configCandidates(place));
-  const f = r.stdout.toString('utf8').split('\0');
-  for (let i = 0; i + 1 < f.length; i += 2) {
-    const origin = f[i]!;
-    const entry = f[i + 1]!;
-    if (origin.startsWith('file:')) files.add(resolve(cwd, origin.slice('file:'.length)));
-    const nl = entry.indexOf('\n');
-    const key = nl < 0 ? entry : entry.slice(0, nl);
-    if (key !== '') values.set(key, nl < 0 ? 'true' : entry.slice(nl + 1));
-    if (nl > 0 && FILTER_KEY.test(key)) filters.set(key, entry.slice(nl + 1));
-  }
+  const read = (out: Buffer, each: (key: string, value: string) => void): void => {
+    const f = out.toString('utf8').split('\0');
+    for (let i = 0; i + 1 < f.length; i += 2) {
+      const origin = f[i]!;
+      const entry = f[i + 1]!;
+      if (origin.startsWith('file:')) files.add(resolve(cwd, origin.slice('file:'.length)));
+      const nl = entry.indexOf('\n');
+      const key = nl < 0 ? entry : entry.slice(0, nl);
+      if (key !== '') each(key, nl < 0 ? 'true' : entry.slice(nl + 1));
+    }
+  };
+  read(r.stdout, (key, value) => {
+    values.set(key, value);
+    if (FILTER_KEY.test(key)) filters.set(key, value);
+  });
+  own.forEach((m, i) =>
+    read(m.stdout, (key, value) => {
+      if (!FILTER_KEY.test(key)) return;
+      const was = filters.get(key);
+      filters.set(key, `${was === undefined ? '' : `${was}\0`}${modules[i]}\0${value}`);
+    }),
+  );
   return { filters, files: [...files], values };
 }
 
@@ -355,17 +378,58 @@ function configCandidates(place: Pick<GitPlace, 'gitDir' | 'commonDir'>): string
 }
 
 // The git dir's own files that say where git reads its config: the config, a worktree's, and `commondir`
-// (which moves the config, and info/, refs and objects, elsewhere).
+// (which moves the config, and info/, refs and objects, elsewhere); and each submodule git dir's config.
 export function gitDirConfigs(place: Pick<GitPlace, 'gitDir' | 'commonDir'>): string[] {
   const common = place.commonDir ?? place.gitDir;
   const own = place.gitDir ?? common;
   if (!common || !own) return [];
-  return [join(common, 'config'), join(own, 'config.worktree'), join(own, 'commondir')];
+  return [
+    join(common, 'config'),
+    join(own, 'config.worktree'),
+    join(own, 'commondir'),
+    ...moduleGitDirs(place).flatMap((d) => [join(d, 'config'), join(d, 'config.worktree')]),
+  ];
+}
+
+/** At most this many submodule git dirs are looked at, and this many folders read to find them. */
+export const MAX_MODULES = 256;
+const MAX_MODULE_FOLDERS = 4 * MAX_MODULES;
+
+// The git dirs of the submodules (`modules/<name>` under the common dir, a name may hold `/`; a submodule's
+// own submodules under its `modules/`, at any depth), absolute, in a fixed order. A folder there holding a
+// `HEAD` or a `config` is one; any other folder is part of a name, and looked into. None without submodules
+// (one readdir that fails).
+export function moduleGitDirs(place: Pick<GitPlace, 'gitDir' | 'commonDir'>): string[] {
+  const common = place.commonDir ?? place.gitDir;
+  if (!common) return [];
+  const found: string[] = [];
+  const queue = [join(common, 'modules')];
+  for (let read = 0; queue.length > 0 && read < MAX_MODULE_FOLDERS && found.length < MAX_MODULES; read++) {
+    const dir = queue.shift()!;
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    if (entries.some((e) => e.name === 'HEAD' || e.name === 'config')) {
+      found.push(dir);
+      queue.push(join(dir, 'modules'));
+      continue;
+    }
+    // Folders only (a link to one is not followed), in name order.
+    const names = entries.filter((e) => e.isDirectory()).map((e) => e.name);
+    for (const n of names.sort()) queue.push(join(dir, n));
+  }
+  return found;
 }
 
 // The filter commands now, by key (from the same listing as configSeen's).
-export async function filterCommands(cwd: string): Promise<Map<string, string>> {
-  return (await configSeen(cwd, {})).filters;
+export async function filterCommands(
+  cwd: string,
+  place: Pick<GitPlace, 'gitDir' | 'commonDir'> = {},
+): Promise<Map<string, string>> {
+  return (await configSeen(cwd, place)).filters;
 }
 
 // Pure: an empty command (no filter) for each filter command that is not as it was, so git runs only the

@@ -23,6 +23,7 @@ import {
   filterOverrides,
   gitDirConfigs,
   git,
+  moduleGitDirs,
   gitRoot,
   statusRecords,
   type ArmedGit,
@@ -79,6 +80,9 @@ export interface Snapshot {
   ignored?: ReadonlySet<string>;
   /** In git: the submodules git listed as changed, with their state (`.M S.M.`). */
   submodules?: ReadonlyMap<string, string>;
+  /** In git: the submodule folders that were not checked out (no `.git` in them), ending in `/`: git lists
+   * nothing in one, so both looks walk it. */
+  unpopulated?: readonly string[];
   /** Removes the snapshot's private files (its copy of the index); the ledger calls it once done. */
   dispose(): void;
 }
@@ -138,16 +142,27 @@ async function snapshotWith(
   // (found by review: a SIGINT waited the whole `git status`, up to its 60 s bound). Only here, before the
   // prompt: the look after the turn runs however the turn ended.
   const listing = view ? { ...view.env, signal: stop } : undefined;
-  const [status, flagged] =
+  const [status, index] =
     found && listing
       ? await Promise.all([
           git(root, statusArgs(), { ...listing, maxBytes: STATUS_MAX_BYTES }),
-          flaggedPaths(root, found.prefix, listing),
+          indexList(root, found.prefix, listing),
         ])
-      : [undefined, []];
+      : [undefined, undefined];
   stop?.throwIfAborted();
+  const flagged = index?.flagged ?? [];
+  const unpopulated = index ? notCheckedOut(root, index.gitlinks) : [];
   const listed =
-    found && status ? await withNested(root, await readStatus(status, found.prefix, stop)) : undefined;
+    found && status
+      ? await withNested(root, await readStatus(status, found.prefix, stop), unpopulated)
+      : undefined;
+  // A workspace git does not look into (a folder the repository ignores: `scratch/`, or everything in a
+  // dotfiles repository in $HOME; a submodule's folder not checked out) is one git lists nothing in, not even
+  // a new file: it is walked, as one outside git is (found by review).
+  if (view && (listed?.ignoredWhole || index?.inSubmodule)) {
+    removeView(view);
+    return snapshotWith(root, undefined, undefined, undefined, stop);
+  }
   const place: GitPlace | undefined = found && listed ? { ...found, head: listed.head } : undefined;
   const walked = place ? undefined : await walkFiles(root, MAX_FILES, undefined, stop);
   // In git, also the files in the git dir that decide what git runs and lists: an agent's hook, a config
@@ -172,7 +187,9 @@ async function snapshotWith(
     ...(view ? { view } : {}),
     // A status cut before its ignored entries cannot tell a newly ignored file after the turn: none is looked
     // for (truncated says more may have changed).
-    ...(listed ? { ...(listed.cut ? {} : { ignored: listed.ignored }), submodules: listed.submodules } : {}),
+    ...(listed
+      ? { ...(listed.cut ? {} : { ignored: listed.ignored }), submodules: listed.submodules, unpopulated }
+      : {}),
     files,
     truncated: (walked?.truncated ?? listed?.truncated ?? false) || paths.length > MAX_FILES,
     ...(listed && paths.length > MAX_FILES ? { beyond: new Set(paths.slice(MAX_FILES)) } : {}),
@@ -278,25 +295,62 @@ export function pinnedConfig(values: ReadonlyMap<string, string>, excludes: stri
   ];
 }
 
-// Pure: the paths of `git ls-files -v -z` whose tag says git does not look at the file (lower case:
-// assume-unchanged; `S`: skip-worktree), relative to the workspace.
-export function parseFlagged(out: string, prefix: string): string[] {
-  const paths: string[] = [];
-  for (const e of out.split('\0')) {
-    if (e.length < 3 || e[1] !== ' ') continue;
-    const tag = e[0]!;
-    if (!(tag === 'S' || (tag >= 'a' && tag <= 'z'))) continue;
-    const path = e.slice(2);
-    if (path.startsWith(prefix)) paths.push(path.slice(prefix.length));
-  }
-  return paths;
+/** What the index lists under the workspace (`git ls-files -v -s -z`), workspace-relative. */
+export interface IndexList {
+  /** The paths whose tag says git does not look at the file (lower case: assume-unchanged; `S`:
+   * skip-worktree). */
+  flagged: string[];
+  /** The submodules (gitlinks, mode 160000). */
+  gitlinks: string[];
+  /** The workspace is in a submodule's folder (with git's root above it, one that is not checked out). */
+  inSubmodule: boolean;
 }
 
-// Those paths, from the ledger's copy of the index.
-async function flaggedPaths(root: string, prefix: string, env: GitOptions): Promise<string[]> {
-  const r = await git(root, ['ls-files', '-v', '-z', '--', '.'], env);
+// Pure: reads `git ls-files -v -s -z` (`H 100644 <id> 0\tpath`; without -s, `H path`).
+export function parseIndexList(out: string, prefix: string): IndexList {
+  const flagged: string[] = [];
+  const gitlinks = new Set<string>();
+  let inSubmodule = false;
+  for (const e of out.split('\0')) {
+    if (e.length < 3 || e[1] !== ' ') continue;
+    const tab = e.indexOf('\t');
+    const path = tab < 0 ? e.slice(2) : e.slice(tab + 1);
+    const gitlink = tab >= 0 && e.startsWith('160000 ', 2);
+    if (gitlink && prefix.startsWith(`${path}/`)) inSubmodule = true;
+    if (!path.startsWith(prefix)) continue;
+    const rel = path.slice(prefix.length);
+    const tag = e[0]!;
+    if (tag === 'S' || (tag >= 'a' && tag <= 'z')) flagged.push(rel);
+    if (gitlink) gitlinks.add(rel);
+  }
+  return { flagged, gitlinks: [...gitlinks], inSubmodule };
+}
+
+// Pure: the flagged paths alone.
+export const parseFlagged = (out: string, prefix: string): string[] => parseIndexList(out, prefix).flagged;
+
+// The index's list, from the ledger's copy of it; paths from the top (`--full-name`: without it they are
+// relative to the workspace, and none started with its prefix below the top, found while fixing the review).
+async function indexList(root: string, prefix: string, env: GitOptions): Promise<IndexList> {
+  const r = await git(root, ['ls-files', '-v', '-s', '-z', '--full-name', '--', '.'], env);
   if (r.code !== 0) throw new Error(`git ls-files failed: ${r.stderr || `exit ${r.code}`}`);
-  return parseFlagged(decodeName(r.stdout), prefix);
+  return parseIndexList(decodeName(r.stdout), prefix);
+}
+
+// The submodule folders with no `.git` in them (a clone without --recursive, as CI's checkouts make by
+// default: the folder is there, empty), ending in `/`. git lists nothing in such a folder, not even a file
+// the agent writes there, so they are walked as folders outside git are.
+function notCheckedOut(root: string, gitlinks: readonly string[]): string[] {
+  return gitlinks
+    .filter((p) => {
+      try {
+        lstatSync(join(root, p, '.git'));
+        return false;
+      } catch {
+        return true;
+      }
+    })
+    .map((p) => `${p}/`);
 }
 
 /** What one `git status` said: the listed paths (workspace-relative, with their letters) and HEAD. */
@@ -316,6 +370,8 @@ interface GitStatus {
   cut?: boolean;
   /** Submodules git lists as changed, with their state. */
   submodules: Map<string, string>;
+  /** The workspace itself is ignored (git lists it, or a folder above it, as one ignored entry). */
+  ignoredWhole: boolean;
 }
 
 // `git status`: untracked files listed one by one, the ignored ones too (a folder an ignore rule names is one
@@ -348,33 +404,41 @@ export const STATUS_MAX_BYTES = 8 * 1024 * 1024;
 /** Entries of a status read between two turns of the event loop (~10 ms of work on a busy machine). */
 export const STATUS_BATCH = 10_000;
 
-/** At most this many hooks are looked at. */
+/** At most this many hooks are looked at in each git dir. */
 const MAX_HOOKS = 256;
 
 // The git dir's files that decide what git runs and what it lists, relative to the workspace: the configs,
 // the exclude and attributes files, and every hook (present or not: one the agent adds is a change too;
-// git's `.sample` files are not hooks).
+// git's `.sample` files are not hooks). The same of each submodule's git dir (`.git/modules/<name>`): a hook
+// there runs in the submodule, and a config there is read by every git command in it (an fsmonitor command
+// runs at the user's next `git status`).
 function gitControls(root: string, place: Pick<GitPlace, 'gitDir' | 'commonDir'>): string[] {
   const common = place.commonDir ?? place.gitDir;
   if (!common) return [];
-  const hooks = join(common, 'hooks');
-  let hookNames: string[] = [];
-  try {
-    // git never runs a `.sample`: renamed to what git runs, it is a new hook, and listed as one.
-    hookNames = readdirSync(hooks)
-      .filter((n) => !n.endsWith('.sample'))
-      .sort()
-      .slice(0, MAX_HOOKS);
-  } catch {
-    // no hooks folder
-  }
   const abs = [
     ...gitDirConfigs(place),
-    join(common, 'info', 'exclude'),
-    join(common, 'info', 'attributes'),
-    ...hookNames.map((n) => join(hooks, n)),
+    ...[common, ...moduleGitDirs(place)].flatMap((d) => [
+      join(d, 'info', 'exclude'),
+      join(d, 'info', 'attributes'),
+      ...hooksIn(d),
+    ]),
   ];
   return [...new Set(abs.map((a) => relative(root, a)))];
+}
+
+// The hooks of one git dir (at most MAX_HOOKS, in name order), absolute.
+function hooksIn(gitDir: string): string[] {
+  const hooks = join(gitDir, 'hooks');
+  try {
+    // git never runs a `.sample`: renamed to what git runs, it is a new hook, and listed as one.
+    return readdirSync(hooks)
+      .filter((n) => !n.endsWith('.sample'))
+      .sort()
+      .slice(0, MAX_HOOKS)
+      .map((n) => join(hooks, n));
+  } catch {
+    return []; // no hooks folder
+  }
 }
 
 // The folders git says it could not open (`warning: could not open directory 'locked/': Permission denied`).
@@ -393,6 +457,7 @@ export async function readStatus(r: GitResult, prefix: string, signal?: AbortSig
   // A status cut at STATUS_MAX_BYTES: its records up to the last whole one (each ends with a NUL).
   const cut = r.cut === true;
   let head: string | null = null;
+  let ignoredWhole = false;
   let read = 0;
   for (const e of statusRecords(decodeName(listedPart(r)))) {
     // Read a part at a time: 8 MiB of status is ~240,000 entries and half a second of work, during which
@@ -403,6 +468,11 @@ export async function readStatus(r: GitResult, prefix: string, signal?: AbortSig
     }
     if ('head' in e) {
       head = e.head;
+      continue;
+    }
+    // `! scratch/` (or `! scratch/ws/`) for a workspace in scratch/ws: the only entry git lists there.
+    if (e.xy === '!!' && prefix !== '' && e.path.endsWith('/') && prefix.startsWith(e.path)) {
+      ignoredWhole = true;
       continue;
     }
     if (!e.path.startsWith(prefix)) continue;
@@ -430,16 +500,18 @@ export async function readStatus(r: GitResult, prefix: string, signal?: AbortSig
     ignored,
     ...(cut ? { cut } : {}),
     submodules,
+    ignoredWhole,
   };
 }
 
 // The files of the untracked directories git does not look into (a repository made in the workspace: the
 // agent's `git init` in a new folder would hide every file in it), walked as outside git, as untracked: its
-// `.git` (and any node_modules) is listed as the folder (`sub/.git/`), so a new one is never nothing.
-// They share one walk's caps: past them `truncated` says more may be there.
-async function withNested(root: string, status: GitStatus): Promise<GitStatus> {
+// `.git` (and any node_modules) is listed as the folder (`sub/.git/`), so a new one is never nothing. So are
+// `more` (the submodule folders not checked out). They share one walk's caps: past them `truncated` says
+// more may be there.
+async function withNested(root: string, status: GitStatus, more: readonly string[] = []): Promise<GitStatus> {
   let folders = MAX_FILES / 2;
-  for (const dir of status.nested) {
+  for (const dir of [...status.nested, ...more]) {
     if (status.entries.size > MAX_FILES || folders <= 0) {
       status.truncated = true;
       break;
@@ -704,8 +776,13 @@ async function lookAgain(
     // A filter command the agent added or changed is not run by this git: while every config file git reads
     // is as it was (its stat, ctime included), the status armed at the snapshot runs; else one that empties
     // every filter command that is not as it was.
+    // A config file git may read now that was not looked at then (a submodule's git dir the agent made)
+    // counts as one that changed.
     const config = before.config;
-    const same = config !== undefined && [...config.marks].every(([f, m]) => markOfSync(f)?.stat === m?.stat);
+    const same =
+      config !== undefined &&
+      [...config.marks].every(([f, m]) => markOfSync(f)?.stat === m?.stat) &&
+      gitDirConfigs(place).every((f) => config.marks.has(f));
     if (!same) before.nextLook?.disarm();
     const env: GitEnvOptions = same
       ? view.env
@@ -713,14 +790,22 @@ async function lookAgain(
           ...view.env,
           config: [
             ...(view.env.config ?? []),
-            ...filterOverrides(config?.filters ?? new Map(), await filterCommands(before.root)),
+            ...filterOverrides(config?.filters ?? new Map(), await filterCommands(before.root, place)),
           ],
         };
     const look =
       same && before.nextLook
         ? await before.nextLook.run(giveUp)
         : await git(before.root, statusArgs(), { ...env, maxBytes: STATUS_MAX_BYTES });
-    const status = await withNested(before.root, await readStatus(look, place.prefix, giveUp));
+    const status = await withNested(
+      before.root,
+      await readStatus(look, place.prefix, giveUp),
+      before.unpopulated,
+    );
+    // git lists nothing in a workspace ignored whole, a file the agent added included: the ledger could not
+    // look (an ignore rule above the workspace, in a .gitignore outside it, is the agent's to write too).
+    if (status.ignoredWhole)
+      throw new Error('the workspace became ignored by its repository during the turn');
     // Not listed before: a tracked file that was clean then, or a file that did not exist.
     // Past the snapshot's cap, a path git listed then too was there all along, in a state not looked at:
     // neither new nor clean (`truncated` says more may have changed).

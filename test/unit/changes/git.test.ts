@@ -3,7 +3,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { armGit, git, mayBeInGit, parseStatusV2 } from '../../../src/changes/git.js';
+import {
+  armGit,
+  configSeen,
+  filterOverrides,
+  git,
+  gitDirConfigs,
+  mayBeInGit,
+  moduleGitDirs,
+  parseStatusV2,
+} from '../../../src/changes/git.js';
 import { readStatus, STATUS_BATCH } from '../../../src/changes/snapshot.js';
 
 const OID = '748e513a7392e66c042aa04efea127cecd5845cf';
@@ -59,6 +68,55 @@ describe('parseStatusV2', () => {
     ],
   ])('%j', (out, want) => {
     expect(parseStatusV2(out)).toEqual(want);
+  });
+});
+
+describe("the submodules' git dirs", () => {
+  // A git dir with submodules `a`, `x/y` (a name holding a slash) and `a`'s own `inner`; `x` is no git dir.
+  function gitDir(): string {
+    const d = mkdtempSync(join(tmpdir(), 'rho-modules-'));
+    for (const m of ['modules/a', 'modules/x/y', 'modules/a/modules/inner']) {
+      mkdirSync(join(d, m, 'hooks'), { recursive: true });
+      writeFileSync(join(d, m, 'HEAD'), 'ref: refs/heads/main\n');
+    }
+    mkdirSync(join(d, 'modules/a/objects/00'), { recursive: true });
+    return d;
+  }
+
+  it('moduleGitDirs: each one, nested ones too, never a folder inside one but its modules/', () => {
+    const d = gitDir();
+    expect(moduleGitDirs({ gitDir: d })).toEqual(
+      ['modules/a', 'modules/x/y', 'modules/a/modules/inner'].map((m) => join(d, m)),
+    );
+    expect(moduleGitDirs({ gitDir: join(d, 'none') })).toEqual([]);
+  });
+
+  it("gitDirConfigs: each one's config with the repository's own", () => {
+    const d = gitDir();
+    expect(gitDirConfigs({ gitDir: d })).toEqual(
+      expect.arrayContaining([join(d, 'config'), join(d, 'modules/a/modules/inner/config')]),
+    );
+  });
+
+  it("configSeen: a filter a submodule's config adds or changes is one to empty; one left alone is not", async () => {
+    const d = gitDir();
+    const work = mkdtempSync(join(tmpdir(), 'rho-work-'));
+    execFileSync('git', ['init', '-q', '--separate-git-dir', join(d, 'main'), work]);
+    const sub = join(d, 'main', 'modules', 'lib');
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(sub, 'config'), '[filter "lfs"]\n\tclean = lfs-clean\n');
+    const place = { gitDir: join(d, 'main') };
+    const before = await configSeen(work, place);
+    expect(before.files).toContain(join(sub, 'config'));
+    writeFileSync(join(sub, 'config'), '[filter "lfs"]\n\tclean = lfs-clean\n[filter "x"]\n\tclean = evil\n');
+    expect(filterOverrides(before.filters, (await configSeen(work, place)).filters)).toEqual([
+      ['filter.x.clean', ''],
+    ]);
+    writeFileSync(join(sub, 'config'), '[filter "lfs"]\n\tclean = evil\n');
+    expect(filterOverrides(before.filters, (await configSeen(work, place)).filters)).toEqual([
+      ['filter.lfs.clean', ''],
+    ]);
   });
 });
 
@@ -126,6 +184,15 @@ describe('a git status read up to maxBytes (found by review: every entry was hel
 
   // Found by review: reading 8 MiB of status (~240,000 entries) was one block of up to 1.7 s on a busy
   // machine: a signal or --timeout waited for it. It is read a batch at a time, and the stop ends it.
+  it('readStatus: a folder above the workspace listed as ignored says the workspace is ignored whole', async () => {
+    const of = async (records: string, prefix: string) =>
+      (await readStatus({ code: 0, stdout: Buffer.from(records), stderr: '' }, prefix)).ignoredWhole;
+    expect(await of('! scratch/\0', 'scratch/ws/')).toBe(true);
+    expect(await of('! scratch/ws/\0', 'scratch/ws/')).toBe(true);
+    expect(await of('! scratch/ws/x.log\0! scratch/ws/build/\0', 'scratch/ws/')).toBe(false);
+    expect(await of('! scratc/\0! scratch/w\0', 'scratch/ws/')).toBe(false);
+  });
+
   it('readStatus lets the event loop run between batches, and ends at the stop', async () => {
     const n = STATUS_BATCH * 5;
     const stdout = Buffer.from(

@@ -3,6 +3,7 @@ import {
   ignoreScopes,
   newIgnoredEntries,
   parseFlagged,
+  parseIndexList,
   parseNameStatus,
   pinnedConfig,
 } from '../../../src/changes/snapshot.js';
@@ -12,6 +13,30 @@ describe('parseFlagged', () => {
     const out = 'H src/a\0h src/b\0S src/c\0s src/d\0H other\0h other/e\0';
     expect(parseFlagged(out, 'src/')).toEqual(['b', 'c', 'd']);
     expect(parseFlagged(out, '')).toEqual(['src/b', 'src/c', 'src/d', 'other/e']);
+  });
+});
+
+describe('parseIndexList', () => {
+  it('with -s: the flagged paths and the submodules (mode 160000) under the workspace, each once', () => {
+    const id = 'a'.repeat(40);
+    const out = [
+      `H 100644 ${id} 0\tsrc/a`,
+      `h 100644 ${id} 0\tsrc/b c`,
+      `H 160000 ${id} 0\tsrc/vendor/lib`,
+      `H 160000 ${id} 1\tsrc/both`,
+      `H 160000 ${id} 2\tsrc/both`,
+      `S 160000 ${id} 0\tother/lib`,
+      '',
+    ].join('\0');
+    expect(parseIndexList(out, 'src/')).toEqual({
+      flagged: ['b c'],
+      gitlinks: ['vendor/lib', 'both'],
+      inSubmodule: false,
+    });
+    expect(parseIndexList(out, '').flagged).toEqual(['src/b c', 'other/lib']);
+    // A workspace inside a submodule's folder (its root above it: one not checked out).
+    expect(parseIndexList(out, 'other/lib/deep/').inSubmodule).toBe(true);
+    expect(parseIndexList(out, 'other/library/').inSubmodule).toBe(false);
   });
 });
 
