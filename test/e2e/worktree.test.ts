@@ -309,6 +309,41 @@ describe('--worktree', () => {
     expect(git(repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
   });
 
+  it('from a folder the worktree has none of (a new empty one, an ignored one): the agent starts there (found by review)', async () => {
+    const repo = userRepo();
+    // An empty untracked folder is nothing git copies; an ignored one is not copied either.
+    mkdirSync(join(repo, 'newpkg'));
+    mkdirSync(join(repo, 'build'));
+    writeFileSync(join(repo, '.git', 'info', 'exclude'), 'build/\n');
+    const before = repoState(repo);
+    const patch = join(tempDir(), 'fix.diff');
+    const r = await finish(
+      startCli(['run', ...SJ, '--worktree', '--patch', patch, 'go'], {
+        agent: await agentPath,
+        cwd: join(repo, 'newpkg'),
+        cliConfig: { approvalMode: 'allowlist' },
+        env: { RHO_SCRIPT: JSON.stringify({ before: [effect({ sh: 'echo made > x.txt' }), chunk('done')] }) },
+      }),
+      true,
+    );
+    // Was agent_not_found, exit 127: the spawn's cwd was missing, not the agent.
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(repoState(repo)).toEqual(before);
+    expect((resultOf(r.events) as { changes: { added: string[] } }).changes.added).toEqual(['x.txt']);
+    git(repo, 'apply', patch);
+    expect(readFileSync(join(repo, 'newpkg', 'x.txt'), 'utf8')).toBe('made\n');
+    const ignored = await finish(
+      startCli(['run', ...SJ, '--worktree', 'go'], {
+        agent: await agentPath,
+        cwd: join(repo, 'build'),
+        cliConfig: { approvalMode: 'allowlist' },
+        env: { RHO_SCRIPT: JSON.stringify({ before: [chunk('done')] }) },
+      }),
+      true,
+    );
+    expect(ignored.exitCode, ignored.stderr).toBe(0);
+  });
+
   it('`sessions --worktree` lists what `run --worktree --continue` picks from: this workspace and its worktrees', async () => {
     const repo = userRepo();
     const recvLog = join(tempDir(), 'recv');
