@@ -218,9 +218,9 @@ export class RunLedger {
   }
 
   // --patch: written with everything it can carry; whatever it cannot (a repository of the agent's, a name git
-  // refuses), or the whole patch when it cannot be written, is kept in the worktree, which is then not removed
-  // (found by review: a `git init` in a new folder failed the patch, and the worktree went with the agent's
-  // other work in it).
+  // refuses, a submodule's folder, any change the ledger lists that the patch does not hold), or the whole
+  // patch when it cannot be written, is kept in the worktree, which is then not removed (found by review: a
+  // `git init` in a new folder failed the patch, and the worktree went with the agent's other work in it).
   private async writePatch(
     o: LedgerOutcome,
     opts: RunOptions,
@@ -248,11 +248,11 @@ export class RunLedger {
       if (taken.leftOut.length > 0 || taken.refused !== '') {
         const what =
           taken.leftOut.length > 0
-            ? `${nameSome(taken.leftOut)} (a folder ending in / holds a repository of its own)`
+            ? `${nameSome(taken.leftOut)} (a folder ending in / holds a repository of its own, or is a submodule's, which the worktree never checks out; a file's change may be one git undid as it added it, end-of-line normalisation say)`
             : `what git could not add (${taken.refused})`;
         o.warnings.push({
           code: 'patch-incomplete',
-          message: `the patch ${path} leaves out what no patch can carry: ${what}; ${kept()}`,
+          message: `the patch ${path} leaves out changes it could not carry: ${what}; ${kept()}`,
         });
       }
     } catch (e) {

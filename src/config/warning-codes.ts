@@ -28,7 +28,7 @@ export const WARNINGS = {
   'patch-redacted':
     'the key (CURSOR_API_KEY) was in what --patch would hold: masked, so the hunks that held it do not reproduce it',
   'patch-incomplete':
-    '--patch left out what no patch can carry (a repository the agent made, a name git refuses): the worktree is kept',
+    "--patch left out what it could not carry (a repository the agent made, a name git refuses, a submodule's folder, a listed change git undid as it added it): the worktree is kept",
   'key-too-short': 'CURSOR_API_KEY is under 8 characters: it is not masked in what rho-cursor writes',
   'socks-proxy': 'doctor: ALL_PROXY or HTTPS_PROXY names a SOCKS proxy',
   'fence-not-enforced-by-agent':

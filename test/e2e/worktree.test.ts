@@ -713,6 +713,54 @@ describe('--worktree --patch: nothing the agent did is lost (found by review)', 
     rmSync(dirname(result.worktree.path), { recursive: true, force: true });
   });
 
+  it("a change git undoes as it adds (the agent's own .gitattributes over a CRLF rewrite) is named, and the worktree kept", async () => {
+    const repo = userRepo();
+    const { r, patch } = await shellInWorktree(
+      repo,
+      "printf 'src/a.ts text\\n' > .gitattributes; printf 'export const a = 1;\\r\\n' > src/a.ts; echo b > src/b.ts",
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const result = resultOf(r.events) as Kept;
+    // The ledger sees the bytes change; `git add` normalises them back to the start's blob.
+    expect(result.changes).toMatchObject({ added: ['.gitattributes'], modified: ['src/a.ts', 'src/b.ts'] });
+    const text = readFileSync(patch, 'utf8');
+    expect(text).toContain('src/b.ts');
+    expect(text).not.toContain('a/src/a.ts');
+    // Was: no warning, and the worktree removed with the only copy of the change.
+    const said = warning(r.events, 'patch-incomplete')!;
+    expect(said).toContain('src/a.ts');
+    expect(said).not.toContain('src/b.ts');
+    expect(result.worktree.kept).toBe(true);
+    expect(readFileSync(join(result.worktree.path, 'src/a.ts'), 'utf8')).toBe('export const a = 1;\r\n');
+    rmSync(dirname(result.worktree.path), { recursive: true, force: true });
+  });
+
+  it('a file the agent writes into a submodule folder (never checked out in the worktree) is named, and the worktree kept', async () => {
+    const lib = join(tempDir('rho-sub-'), 'lib');
+    mkdirSync(lib);
+    git(lib, 'init', '-q');
+    writeFileSync(join(lib, 'lib.c'), 'lib\n');
+    git(lib, 'add', '.');
+    git(lib, '-c', 'user.email=u@example.com', '-c', 'user.name=u', 'commit', '-qm', 'lib');
+    const repo = userRepo();
+    git(repo, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', lib, 'vendor/lib');
+    git(repo, '-c', 'user.email=u@example.com', '-c', 'user.name=u', 'commit', '-qm', 'sub');
+    const { r, patch } = await shellInWorktree(
+      repo,
+      'mkdir -p vendor/lib && echo impl > vendor/lib/impl.c; echo fixed >> src/a.ts',
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const result = resultOf(r.events) as Kept;
+    const text = readFileSync(patch, 'utf8');
+    expect(text).toContain('+fixed');
+    expect(text).not.toContain('impl');
+    // Was: no warning, and the worktree removed with vendor/lib/impl.c in it.
+    expect(warning(r.events, 'patch-incomplete')).toContain('vendor/lib/');
+    expect(result.worktree.kept).toBe(true);
+    expect(readFileSync(join(result.worktree.path, 'vendor/lib/impl.c'), 'utf8')).toBe('impl\n');
+    rmSync(dirname(result.worktree.path), { recursive: true, force: true });
+  });
+
   it('a patch that cannot be written keeps the worktree and says where', async () => {
     const repo = userRepo();
     const patch = join(tempDir(), 'no', 'such', 'fix.diff');
