@@ -168,7 +168,12 @@ export class RunLedger {
         message: `the workspace's changes could not be measured: ${since.message}`,
       });
     else if (since) {
-      const { changed, truncated } = since;
+      const { changed, truncated, incomplete } = since;
+      if (incomplete.length > 0)
+        o.warnings.push({
+          code: 'ledger-incomplete',
+          message: `the ledger could not look at all of the workspace, so changes may be missing from the list: ${incomplete.join('; ')}`,
+        });
       const kept = changed.filter((c) => !this.isOwn(c.path));
       o.changes = changesOf(kept, (p) => this.account.accounts(p), truncated);
       if (o.changes.unaccounted.length > 0)
@@ -211,6 +216,7 @@ export class RunLedger {
           )
         : [],
       unmeasured: since instanceof Error && !ended,
+      incomplete: since instanceof Error || !since ? [] : since.incomplete,
       writeRules,
     });
     if (wt && opts.patch) await this.writePatch(o, opts, wt, giveUp, patchPin);

@@ -61,6 +61,8 @@ export interface Snapshot {
   files: Map<string, FileMark | null>;
   /** A cap (files or hashed bytes) was reached: changes past it may go unseen. */
   truncated: boolean;
+  /** The listing itself stopped at a cap (not the hashing): a path found after the turn may have been there. */
+  cut: boolean;
   /** In git, past the files cap: the paths git listed that were not looked at (what they were is unknown). */
   beyond?: ReadonlySet<string>;
   /** The folders that could not be read (permission denied): a new one after the turn hides what is in it. */
@@ -175,6 +177,7 @@ async function snapshotWith(
     ...(listed ? { ...(listed.cut ? {} : { ignored: listed.ignored }), submodules: listed.submodules } : {}),
     files,
     truncated: (walked?.truncated ?? listed?.truncated ?? false) || paths.length > MAX_FILES,
+    cut: (walked?.truncated ?? listed?.truncated ?? false) || paths.length > MAX_FILES,
     ...(listed && paths.length > MAX_FILES ? { beyond: new Set(paths.slice(MAX_FILES)) } : {}),
     unreadable: new Set(walked?.unreadable ?? listed?.unreadable ?? []),
     startHashing: () => {
@@ -525,14 +528,19 @@ async function emptyTree(root: string, env: GitEnvOptions): Promise<string> {
   return r.stdout.toString('utf8').trim();
 }
 
-// What changed since the snapshot, sorted by path; and whether a cap kept part of it from being seen.
+/** What changed since the snapshot, sorted by path; whether a cap kept part of it from being seen; and why the
+ * look after the turn could not see all of the workspace (empty when it could). */
+export interface Measured {
+  changed: Changed[];
+  truncated: boolean;
+  incomplete: string[];
+}
+
+// What changed since the snapshot (Measured).
 // `giveUp`: the bound of the run's end (a second signal, the kill grace past --timeout): the look is ended
 // there, its git with it, and fails, so the changes read as not measured, never as none (found by review:
 // a `git status` that took 30 s held a --timeout 2s run for 32 s).
-export async function changesSince(
-  before: Snapshot,
-  giveUp?: AbortSignal,
-): Promise<{ changed: Changed[]; truncated: boolean }> {
+export async function changesSince(before: Snapshot, giveUp?: AbortSignal): Promise<Measured> {
   if (before.view && giveUp) before.view.env = { ...before.view.env, signal: giveUp };
   try {
     return await (giveUp
@@ -556,10 +564,7 @@ function endedBy(signal: AbortSignal): Promise<never> {
   });
 }
 
-async function compareWith(
-  before: Snapshot,
-  giveUp?: AbortSignal,
-): Promise<{ changed: Changed[]; truncated: boolean }> {
+async function compareWith(before: Snapshot, giveUp?: AbortSignal): Promise<Measured> {
   const { root } = before;
   const [, now] = await Promise.all([before.stopHashing(), lookAgain(before, giveUp)]);
   // A folder that became unreadable during the turn (the agent's `chmod 000`, for anyone but root) hides
@@ -568,6 +573,8 @@ async function compareWith(
   if (hidden.length > 0) throw new Error(`folders became unreadable during the turn: ${hidden.join(', ')}`);
   const was = new Map<string, Was>(before.files);
   let truncated = before.truncated || now.truncated;
+  // A cap the second look reached (its listing, the paths beyond the snapshot's, the newly ignored ones).
+  let capped = now.truncated;
   for (const [p, existed] of now.committed) if (!was.has(p)) was.set(p, existed ? 'clean' : null);
   let more = 0;
   const add = (entries: Iterable<[string, Was]>): void => {
@@ -575,7 +582,7 @@ async function compareWith(
       if (was.has(p)) continue;
       // At most MAX_FILES paths beyond the snapshot's: past them, `truncated` says more may have changed.
       if (++more > MAX_FILES) {
-        truncated = true;
+        truncated = capped = true;
         return;
       }
       was.set(p, w);
@@ -588,6 +595,7 @@ async function compareWith(
   // before, under its folder, are looked at too.
   const beyond = await newlyIgnored(before, now, changed);
   truncated ||= beyond.truncated;
+  capped ||= beyond.truncated;
   if (beyond.paths.length > 0) {
     const checked = new Set(was.keys());
     add(beyond.paths.map((p) => [p, null]));
@@ -598,7 +606,15 @@ async function compareWith(
     if (before.submodules?.get(p) !== now.submodules.get(p) && !was.has(p))
       changed.push({ path: p, change: 'modified' });
   changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { changed, truncated };
+  const incomplete: string[] = [];
+  // The first look was whole and the second reached a cap: the agent grew the workspace past it (found by
+  // review: 10,001 empty folders, no change themselves, put a file beyond them out of the walk's sight). What
+  // lies past the cap was not looked at: no promise only the ledger checks is kept by that.
+  if (capped && !before.cut)
+    incomplete.push(
+      "the workspace grew past the ledger's cap during the turn (what lies past it was not looked at)",
+    );
+  return { changed, truncated, incomplete };
 }
 
 // How each path changed.
@@ -743,8 +759,9 @@ async function lookAgain(
     };
   }
   const now = await walkFiles(before.root, MAX_FILES);
-  // Past the first walk's cap a file may have been there all along: only a full first walk tells new ones.
-  if (!before.truncated) for (const p of now.files) seen.set(p, null);
+  // Past the first walk's cap a file may have been there all along: only a full first walk tells new ones
+  // (whatever the hashing's byte cap did: that one says nothing of which files were there).
+  if (!before.cut) for (const p of now.files) seen.set(p, null);
   return {
     seen,
     committed: new Map(),
