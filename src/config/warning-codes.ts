@@ -37,7 +37,7 @@ export const WARNINGS = {
   'rejected-tool-ran': 'a tool shown rejected ran: the ledger shows its change',
   'ledger-failed': "the workspace's changes could not be measured",
   'ledger-incomplete':
-    'the look after the turn could not see all of the workspace (it grew past the cap during the turn): changes may be missing',
+    'the look after the turn could not see all of the workspace (it grew past the cap during the turn, a path could not be measured): changes may be missing',
   'runner-file-written':
     "the agent wrote one of GitHub's file commands ($GITHUB_ENV, $GITHUB_PATH, ...): put back as it was",
   'model-not-settable': '--model for an agent that is not Cursor and offers no model: not applied',

@@ -634,6 +634,51 @@ describe('a ledger that could not measure never reads as a promise kept', () => 
     expect(said?.message).toContain("the workspace grew past the ledger's cap during the turn");
   });
 
+  // Found by review: past PATH_MAX (4096 bytes, absolute) lstat and readdir fail with ENAMETOOLONG, which read
+  // as nothing there. The agent makes such paths by relative steps; git works relative to the root too.
+  const DEEP = (levels: number, file: string, text: string): string =>
+    `node -e "const fs=require('fs');const n='d'.repeat(200);` +
+    `for(let i=0;i<${levels};i++){fs.mkdirSync(n,{recursive:true});process.chdir(n)}fs.writeFileSync('${file}','${text}')"`;
+  const rmDeep = (dir: string): void => void execFileSync('rm', ['-rf', dir]);
+
+  it.each([
+    ['outside git', () => plainWorkspace()],
+    ['in git', () => userRepo()],
+  ])('%s, a file past PATH_MAX under --fence read-only is no promise kept: exit 8', async (_, make) => {
+    const ws = make();
+    try {
+      const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], ws, {
+        before: [effect({ sh: DEEP(25, 'payload.sh', 'evil') }), chunk('nothing')],
+      });
+      expect(r.exitCode, r.stderr).toBe(8);
+      const result = resultOf(r.events) as { error: { code: string; message: string } };
+      expect(result.error.message).toContain('the ledger could not look at all of the workspace');
+    } finally {
+      rmDeep(ws);
+    }
+  });
+
+  it('a tracked file git can reach but whose absolute path is past PATH_MAX, rewritten: never read as deleted', async () => {
+    const repo = userRepo();
+    try {
+      // 4,080 bytes from the root (git reaches it), more than 4,096 from / (the ledger's lstat does not).
+      const name = `${'f'.repeat(55)}.txt`;
+      execFileSync('sh', ['-c', DEEP(20, name, 'one')], { cwd: repo });
+      git(repo, 'add', '-A');
+      git(repo, '-c', 'user.email=u@example.com', '-c', 'user.name=u', 'commit', '-qm', 'deep');
+      const r = await run(['run', ...SJ, 'go'], repo, {
+        before: [effect({ sh: DEEP(20, name, 'two') }), chunk('nothing')],
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(resultOf(r.events).changes).toMatchObject({ deleted: [] });
+      const said = r.events.find((e) => e.type === 'warning' && e.code === 'ledger-incomplete');
+      expect(said?.message).toContain('ENAMETOOLONG');
+      expect(said?.message).toContain(`/${name}`);
+    } finally {
+      rmDeep(repo);
+    }
+  });
+
   it('without a fence or Write rules a ledger that failed is a warning only (exit 0)', async () => {
     const repo = userRepo();
     const r = await run(['run', ...SJ, 'go'], repo, {
