@@ -1,5 +1,6 @@
 // Joins the agent process to a JSON-RPC connection: framing, the text-chunk fast path, backpressure,
 // and the agent dying or closing its output turned into a clear failure of whatever is pending.
+import { statSync } from 'node:fs';
 import { Connection, type ConnectionHandlers } from '../acp/connection.js';
 import { textChunkEvent } from '../acp/fast-path.js';
 import { LineBuffer, LineOverflowError } from '../acp/framing.js';
@@ -110,12 +111,28 @@ export function linkAgent(agent: AgentProcess, o: LinkOptions): Connection {
       info.signal ? `was killed by ${info.signal}` : `exited with code ${String(info.code)}`,
     ),
   );
-  // A machine out of processes or files (EAGAIN, EMFILE) is named as such; anything else is a missing agent.
+  // A machine out of processes or files (EAGAIN, EMFILE) is named as such; a working directory that is not
+  // there (node says `spawn <agent> ENOENT` for it too: found by review, a --worktree run from a folder the
+  // worktree lacked read as a missing agent) is named as that; anything else is a missing agent.
   agent.child.once('error', (e) =>
     conn.close(
       osLimitError(e, `starting ${o.label}`, { spawn: true }) ??
-        new RhoError('agent_not_found', `cannot start ${o.label}: ${e.message}`),
+        (isFolder(agent.cwd)
+          ? new RhoError('agent_not_found', `cannot start ${o.label}: ${e.message}`)
+          : new RhoError(
+              'usage',
+              `cannot start ${o.label}: its working directory ${agent.cwd} is not there (${e.message})`,
+            )),
     ),
   );
   return conn;
+}
+
+// Is there a folder at path (links followed), as a spawn's cwd needs?
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

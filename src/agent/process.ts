@@ -46,7 +46,13 @@ export class AgentProcess {
   /** The agent's cgroup: every process it starts, wherever it goes; undefined where none could be made. */
   readonly cgroup: AgentCgroup | undefined;
 
-  constructor(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
+  constructor(
+    command: string,
+    args: string[],
+    /** Where it is started: a spawn that fails for want of it says ENOENT as a missing command does. */
+    readonly cwd: string,
+    env: NodeJS.ProcessEnv,
+  ) {
     // Unique among this machine's runs (a live pid, and the time within it); no secret, so node:crypto,
     // several ms of start-up, is not loaded for it.
     const id = `${process.pid}-${process.hrtime.bigint().toString(36)}`;

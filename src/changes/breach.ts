@@ -19,6 +19,9 @@ export interface BreachFacts {
   /** The ledger was on and a prompt was sent, but the workspace's changes could not be measured, for a reason
    * of the workspace's (not the run's own stop ending the look: that is no breach, see ledgerPromise). */
   unmeasured?: boolean;
+  /** Why the look after the turn could not see all of the workspace (snapshot.ts's Measured): a promise only
+   * the ledger checks is not kept by it either. */
+  incomplete?: readonly string[];
   /** The run has `Write(...)` rules (allow or deny), which only the ledger holds for Cursor. */
   writeRules?: boolean;
 }
@@ -48,6 +51,8 @@ export function breachOf(f: BreachFacts): RhoError | undefined {
   // index, moved .git away, pointed core.worktree elsewhere): never a success.
   const promise = ledgerPromise(f.fence, f.writeRules === true);
   if (f.unmeasured && promise) reasons.push(`${promise}: the workspace's changes could not be measured`);
+  if (f.incomplete?.length && promise)
+    reasons.push(`${promise}: the ledger could not look at all of the workspace: ${f.incomplete.join('; ')}`);
   if (reasons.length === 0) return undefined;
   return new RhoError('fence_breached', `fence breached: ${reasons.join('; ')}`);
 }

@@ -64,21 +64,46 @@ function markFrom(s: Stats, folder: boolean): FileMark | null {
 // The path to lstat: without the `/` that names a folder (lstat would follow a link to one).
 const unslashed = (path: string): string => (path.endsWith('/') ? path.slice(0, -1) : path);
 
-// The mark of a path now (its stat, no hash), or null when nothing is there (a directory is no file).
-export async function markOf(path: string): Promise<FileMark | null> {
+/** A path lstat could not answer for: neither a file nor nothing (found by review: a path longer than the
+ * system takes, ENAMETOOLONG past 4,096 bytes, read as absent, so a deep file the agent rewrote was deleted). */
+export interface Unmeasured {
+  /** The error's code. */
+  unmeasured: string;
+}
+
+// Pure: is it a path that could not be measured?
+export const isUnmeasured = (m: FileMark | null | Unmeasured): m is Unmeasured =>
+  m !== null && 'unmeasured' in m;
+
+// Pure: the mark for a failed lstat: nothing there (ENOENT, or ENOTDIR: a file where a folder of the path
+// was), else a path that could not be measured.
+const failed = (e: unknown): null | Unmeasured => {
+  const code = (e as NodeJS.ErrnoException).code ?? 'an error';
+  return code === 'ENOENT' || code === 'ENOTDIR' ? null : { unmeasured: code };
+};
+
+// Pure: are two marks the same stat (both nothing there included)? One that could not be measured never is.
+export function sameMark(a: FileMark | null | Unmeasured, b: FileMark | null | Unmeasured): boolean {
+  if (a === null || b === null) return a === b;
+  return !isUnmeasured(a) && !isUnmeasured(b) && a.stat === b.stat;
+}
+
+// The mark of a path now (its stat, no hash), null when nothing is there (a directory is no file), or
+// Unmeasured.
+export async function markOf(path: string): Promise<FileMark | null | Unmeasured> {
   try {
     return markFrom(await lstatAsync(fsPath(unslashed(path))), path.endsWith('/'));
-  } catch {
-    return null;
+  } catch (e) {
+    return failed(e);
   }
 }
 
 // The same, synchronously: after the turn, thousands of lstat calls in a row cost less without promises.
-export function markOfSync(path: string): FileMark | null {
+export function markOfSync(path: string): FileMark | null | Unmeasured {
   try {
     return markFrom(lstatSync(fsPath(unslashed(path))), path.endsWith('/'));
-  } catch {
-    return null;
+  } catch (e) {
+    return failed(e);
   }
 }
 
@@ -91,7 +116,7 @@ export async function addHash(path: string, mark: FileMark, budget: HashBudget):
   const link = (Number(mark.stat.split(':')[4]) & 0o170000) === 0o120000;
   // At most the recorded size is read: a file the agent grew meanwhile is no longer the one recorded.
   const hash = await hashOf(path, link, size);
-  if (hash !== undefined && (await markOf(path))?.stat === mark.stat) mark.hash = hash;
+  if (hash !== undefined && sameMark(await markOf(path), mark)) mark.hash = hash;
 }
 
 // The content hash of a file (a link's target for a link), or undefined when it cannot be read, is not a
@@ -160,8 +185,8 @@ export async function marksOf(
   root: string,
   paths: readonly string[],
   stop?: AbortSignal,
-): Promise<Map<string, FileMark | null>> {
-  const out = new Map<string, FileMark | null>();
+): Promise<Map<string, FileMark | null | Unmeasured>> {
+  const out = new Map<string, FileMark | null | Unmeasured>();
   for (let i = 0; i < paths.length; i += BATCH) {
     stop?.throwIfAborted();
     for (const p of paths.slice(i, i + BATCH)) out.set(p, markOfSync(join(root, p)));

@@ -7,7 +7,7 @@
 // repository), so none of it is used: the patch is taken in a git dir made for it here, with an index of its
 // own filled from the start's tree (read-tree, then `add -A`), its own object store (the worktree's and the
 // user's read as alternates, never written), and the config the worktree was made with.
-import { lstatSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, promises as fsp, writeFileSync } from 'node:fs';
 import { join, posix, relative } from 'node:path';
 import { tempRoot } from '../files/temp.js';
 import { DIFF_ARGS, type ConfigPair } from './git-env.js';
@@ -28,10 +28,11 @@ export interface Patch {
   refused: string;
 }
 
-/** The paths the ledger found added or modified, relative to the workspace. */
+/** The paths the ledger found changed, relative to the workspace. */
 export interface Reported {
   added: readonly string[];
   modified: readonly string[];
+  deleted: readonly string[];
 }
 
 // Pure: is one of the path's parts `.git`, in any case? git holds no such path (it refuses `.GIT` too).
@@ -60,6 +61,21 @@ export function nestedRepos(untracked: readonly string[], reported: readonly str
 // `.gitignore` hides a file from `add -A`): those git can hold, outside the repositories left out.
 export function hiddenCandidates(reported: readonly string[], repos: readonly string[]): string[] {
   return reported.filter((p) => !hasGitPart(p) && !repos.some((r) => p.startsWith(r)));
+}
+
+// Pure: the ledger's changes (from the root) the patch does not carry, whatever their kind (found by review: a
+// change git's attributes undo as it adds, a CRLF rewrite under `text`, was listed and in no patch, with no
+// word). A folder the ledger did not enter (`x/node_modules/`) is carried when a file in it is; what is in the
+// worktree's git dir is no change of the tree, and what is in a folder left out whole is named by it.
+export function missingChanges(
+  listed: readonly string[],
+  carried: ReadonlySet<string>,
+  folders: readonly string[],
+): string[] {
+  const has = (p: string): boolean =>
+    p.endsWith('/') ? [...carried].some((c) => c.startsWith(p)) : carried.has(p);
+  const inFolder = (p: string): boolean => folders.some((d) => p.startsWith(d) || `${p}/` === d);
+  return [...new Set(listed)].filter((p) => !outsideTheTree(p) && !has(p) && !inFolder(p));
 }
 
 // Pure: git's `error:` lines, at most a few.
@@ -100,21 +116,20 @@ export async function worktreePatch(
     // The ledger's paths from the repository root, as git names them.
     const under = relative(wt.dir, wt.cwd);
     const root = (p: string): string => (under === '' ? p : `${under}/${p}`);
-    const added = (reported?.added ?? []).map(root);
-    const changed = [...added, ...(reported?.modified ?? []).map(root)];
+    const changed = [...(reported?.added ?? []), ...(reported?.modified ?? [])].map(root);
     const repos = nestedRepos(await untracked(wt.dir, o).finally(ended), changed);
     const refused = [await addAll(wt.dir, repos, o).finally(ended)];
     refused.push(await addHidden(wt.dir, hiddenCandidates(changed, repos), o).finally(ended));
     const { bytes, redacted } = await maskedDiff(wt, o, key, ended);
     const carried = await named(wt, o).finally(ended);
-    // What the ledger found added that the patch does not create (a name git refuses, say); a folder the
-    // ledger did not enter (`x/node_modules/`) is carried when a file in it is.
-    const has = (p: string): boolean =>
-      p.endsWith('/') ? [...carried].some((c) => c.startsWith(p)) : carried.has(p);
-    const missing = added.filter((p) => !outsideTheTree(p) && !has(p) && !repos.some((d) => p.startsWith(d)));
-    const inside = (p: string): string | undefined =>
-      under === '' ? p : p.startsWith(`${under}/`) ? p.slice(under.length + 1) : undefined;
-    const leftOut = [...repos, ...missing].map(inside).filter((p): p is string => p !== undefined);
+    // A submodule is never checked out in the worktree: whatever is in its folder is the agent's, and no
+    // patch carries it (found by review: a file written there went with the worktree, named nowhere).
+    const subs = await filledSubmodules(wt, o).finally(ended);
+    const folders = [...repos, ...subs];
+    const listed = [...changed, ...(reported?.deleted ?? []).map(root)];
+    const leftOut = [...folders, ...missingChanges(listed, carried, folders)]
+      .map((p) => (under === '' ? p : p.startsWith(`${under}/`) ? p.slice(under.length + 1) : undefined))
+      .filter((p): p is string => p !== undefined);
     return { bytes, redacted, leftOut: [...new Set(leftOut)], refused: refused.filter(Boolean).join('; ') };
   } finally {
     removeTree(tmp);
@@ -259,6 +274,23 @@ async function addHidden(dir: string, paths: readonly string[], o: GitOptions): 
   );
   if (r.code !== 0 && r.code !== 1) throw new Error(`git add failed: ${r.stderr || `exit ${r.code}`}`);
   return errorLines(r.stderr);
+}
+
+// The start's submodules in the workspace whose folders in the worktree hold anything, from the root, each
+// ending in `/`.
+async function filledSubmodules(wt: Worktree, o: GitOptions): Promise<string[]> {
+  const r = await git(wt.cwd, ['ls-tree', '-r', '-z', '--full-name', wt.base, '--', '.'], o);
+  if (r.code !== 0) throw new Error(`git ls-tree failed: ${r.stderr || `exit ${r.code}`}`);
+  const subs = decodeName(r.stdout)
+    .split('\0')
+    .filter((e) => e.startsWith('160000 '))
+    .map((e) => e.slice(e.indexOf('\t') + 1));
+  const filled: string[] = [];
+  for (const sub of subs) {
+    const names = await fsp.readdir(fsPath(join(wt.dir, sub))).catch(() => []);
+    if (names.length > 0) filled.push(`${sub}/`);
+  }
+  return filled;
 }
 
 // The paths the patch changes, from the repository root.

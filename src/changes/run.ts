@@ -168,7 +168,12 @@ export class RunLedger {
         message: `the workspace's changes could not be measured: ${since.message}`,
       });
     else if (since) {
-      const { changed, truncated } = since;
+      const { changed, truncated, incomplete } = since;
+      if (incomplete.length > 0)
+        o.warnings.push({
+          code: 'ledger-incomplete',
+          message: `the ledger could not look at all of the workspace, so changes may be missing from the list: ${incomplete.join('; ')}`,
+        });
       const kept = changed.filter((c) => !this.isOwn(c.path));
       o.changes = changesOf(kept, (p) => this.account.accounts(p), truncated);
       if (o.changes.unaccounted.length > 0)
@@ -211,6 +216,7 @@ export class RunLedger {
           )
         : [],
       unmeasured: since instanceof Error && !ended,
+      incomplete: since instanceof Error || !since ? [] : since.incomplete,
       writeRules,
     });
     if (wt && opts.patch) await this.writePatch(o, opts, wt, giveUp, patchPin);
@@ -218,9 +224,9 @@ export class RunLedger {
   }
 
   // --patch: written with everything it can carry; whatever it cannot (a repository of the agent's, a name git
-  // refuses), or the whole patch when it cannot be written, is kept in the worktree, which is then not removed
-  // (found by review: a `git init` in a new folder failed the patch, and the worktree went with the agent's
-  // other work in it).
+  // refuses, a submodule's folder, any change the ledger lists that the patch does not hold), or the whole
+  // patch when it cannot be written, is kept in the worktree, which is then not removed (found by review: a
+  // `git init` in a new folder failed the patch, and the worktree went with the agent's other work in it).
   private async writePatch(
     o: LedgerOutcome,
     opts: RunOptions,
@@ -248,11 +254,11 @@ export class RunLedger {
       if (taken.leftOut.length > 0 || taken.refused !== '') {
         const what =
           taken.leftOut.length > 0
-            ? `${nameSome(taken.leftOut)} (a folder ending in / holds a repository of its own)`
+            ? `${nameSome(taken.leftOut)} (a folder ending in / holds a repository of its own, or is a submodule's, which the worktree never checks out; a file's change may be one git undid as it added it, end-of-line normalisation say)`
             : `what git could not add (${taken.refused})`;
         o.warnings.push({
           code: 'patch-incomplete',
-          message: `the patch ${path} leaves out what no patch can carry: ${what}; ${kept()}`,
+          message: `the patch ${path} leaves out changes it could not carry: ${what}; ${kept()}`,
         });
       }
     } catch (e) {

@@ -35,10 +35,13 @@ import {
   addHash,
   eachLimited,
   HashBudget,
+  isUnmeasured,
   markOfSync,
   marksOf,
   sameContent,
+  sameMark,
   type FileMark,
+  type Unmeasured,
 } from './marks.js';
 import { decodeName } from './names.js';
 import { walkFiles } from './walk.js';
@@ -62,10 +65,16 @@ export interface Snapshot {
   files: Map<string, FileMark | null>;
   /** A cap (files or hashed bytes) was reached: changes past it may go unseen. */
   truncated: boolean;
+  /** The listing itself stopped at a cap (not the hashing): a path found after the turn may have been there. */
+  cut: boolean;
   /** In git, past the files cap: the paths git listed that were not looked at (what they were is unknown). */
   beyond?: ReadonlySet<string>;
   /** The folders that could not be read (permission denied): a new one after the turn hides what is in it. */
   unreadable: ReadonlySet<string>;
+  /** The folders that could not be read for another reason (a path longer than the system takes), with the
+   * error's code; and the files listed whose stat could not be taken (those are not in `files`): a new such
+   * folder, or any such file after the turn, is a look that could not see all of the workspace. */
+  unmeasured: { folders: ReadonlySet<string>; files: ReadonlySet<string> };
   /** Starts hashing the files in the background (once the prompt is sent: the turn is the idle time). */
   startHashing(): void;
   /** Stops the background hashing and resolves once it has stopped. */
@@ -73,7 +82,7 @@ export interface Snapshot {
   /** In git: the second look's `git status`, forked ahead of need (armGit); undefined outside git. */
   nextLook: ArmedGit | undefined;
   /** In git: the filter commands before the turn, and the marks of the config files git reads. */
-  config?: { filters: ReadonlyMap<string, string>; marks: Map<string, FileMark | null> };
+  config?: { filters: ReadonlyMap<string, string>; marks: Map<string, FileMark | null | Unmeasured> };
   /** In git: how the ledger's git runs (its private index, the settings pinned as the snapshot saw them). */
   view?: GitView;
   /** In git: the ignored entries git listed (files, and folders ending in `/`), workspace-relative. */
@@ -93,7 +102,7 @@ export interface GitView {
   dir: string;
   env: GitOptions;
   /** The real index's mark at the snapshot: when it changed, the agent's staging is looked at too. */
-  index?: { path: string; mark: FileMark | null };
+  index?: { path: string; mark: FileMark | null | Unmeasured };
   /** The git dir the snapshot found, and its identity (device and inode): git follows GIT_DIR through a link
    * or a `gitdir:` file, so the agent could put another repository's in its place. */
   gitDir?: { path: string; id: string };
@@ -173,7 +182,11 @@ async function snapshotWith(
   const paths = listed
     ? [...new Set([...gitControls(root, place!), ...flagged, ...listed.entries.keys()])]
     : walked!.files;
-  const files = await marksOf(root, paths.slice(0, MAX_FILES), stop);
+  const files = new Map<string, FileMark | null>();
+  const unmeasuredFiles = new Set<string>();
+  for (const [p, m] of await marksOf(root, paths.slice(0, MAX_FILES), stop))
+    if (isUnmeasured(m)) unmeasuredFiles.add(p);
+    else files.set(p, m);
   const budget = new HashBudget(MAX_HASH_BYTES);
   let stopped = false;
   let started = false;
@@ -192,8 +205,13 @@ async function snapshotWith(
       : {}),
     files,
     truncated: (walked?.truncated ?? listed?.truncated ?? false) || paths.length > MAX_FILES,
+    cut: (walked?.truncated ?? listed?.truncated ?? false) || paths.length > MAX_FILES,
     ...(listed && paths.length > MAX_FILES ? { beyond: new Set(paths.slice(MAX_FILES)) } : {}),
     unreadable: new Set(walked?.unreadable ?? listed?.unreadable ?? []),
+    unmeasured: {
+      folders: new Set(walked?.unmeasured ?? listed?.unmeasured ?? []),
+      files: unmeasuredFiles,
+    },
     startHashing: () => {
       // Once: a retry's prompt (--retries) waits for the same snapshot.
       if (started) return;
@@ -363,6 +381,8 @@ interface GitStatus {
   truncated: boolean;
   /** The folders git (or the walk of a nested one) could not open. */
   unreadable: string[];
+  /** The folders it could not open for another reason than permission (unopened). */
+  unmeasured: string[];
   /** The ignored files, and folders (ending in `/`) git lists whole. */
   ignored: Set<string>;
   /** The status was cut at STATUS_MAX_BYTES: the lists above are its first part (the ignored ones come last
@@ -441,9 +461,18 @@ function hooksIn(gitDir: string): string[] {
   }
 }
 
-// The folders git says it could not open (`warning: could not open directory 'locked/': Permission denied`).
-export function unopened(stderr: string): string[] {
-  return [...stderr.matchAll(/could not open directory '([^']*)'/g)].map((m) => m[1]!);
+// Pure: the folders git says it could not open (`warning: could not open directory 'locked/': Permission
+// denied`): unreadable, or, for any other reason, unmeasured (with it). git cuts its message at about 4 KiB, so
+// one for a path past the system's length (found by review) has neither its closing quote nor its reason:
+// matched without them, the path as far as git wrote it.
+export function unopened(stderr: string): { unreadable: string[]; unmeasured: string[] } {
+  const unreadable: string[] = [];
+  const unmeasured: string[] = [];
+  for (const m of stderr.matchAll(/could not open directory '([^'\n]*)(?:'(?:: ([^\n]*))?)?/g)) {
+    if (m[2] === 'Permission denied') unreadable.push(m[1]!);
+    else unmeasured.push(`${m[1]!} (${m[2] ?? 'its name cut by git: a path too long'})`);
+  }
+  return { unreadable, unmeasured };
 }
 
 // Its entries under the workspace (paths relative to it), and HEAD.
@@ -496,7 +525,7 @@ export async function readStatus(r: GitResult, prefix: string, signal?: AbortSig
     head,
     nested,
     truncated: cut,
-    unreadable: unopened(r.stderr),
+    ...unopened(r.stderr),
     ignored,
     ...(cut ? { cut } : {}),
     submodules,
@@ -520,6 +549,7 @@ async function withNested(root: string, status: GitStatus, more: readonly string
     folders -= walked.folders;
     status.truncated ||= walked.truncated;
     for (const u of walked.unreadable ?? []) status.unreadable.push(dir + u);
+    for (const u of walked.unmeasured ?? []) status.unmeasured.push(dir + u);
     for (const f of walked.files) status.entries.set(dir + f, '??');
   }
   return status;
@@ -579,7 +609,7 @@ async function committed(
 // the ledger's status reads its own copy, so a change staged and then undone in the work tree is found here.
 async function staged(before: Snapshot, place: GitPlace): Promise<Named> {
   const view = before.view;
-  if (!view?.index || markOfSync(view.index.path)?.stat === view.index.mark?.stat) return NONE;
+  if (!view?.index || sameMark(markOfSync(view.index.path), view.index.mark)) return NONE;
   const env = { ...view.env, vars: { ...view.env.vars, GIT_INDEX_FILE: view.index.path } };
   const base = place.head ?? (await emptyTree(before.root, env));
   // Read up to the status's bound: the agent can stage a million files.
@@ -597,14 +627,19 @@ async function emptyTree(root: string, env: GitEnvOptions): Promise<string> {
   return r.stdout.toString('utf8').trim();
 }
 
-// What changed since the snapshot, sorted by path; and whether a cap kept part of it from being seen.
+/** What changed since the snapshot, sorted by path; whether a cap kept part of it from being seen; and why the
+ * look after the turn could not see all of the workspace (empty when it could). */
+export interface Measured {
+  changed: Changed[];
+  truncated: boolean;
+  incomplete: string[];
+}
+
+// What changed since the snapshot (Measured).
 // `giveUp`: the bound of the run's end (a second signal, the kill grace past --timeout): the look is ended
 // there, its git with it, and fails, so the changes read as not measured, never as none (found by review:
 // a `git status` that took 30 s held a --timeout 2s run for 32 s).
-export async function changesSince(
-  before: Snapshot,
-  giveUp?: AbortSignal,
-): Promise<{ changed: Changed[]; truncated: boolean }> {
+export async function changesSince(before: Snapshot, giveUp?: AbortSignal): Promise<Measured> {
   if (before.view && giveUp) before.view.env = { ...before.view.env, signal: giveUp };
   try {
     return await (giveUp
@@ -628,10 +663,7 @@ function endedBy(signal: AbortSignal): Promise<never> {
   });
 }
 
-async function compareWith(
-  before: Snapshot,
-  giveUp?: AbortSignal,
-): Promise<{ changed: Changed[]; truncated: boolean }> {
+async function compareWith(before: Snapshot, giveUp?: AbortSignal): Promise<Measured> {
   const { root } = before;
   const [, now] = await Promise.all([before.stopHashing(), lookAgain(before, giveUp)]);
   // A folder that became unreadable during the turn (the agent's `chmod 000`, for anyone but root) hides
@@ -639,7 +671,11 @@ async function compareWith(
   const hidden = now.unreadable.filter((d) => !before.unreadable.has(d));
   if (hidden.length > 0) throw new Error(`folders became unreadable during the turn: ${hidden.join(', ')}`);
   const was = new Map<string, Was>(before.files);
+  // The files whose stat could not be taken before the turn are looked at again: never absent, nor the same.
+  for (const p of before.unmeasured.files) was.set(p, 'clean');
   let truncated = before.truncated || now.truncated;
+  // A cap the second look reached (its listing, the paths beyond the snapshot's, the newly ignored ones).
+  let capped = now.truncated;
   for (const [p, existed] of now.committed) if (!was.has(p)) was.set(p, existed ? 'clean' : null);
   let more = 0;
   const add = (entries: Iterable<[string, Was]>): void => {
@@ -647,38 +683,63 @@ async function compareWith(
       if (was.has(p)) continue;
       // At most MAX_FILES paths beyond the snapshot's: past them, `truncated` says more may have changed.
       if (++more > MAX_FILES) {
-        truncated = true;
+        truncated = capped = true;
         return;
       }
       was.set(p, w);
     }
   };
   add(now.seen);
-  let changed = await compare(root, was);
+  const unmeasured: string[] = [];
+  let changed = await compare(root, was, unmeasured);
   // An ignore file the agent added or changed hides what it names from git status (`*` in a new
   // src/.gitignore hides itself and every new file beside it): the ignored files that were not there
   // before, under its folder, are looked at too.
   const beyond = await newlyIgnored(before, now, changed);
   truncated ||= beyond.truncated;
+  capped ||= beyond.truncated;
   if (beyond.paths.length > 0) {
     const checked = new Set(was.keys());
     add(beyond.paths.map((p) => [p, null]));
-    changed = [...changed, ...(await compare(root, new Map([...was].filter(([p]) => !checked.has(p)))))];
+    const fresh = new Map([...was].filter(([p]) => !checked.has(p)));
+    changed = [...changed, ...(await compare(root, fresh, unmeasured))];
   }
   // A submodule's own changes (an edit, a new file, a commit in it) are its state in git status.
   for (const p of new Set([...(before.submodules?.keys() ?? []), ...now.submodules.keys()]))
     if (before.submodules?.get(p) !== now.submodules.get(p) && !was.has(p))
       changed.push({ path: p, change: 'modified' });
   changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { changed, truncated };
+  const incomplete: string[] = [];
+  // The first look was whole and the second reached a cap: the agent grew the workspace past it (found by
+  // review: 10,001 empty folders, no change themselves, put a file beyond them out of the walk's sight). What
+  // lies past the cap was not looked at: no promise only the ledger checks is kept by that.
+  if (capped && !before.cut)
+    incomplete.push(
+      "the workspace grew past the ledger's cap during the turn (what lies past it was not looked at)",
+    );
+  // A folder that could not be read (a path longer than the system takes) hides what is in it, and a file
+  // whose stat could not be taken is neither there nor gone (found by review: each read as nothing there).
+  const unread = now.unmeasured.filter((d) => !before.unmeasured.folders.has(d));
+  if (unread.length > 0) incomplete.push(`folders that could not be read: ${unread.join(', ')}`);
+  if (unmeasured.length > 0) incomplete.push(`files that could not be measured: ${unmeasured.join(', ')}`);
+  return { changed, truncated, incomplete };
 }
 
-// How each path changed.
-async function compare(root: string, was: ReadonlyMap<string, Was>): Promise<Changed[]> {
+// How each path changed; a path whose stat could not be taken is added to `unmeasured` (with the error's code)
+// instead, never read as absent or the same.
+async function compare(
+  root: string,
+  was: ReadonlyMap<string, Was>,
+  unmeasured: string[],
+): Promise<Changed[]> {
   const changed: Changed[] = [];
   const marks = await marksOf(root, [...was.keys()]);
   for (const [path, w] of was) {
     const mark = marks.get(path) ?? null;
+    if (isUnmeasured(mark)) {
+      unmeasured.push(`${path} (${mark.unmeasured})`);
+      continue;
+    }
     const same =
       w !== null && w !== 'clean' && mark !== null && (await sameContent(join(root, path), w, mark));
     const change = classify(w, mark !== null, same);
@@ -762,6 +823,7 @@ async function lookAgain(
   committed: Map<string, boolean>;
   truncated: boolean;
   unreadable: string[];
+  unmeasured: string[];
   ignored: ReadonlySet<string>;
   submodules: ReadonlyMap<string, string>;
 }> {
@@ -781,7 +843,7 @@ async function lookAgain(
     const config = before.config;
     const same =
       config !== undefined &&
-      [...config.marks].every(([f, m]) => markOfSync(f)?.stat === m?.stat) &&
+      [...config.marks].every(([f, m]) => sameMark(markOfSync(f), m)) &&
       gitDirConfigs(place).every((f) => config.marks.has(f));
     if (!same) before.nextLook?.disarm();
     const env: GitEnvOptions = same
@@ -823,18 +885,21 @@ async function lookAgain(
       committed: moved.found,
       truncated: status.truncated || moved.cut || stagedNow.cut,
       unreadable: status.unreadable,
+      unmeasured: status.unmeasured,
       ignored: status.ignored,
       submodules: status.submodules,
     };
   }
   const now = await walkFiles(before.root, MAX_FILES);
-  // Past the first walk's cap a file may have been there all along: only a full first walk tells new ones.
-  if (!before.truncated) for (const p of now.files) seen.set(p, null);
+  // Past the first walk's cap a file may have been there all along: only a full first walk tells new ones
+  // (whatever the hashing's byte cap did: that one says nothing of which files were there).
+  if (!before.cut) for (const p of now.files) seen.set(p, null);
   return {
     seen,
     committed: new Map(),
     truncated: now.truncated,
     unreadable: now.unreadable ?? [],
+    unmeasured: now.unmeasured ?? [],
     ignored: new Set(),
     submodules: new Map(),
   };

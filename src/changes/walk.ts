@@ -22,6 +22,9 @@ export interface Walked {
   folders: number;
   /** The folders that could not be read (permission denied), relative to the root. */
   unreadable?: string[];
+  /** The folders that could not be read for another reason than that or their absence (a path longer than
+   * the system takes, ENAMETOOLONG), each with the error's code: `deep/dir (ENAMETOOLONG)`. */
+  unmeasured?: string[];
 }
 
 // Lists the files (and links, and anything else that is not a directory) under root, at most maxFiles, from
@@ -39,9 +42,15 @@ export async function walkFiles(
   const files: string[] = [];
   const dirs: string[] = [''];
   const unreadable: string[] = [];
+  const unmeasured: string[] = [];
   let folders = 0;
-  const done = (truncated: boolean): Walked =>
-    unreadable.length > 0 ? { files, truncated, folders, unreadable } : { files, truncated, folders };
+  const done = (truncated: boolean): Walked => ({
+    files,
+    truncated,
+    folders,
+    ...(unreadable.length > 0 ? { unreadable } : {}),
+    ...(unmeasured.length > 0 ? { unmeasured } : {}),
+  });
   while (dirs.length > 0) {
     stop?.throwIfAborted();
     if (folders === maxFolders) return done(true);
@@ -60,9 +69,11 @@ export async function walkFiles(
           dir: d.isDirectory(),
         }));
     } catch (e) {
-      // Gone meanwhile: nothing to see. Unreadable (an agent's `chmod 000`, for anyone but root): said so.
-      const code = (e as NodeJS.ErrnoException).code;
+      // Gone meanwhile: nothing to see. Unreadable (an agent's `chmod 000`, for anyone but root): said so. Any
+      // other error (a path past the system's length, found by review: its files went unseen) too.
+      const code = (e as NodeJS.ErrnoException).code ?? 'an error';
       if (code === 'EACCES' || code === 'EPERM') unreadable.push(rel);
+      else if (code !== 'ENOENT' && code !== 'ENOTDIR') unmeasured.push(`${rel} (${code})`);
       continue;
     }
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -159,6 +159,10 @@ export async function makeWorktree(userCwd: string, keep = false, signal?: Abort
     if (diff.length > 0)
       await step(gitText(dir, ['apply', '--binary', '--whitespace=nowarn', '-'], { input: diff, signal }));
     await step(copyUntracked(place.root, dir, signal));
+    // The user's folder may be one the worktree lacks (a new empty folder, an ignored one: git copies
+    // neither): made, so the agent works where the user is (found by review: its spawn failed for want of a
+    // cwd). Made only as folders under the worktree's root, never through a link out of it.
+    await step(makeWorkspace(dir, place.prefix));
     // The worktree's own index (never the user's) holds the start, so the patch is what the agent changed.
     await step(gitText(dir, ['add', '-A'], toStore));
     // The start as the user has it (links with their own targets), then the links retargeted: the patch
@@ -247,6 +251,18 @@ export async function restoreLinks(relinked: Relinked[]): Promise<void> {
 async function relink(link: string | Buffer, target: string | Buffer): Promise<void> {
   await fsp.unlink(link);
   await fsp.symlink(target, link);
+}
+
+// Makes the folders of prefix under dir that are not there; throws when one is there but is no folder of the
+// worktree's own (a file, or a link: the user's folder is one in their tree, so the worktree's is too).
+async function makeWorkspace(dir: string, prefix: string): Promise<void> {
+  let at = dir;
+  for (const part of prefix.split('/').filter((p) => p !== '')) {
+    at = join(at, part);
+    const s = await fsp.lstat(at).catch(() => undefined);
+    if (!s) await fsp.mkdir(at);
+    else if (!s.isDirectory()) throw new Error(`${at} is not a folder in the worktree`);
+  }
 }
 
 // Copies the user's untracked, not ignored files into the worktree (links as links).

@@ -32,7 +32,7 @@ export const WARNINGS = {
   'patch-redacted':
     'the key (CURSOR_API_KEY) was in what --patch would hold: masked, so the hunks that held it do not reproduce it',
   'patch-incomplete':
-    '--patch left out what no patch can carry (a repository the agent made, a name git refuses): the worktree is kept',
+    "--patch left out what it could not carry (a repository the agent made, a name git refuses, a submodule's folder, a listed change git undid as it added it): the worktree is kept",
   'key-too-short': 'CURSOR_API_KEY is under 8 characters: it is not masked in what rho-cursor writes',
   'socks-proxy': 'doctor: ALL_PROXY or HTTPS_PROXY names a SOCKS proxy',
   'fence-not-enforced-by-agent':
@@ -40,6 +40,8 @@ export const WARNINGS = {
   'unaccounted-change': 'a file changed that no completed edit, delete or move of the agent names',
   'rejected-tool-ran': 'a tool shown rejected ran: the ledger shows its change',
   'ledger-failed': "the workspace's changes could not be measured",
+  'ledger-incomplete':
+    'the look after the turn could not see all of the workspace (it grew past the cap during the turn, a path could not be measured): changes may be missing',
   'runner-file-written':
     "the agent wrote one of GitHub's file commands ($GITHUB_ENV, $GITHUB_PATH, ...): put back as it was",
   'model-not-settable': '--model for an agent that is not Cursor and offers no model: not applied',

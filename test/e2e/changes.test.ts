@@ -593,6 +593,92 @@ describe('a ledger that could not measure never reads as a promise kept', () => 
     expect(resultOf(r.events)).toMatchObject({ error: { code: 'fence_breached' } });
   });
 
+  // Found by review: 10,001 empty folders (no change themselves) put the second walk past its cap, the first
+  // was not, and a file beyond them went unseen: exit 0, changes empty, no word.
+  const PAST_THE_CAP = 'mkdir a && (cd a && seq 10001 | xargs mkdir) && mkdir b && echo evil > b/evil.sh';
+
+  it("--fence read-only: a workspace grown past the walk's cap during the turn is no promise kept: exit 8", async () => {
+    const ws = plainWorkspace();
+    const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], ws, {
+      before: [effect({ sh: PAST_THE_CAP }), chunk('nothing')],
+    });
+    expect(r.exitCode, r.stderr).toBe(8);
+    const result = resultOf(r.events) as {
+      changes: { truncated: boolean };
+      error: { code: string; message: string };
+    };
+    expect(result.changes.truncated).toBe(true);
+    expect(result.error.code).toBe('fence_breached');
+    expect(result.error.message).toContain("the workspace grew past the ledger's cap during the turn");
+  });
+
+  it('outside git, a hashing byte cap reached during the turn still lets a new file be seen (its walk was whole)', async () => {
+    // 72 MB of files of under 8 MiB each: the 64 MiB hash budget runs out while the agent waits. Found while
+    // fixing the above: the byte cap read as the walk's, and a new file was taken for one there all along.
+    const ws = plainWorkspace();
+    for (let i = 0; i < 9; i++) writeFileSync(join(ws, `big${i}.bin`), Buffer.alloc(8_000_000, i));
+    const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], ws, {
+      before: [effect({ sh: 'sleep 3; echo evil > zz.sh' }), chunk('nothing')],
+    });
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(resultOf(r.events).changes).toMatchObject({ added: ['zz.sh'], truncated: true });
+  });
+
+  it('without a fence or Write rules a workspace grown past the cap during the turn is a warning (exit 0)', async () => {
+    const ws = plainWorkspace();
+    const r = await run(['run', ...SJ, 'go'], ws, {
+      before: [effect({ sh: PAST_THE_CAP }), chunk('nothing')],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const said = r.events.find((e) => e.type === 'warning' && e.code === 'ledger-incomplete');
+    expect(said?.message).toContain("the workspace grew past the ledger's cap during the turn");
+  });
+
+  // Found by review: past PATH_MAX (4096 bytes, absolute) lstat and readdir fail with ENAMETOOLONG, which read
+  // as nothing there. The agent makes such paths by relative steps; git works relative to the root too.
+  const DEEP = (levels: number, file: string, text: string): string =>
+    `node -e "const fs=require('fs');const n='d'.repeat(200);` +
+    `for(let i=0;i<${levels};i++){fs.mkdirSync(n,{recursive:true});process.chdir(n)}fs.writeFileSync('${file}','${text}')"`;
+  const rmDeep = (dir: string): void => void execFileSync('rm', ['-rf', dir]);
+
+  it.each([
+    ['outside git', () => plainWorkspace()],
+    ['in git', () => userRepo()],
+  ])('%s, a file past PATH_MAX under --fence read-only is no promise kept: exit 8', async (_, make) => {
+    const ws = make();
+    try {
+      const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], ws, {
+        before: [effect({ sh: DEEP(25, 'payload.sh', 'evil') }), chunk('nothing')],
+      });
+      expect(r.exitCode, r.stderr).toBe(8);
+      const result = resultOf(r.events) as { error: { code: string; message: string } };
+      expect(result.error.message).toContain('the ledger could not look at all of the workspace');
+    } finally {
+      rmDeep(ws);
+    }
+  });
+
+  it('a tracked file git can reach but whose absolute path is past PATH_MAX, rewritten: never read as deleted', async () => {
+    const repo = userRepo();
+    try {
+      // 4,080 bytes from the root (git reaches it), more than 4,096 from / (the ledger's lstat does not).
+      const name = `${'f'.repeat(55)}.txt`;
+      execFileSync('sh', ['-c', DEEP(20, name, 'one')], { cwd: repo });
+      git(repo, 'add', '-A');
+      git(repo, '-c', 'user.email=u@example.com', '-c', 'user.name=u', 'commit', '-qm', 'deep');
+      const r = await run(['run', ...SJ, 'go'], repo, {
+        before: [effect({ sh: DEEP(20, name, 'two') }), chunk('nothing')],
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(resultOf(r.events).changes).toMatchObject({ deleted: [] });
+      const said = r.events.find((e) => e.type === 'warning' && e.code === 'ledger-incomplete');
+      expect(said?.message).toContain('ENAMETOOLONG');
+      expect(said?.message).toContain(`/${name}`);
+    } finally {
+      rmDeep(repo);
+    }
+  });
+
   it('without a fence or Write rules a ledger that failed is a warning only (exit 0)', async () => {
     const repo = userRepo();
     const r = await run(['run', ...SJ, 'go'], repo, {

@@ -364,6 +364,41 @@ describe('--worktree', () => {
     expect(git(repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
   });
 
+  it('from a folder the worktree has none of (a new empty one, an ignored one): the agent starts there (found by review)', async () => {
+    const repo = userRepo();
+    // An empty untracked folder is nothing git copies; an ignored one is not copied either.
+    mkdirSync(join(repo, 'newpkg'));
+    mkdirSync(join(repo, 'build'));
+    writeFileSync(join(repo, '.git', 'info', 'exclude'), 'build/\n');
+    const before = repoState(repo);
+    const patch = join(tempDir(), 'fix.diff');
+    const r = await finish(
+      startCli(['run', ...SJ, '--worktree', '--patch', patch, 'go'], {
+        agent: await agentPath,
+        cwd: join(repo, 'newpkg'),
+        cliConfig: { approvalMode: 'allowlist' },
+        env: { RHO_SCRIPT: JSON.stringify({ before: [effect({ sh: 'echo made > x.txt' }), chunk('done')] }) },
+      }),
+      true,
+    );
+    // Was agent_not_found, exit 127: the spawn's cwd was missing, not the agent.
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(repoState(repo)).toEqual(before);
+    expect((resultOf(r.events) as { changes: { added: string[] } }).changes.added).toEqual(['x.txt']);
+    git(repo, 'apply', patch);
+    expect(readFileSync(join(repo, 'newpkg', 'x.txt'), 'utf8')).toBe('made\n');
+    const ignored = await finish(
+      startCli(['run', ...SJ, '--worktree', 'go'], {
+        agent: await agentPath,
+        cwd: join(repo, 'build'),
+        cliConfig: { approvalMode: 'allowlist' },
+        env: { RHO_SCRIPT: JSON.stringify({ before: [chunk('done')] }) },
+      }),
+      true,
+    );
+    expect(ignored.exitCode, ignored.stderr).toBe(0);
+  });
+
   it('`sessions --worktree` lists what `run --worktree --continue` picks from: this workspace and its worktrees', async () => {
     const repo = userRepo();
     const recvLog = join(tempDir(), 'recv');
@@ -730,6 +765,54 @@ describe('--worktree --patch: nothing the agent did is lost (found by review)', 
     expect(readFileSync(patch, 'utf8')).toContain('+fixed');
     expect(warning(r.events, 'patch-incomplete')).toContain('d/.GIT/x');
     expect(existsSync(join(result.worktree.path, 'd', '.GIT', 'x'))).toBe(true);
+    rmSync(dirname(result.worktree.path), { recursive: true, force: true });
+  });
+
+  it("a change git undoes as it adds (the agent's own .gitattributes over a CRLF rewrite) is named, and the worktree kept", async () => {
+    const repo = userRepo();
+    const { r, patch } = await shellInWorktree(
+      repo,
+      "printf 'src/a.ts text\\n' > .gitattributes; printf 'export const a = 1;\\r\\n' > src/a.ts; echo b > src/b.ts",
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const result = resultOf(r.events) as Kept;
+    // The ledger sees the bytes change; `git add` normalises them back to the start's blob.
+    expect(result.changes).toMatchObject({ added: ['.gitattributes'], modified: ['src/a.ts', 'src/b.ts'] });
+    const text = readFileSync(patch, 'utf8');
+    expect(text).toContain('src/b.ts');
+    expect(text).not.toContain('a/src/a.ts');
+    // Was: no warning, and the worktree removed with the only copy of the change.
+    const said = warning(r.events, 'patch-incomplete')!;
+    expect(said).toContain('src/a.ts');
+    expect(said).not.toContain('src/b.ts');
+    expect(result.worktree.kept).toBe(true);
+    expect(readFileSync(join(result.worktree.path, 'src/a.ts'), 'utf8')).toBe('export const a = 1;\r\n');
+    rmSync(dirname(result.worktree.path), { recursive: true, force: true });
+  });
+
+  it('a file the agent writes into a submodule folder (never checked out in the worktree) is named, and the worktree kept', async () => {
+    const lib = join(tempDir('rho-sub-'), 'lib');
+    mkdirSync(lib);
+    git(lib, 'init', '-q');
+    writeFileSync(join(lib, 'lib.c'), 'lib\n');
+    git(lib, 'add', '.');
+    git(lib, '-c', 'user.email=u@example.com', '-c', 'user.name=u', 'commit', '-qm', 'lib');
+    const repo = userRepo();
+    git(repo, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', lib, 'vendor/lib');
+    git(repo, '-c', 'user.email=u@example.com', '-c', 'user.name=u', 'commit', '-qm', 'sub');
+    const { r, patch } = await shellInWorktree(
+      repo,
+      'mkdir -p vendor/lib && echo impl > vendor/lib/impl.c; echo fixed >> src/a.ts',
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const result = resultOf(r.events) as Kept;
+    const text = readFileSync(patch, 'utf8');
+    expect(text).toContain('+fixed');
+    expect(text).not.toContain('impl');
+    // Was: no warning, and the worktree removed with vendor/lib/impl.c in it.
+    expect(warning(r.events, 'patch-incomplete')).toContain('vendor/lib/');
+    expect(result.worktree.kept).toBe(true);
+    expect(readFileSync(join(result.worktree.path, 'vendor/lib/impl.c'), 'utf8')).toBe('impl\n');
     rmSync(dirname(result.worktree.path), { recursive: true, force: true });
   });
 

@@ -1,5 +1,7 @@
 // The agent link's failure naming against a real child process: which of "closed its output" and "exited
 // with code N" the run reports must not depend on how busy our own event loop was.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { linkAgent } from '../../../src/agent/link.js';
 import { AgentProcess, MAX_UNREAD_BYTES } from '../../../src/agent/process.js';
@@ -60,6 +62,29 @@ describe('linkAgent: the agent closing its output', () => {
     const e = await failure(conn.request('initialize', {}));
     expect(e.code).toBe('agent_closed');
     expect(e.message).toMatch(/closed its output during initialize/);
+  });
+});
+
+describe('linkAgent: an agent that cannot be started', () => {
+  it('a working directory that is not there is named as such, never as a missing agent (found by review)', async () => {
+    // The agent exists; the spawn fails with ENOENT all the same, for its cwd.
+    const gone = join(tmpdir(), `rho-no-such-dir-${process.pid}`, 'sub');
+    const agent = new AgentProcess(process.execPath, ['-e', ''], gone, process.env);
+    started.push(agent);
+    const conn = linkAgent(agent, {
+      label: 'agent',
+      phase: () => 'initialize',
+      wire: undefined,
+      onActivity: () => {},
+      onText: () => {},
+      onNotification: () => {},
+      onInvalid: () => {},
+      flush: () => true,
+      whenWritable: (go) => go(),
+    });
+    const e = await failure(conn.request('initialize', {}));
+    expect(e.code).not.toBe('agent_not_found');
+    expect(e.message).toContain(`its working directory ${gone} is not there`);
   });
 });
 

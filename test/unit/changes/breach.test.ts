@@ -34,6 +34,17 @@ describe('breachOf', () => {
       "the Write(...) rules: the workspace's changes could not be measured",
     ],
     ['no-shell, not measured', facts({ fence: 'no-shell', changes: null, unmeasured: true }), undefined],
+    [
+      'read-only, a look that could not see all of the workspace, nothing listed',
+      facts({ fence: 'read-only', incomplete: ['it grew past the cap'] }),
+      '--fence read-only: the ledger could not look at all of the workspace: it grew past the cap',
+    ],
+    [
+      'Write rules, a look that could not see all of the workspace',
+      facts({ incomplete: ['it grew past the cap'], writeRules: true }),
+      'the Write(...) rules: the ledger could not look at all of the workspace',
+    ],
+    ['no promise, a look that could not see all of it', facts({ incomplete: ['it grew'] }), undefined],
     ['no-shell, a change (edits are allowed)', facts({ fence: 'no-shell', changes: changed }), undefined],
     [
       'no-shell, shell ran',

@@ -11,6 +11,8 @@ import {
   markOf,
   marksOf,
   sameContent,
+  sameMark,
+  type FileMark,
 } from '../../../src/changes/marks.js';
 
 const dir = (): string => mkdtempSync(join(tmpdir(), 'rho-marks-'));
@@ -25,12 +27,12 @@ describe('hashing never blocks on, nor reads past, what it was given', () => {
   it('a hashed file the agent replaced by a FIFO is not the same content, at once', async () => {
     const p = join(dir(), 'a.txt');
     writeFileSync(p, 'a\n');
-    const was = (await markOf(p))!;
+    const was = (await markOf(p)) as FileMark;
     await addHash(p, was, new HashBudget(1024));
     expect(was.hash).toBeDefined();
     rmSync(p);
     execFileSync('mkfifo', [p]);
-    expect(await sameContent(p, was, (await markOf(p))!)).toBe(false);
+    expect(await sameContent(p, was, (await markOf(p)) as FileMark)).toBe(false);
   }, 2000);
 
   it('a file grown past the size recorded is never read whole', async () => {
@@ -48,14 +50,14 @@ describe('what counts as the same content (found by review)', () => {
     const p = join(dir(), 'run.sh');
     writeFileSync(p, 'echo hi\n');
     chmodSync(p, 0o644);
-    const was = (await markOf(p))!;
+    const was = (await markOf(p)) as FileMark;
     await addHash(p, was, new HashBudget(1024));
     writeFileSync(p, 'echo hi\n');
-    expect(await sameContent(p, was, (await markOf(p))!)).toBe(true);
+    expect(await sameContent(p, was, (await markOf(p)) as FileMark)).toBe(true);
     chmodSync(p, 0o755);
-    expect(await sameContent(p, was, (await markOf(p))!)).toBe(false);
+    expect(await sameContent(p, was, (await markOf(p)) as FileMark)).toBe(false);
     chmodSync(p, 0o600);
-    expect(await sameContent(p, was, (await markOf(p))!)).toBe(false);
+    expect(await sameContent(p, was, (await markOf(p)) as FileMark)).toBe(false);
   });
 });
 
@@ -67,7 +69,7 @@ describe('a folder the walk did not enter (a path ending in /)', () => {
     writeFileSync(join(root, 'file'), 'x');
     const marks = await marksOf(root, ['sub/.git/', 'sub/.git', 'link/', 'file/', 'gone/']);
     expect([...marks.values()]).toEqual([{ stat: 'folder' }, null, null, null, null]);
-    const folder = (await markOf(join(root, 'sub', '.git/')))!;
+    const folder = (await markOf(join(root, 'sub', '.git/'))) as FileMark;
     const budget = new HashBudget(1024);
     await addHash(join(root, 'sub', '.git/'), folder, budget);
     expect(folder).toEqual({ stat: 'folder' });
@@ -105,5 +107,22 @@ describe('HashBudget', () => {
     expect(small.take(8)).toBe(true);
     expect(small.take(3)).toBe(false);
     expect(small.over).toBe(true);
+  });
+});
+
+describe('a path lstat cannot answer for (found by review)', () => {
+  it("past the system's length it is unmeasured, never nothing there, and never the same mark", async () => {
+    const long = join(dir(), ...Array.from({ length: 25 }, () => 'd'.repeat(200)), 'f.txt');
+    const gone = join(dir(), 'gone');
+    const marks = await marksOf('/', [long, gone, join(gone, 'under')]);
+    expect(marks.get(long)).toEqual({ unmeasured: 'ENAMETOOLONG' });
+    expect(marks.get(gone)).toBeNull();
+    expect(marks.get(join(gone, 'under'))).toBeNull();
+    expect(await markOf(long)).toEqual({ unmeasured: 'ENAMETOOLONG' });
+    const u = { unmeasured: 'ENAMETOOLONG' };
+    expect(sameMark(u, u)).toBe(false);
+    expect(sameMark(null, null)).toBe(true);
+    expect(sameMark({ stat: 's' }, { stat: 's' })).toBe(true);
+    expect(sameMark({ stat: 's' }, null)).toBe(false);
   });
 });

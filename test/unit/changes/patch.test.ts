@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   batchContents,
   hiddenCandidates,
+  missingChanges,
   nestedRepos,
   newSides,
   outsideTheTree,
@@ -30,6 +31,44 @@ describe('what the patch leaves out, and what it adds whatever the ignore rules 
         ['r/'],
       ),
     ).toEqual(['hidden.txt', 'hidden/node_modules/', 'rr/f.txt']);
+  });
+});
+
+describe('missingChanges: every change the ledger lists that the patch does not carry (found by review)', () => {
+  it('of any kind: added, modified (a CRLF rewrite git normalised away), deleted; not what the patch holds', () => {
+    const carried = new Set(['.gitattributes', 'b.txt', 'gone.txt', 'nm/node_modules/a.js']);
+    expect(
+      missingChanges(
+        [
+          '.gitattributes',
+          'a.txt',
+          'b.txt',
+          'gone.txt',
+          'kept-gone.txt',
+          'nm/node_modules/',
+          'x/node_modules/',
+        ],
+        carried,
+        [],
+      ),
+    ).toEqual(['a.txt', 'kept-gone.txt', 'x/node_modules/']);
+  });
+
+  it("not the worktree's git dir, nor what a folder left out whole (a repository, a submodule's) holds, itself included", () => {
+    expect(
+      missingChanges(
+        [
+          '.git/hooks/pre-commit',
+          'sub2/.git/',
+          'sub2/f.txt',
+          'vendor/lib',
+          'vendor/lib/impl.c',
+          'vendor/libx',
+        ],
+        new Set(),
+        ['sub2/', 'vendor/lib/'],
+      ),
+    ).toEqual(['vendor/libx']);
   });
 });
 

@@ -6,6 +6,7 @@ import {
   parseIndexList,
   parseNameStatus,
   pinnedConfig,
+  unopened,
 } from '../../../src/changes/snapshot.js';
 
 describe('parseFlagged', () => {
@@ -92,5 +93,20 @@ describe('parseNameStatus', () => {
 
   it('a listing cut after a status letter (read up to its bound) names no empty path', () => {
     expect([...parseNameStatus('A\0a\0M\0', '')]).toEqual([['a', false]]);
+  });
+});
+
+describe('unopened: the folders git could not open', () => {
+  it('permission denied is unreadable; any other reason, or a warning git cut before its quote, unmeasured (found by review)', () => {
+    const cut = `warning: could not open directory '${'d'.repeat(4000)}`;
+    const stderr = [
+      "warning: could not open directory 'locked/': Permission denied",
+      "warning: could not open directory 'odd/': Input/output error",
+      cut,
+    ].join('\n');
+    expect(unopened(stderr)).toEqual({
+      unreadable: ['locked/'],
+      unmeasured: ['odd/ (Input/output error)', `${'d'.repeat(4000)} (its name cut by git: a path too long)`],
+    });
   });
 });
