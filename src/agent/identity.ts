@@ -21,6 +21,12 @@ export function cursorAtSpawn(command: string, agentArgs: readonly string[]): bo
   return agentArgs.length === 0 && (CURSOR_NAMES as readonly string[]).includes(basename(command));
 }
 
+// Why an agent is not Cursor at spawn, for a line that says so (only called when cursorAtSpawn is false).
+export function notCursorAtSpawn(command: string, agentArgs: readonly string[]): string {
+  if (agentArgs.length > 0) return 'it is started with --agent-arg';
+  return `${basename(command)} is not named ${CURSOR_NAMES.join(' or ')}`;
+}
+
 // What initialize says: Cursor's auth method `cursor_login` or an agentInfo naming Cursor is Cursor; an
 // agentInfo naming another agent, or auth methods without Cursor's, is another; undefined when it says nothing.
 export function cursorFromInitialize(init: unknown): boolean | undefined {

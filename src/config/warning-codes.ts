@@ -38,6 +38,8 @@ export const WARNINGS = {
   'ledger-failed': "the workspace's changes could not be measured",
   'runner-file-written':
     "the agent wrote one of GitHub's file commands ($GITHUB_ENV, $GITHUB_PATH, ...): put back as it was",
+  'cursor-config-ignored':
+    "Cursor's config (cli-config.json, .cursor/cli.json, its dir) is unusable, and the agent is not Cursor: ignored",
   'model-not-settable': '--model for an agent that is not Cursor and offers no model: not applied',
 } as const;
 

@@ -1,6 +1,6 @@
 // Other ACP agents, honestly (issue 19): the SDK-built peer plays what Claude's, Codex's and Gemini's adapters
 // send (measured offline, see notes/cursor-and-acp.md), and the built CLI must treat each as what it is.
-import { writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Event } from '../../src/events/schema.js';
@@ -264,6 +264,40 @@ describe('Gemini CLI and any agent', () => {
     expect(started(r)).toMatchObject({ argv: ['--experimental-acp', 'x'] });
     expect(started(r)?.cursorConfigDir).not.toMatch(/rho-cursor-fence-/);
     expect(sessionOf(r).fence).toMatchObject({ by: 'permission answers and the ledger' });
+  });
+
+  // Found by review: a broken Cursor config stopped the run of an agent that never reads it (exit 2, "fix it").
+  it('a broken Cursor config is no error for an agent that is not Cursor: a warning names it, the run goes on', async () => {
+    const ok = simple({ stopReason: 'end_turn' });
+    const withArg = await runPeer(ok, ['run', ...SJ, '--agent-arg', 'x', 'go'], { cliConfig: '{bad' });
+    expect(withArg.exitCode, withArg.stderr).toBe(0);
+    const w = byType(withArg, 'warning').find((x) => x.code === 'cursor-config-ignored');
+    expect(w?.message).toMatch(
+      /^the agent is not Cursor \(it is started with --agent-arg\), so Cursor's config is ignored: .*cli-config\.json is not valid JSON \(line 1, column 2: .*\)$/,
+    );
+    expect(w?.message).not.toMatch(/fix it/);
+    expect(withArg.stderr).toMatch(
+      /warning: the agent is not Cursor \(it is started with --agent-arg\), so Cursor's config is ignored/,
+    );
+    expectValid(withArg);
+    // An executable not named as Cursor's, and a workspace .cursor/cli.json of the wrong shape.
+    const dir = tempDir();
+    const agent = join(dir, 'claude-acp');
+    writeFileSync(agent, `#!/bin/sh\nexec '${await peerAgent()}' "$@"\n`);
+    chmodSync(agent, 0o755);
+    const cwd = join(dir, 'work');
+    mkdirSync(join(cwd, '.cursor'), { recursive: true });
+    writeFileSync(join(cwd, '.cursor', 'cli.json'), '{"permissions":5}');
+    const named = await runPeer(ok, ['run', ...SJ, 'go'], { cwd, agent });
+    expect(named.exitCode, named.stderr).toBe(0);
+    expect(byType(named, 'warning').find((x) => x.code === 'cursor-config-ignored')?.message).toMatch(
+      /^the agent is not Cursor \(claude-acp is not named cursor-agent or agent\), so Cursor's config is ignored: .*\.cursor\/cli\.json: permissions must be an object/,
+    );
+    // Cursor itself still stops: its config is what it reads.
+    const cursor = await runPeer(ok, ['run', ...SJ, 'go'], { cliConfig: '{bad' });
+    expect(cursor.exitCode).toBe(2);
+    expect(result(cursor).error?.code).toBe('config_invalid');
+    expect(result(cursor).error?.message).toMatch(/fix it, nothing was changed/);
   });
 
   it('without --agent-arg an agent named cursor-agent gets Cursor’s `--trust [--model M] acp`', async () => {
