@@ -103,13 +103,13 @@ export async function shakeHands(ctx: RunContext, a: Attempt, prepared: Prepared
     resumed,
   };
   a.session = session;
-  a.model = (await chooseModel(ctx, a, prepared, answer)) ?? facts.model;
+  a.update.model = (await chooseModel(ctx, a, prepared, answer)) ?? facts.model;
   noteMode(a.update, facts.mode);
   const config = prepared.config;
   emit(ctx, {
     type: 'session',
     sessionId: facts.sessionId,
-    model: a.model,
+    model: a.update.model,
     mode: facts.mode,
     modes: facts.modes,
     configDir: config.configDir,

@@ -7,7 +7,7 @@ import { Event } from '../../src/events/schema.js';
 import { runCli, tempDir, type CliRun } from '../helpers/cli.js';
 import { testTiming } from '../helpers/timing.js';
 import { peerAgent, runPeer, type PeerLogEntry } from '../peer/run.js';
-import { claudeLike, codexLike, GEMINI_INFO, simple, type Script } from '../peer/script.js';
+import { claudeLike, codexLike, GEMINI_INFO, select, simple, type Script } from '../peer/script.js';
 
 const SJ = ['--output-format', 'stream-json'];
 type Run = CliRun & { peer: PeerLogEntry[] };
@@ -222,6 +222,38 @@ describe("Codex's adapter: its one reject option aborts the turn", () => {
         "the agent answered session/set_config_option, but its mode is still 'auto': --mode read-only was not applied",
     });
     expect(received(r, 'session/prompt')).toEqual([]);
+  });
+
+  // Found by review: config_option_update was a raw extension, and result.mode and model stayed stale.
+  it('a config_option_update switching mode and model: a mode event, the result holds both, nothing lost', async () => {
+    const options = [
+      select('mode', 'full-access', ['read-only', 'auto', 'full-access']),
+      select('model', 'gpt-5-codex/high', ['gpt-5-codex/low', 'gpt-5-codex/medium', 'gpt-5-codex/high']),
+    ];
+    const update = { sessionUpdate: 'config_option_update' as const, configOptions: options };
+    const base = codexLike('execute');
+    const script: Script = { ...base, turn: [{ update }, ...base.turn] };
+    const r = await runPeer(script, ['run', ...SJ, '--permissions', 'allow', 'go']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(sessionOf(r)).toMatchObject({ model: 'gpt-5-codex/medium', mode: 'auto' });
+    expect(byType(r, 'mode')).toEqual([
+      { type: 'mode', mode: 'full-access', extra: { configOptions: options } },
+    ]);
+    expect(byType(r, 'extension').filter((e) => JSON.stringify(e).includes('config_option_update'))).toEqual(
+      [],
+    );
+    expect(result(r)).toMatchObject({ model: 'gpt-5-codex/high', mode: 'full-access' });
+    expectValid(r);
+    // The same options again change nothing: no second mode event, and the update is kept as it came.
+    const again: Script = { ...base, turn: [{ update }, { update }, ...base.turn] };
+    const twice = await runPeer(again, ['run', ...SJ, '--permissions', 'allow', 'go']);
+    expect(byType(twice, 'mode')).toHaveLength(1);
+    expect(
+      byType(twice, 'extension').filter((e) => JSON.stringify(e).includes('config_option_update')),
+    ).toHaveLength(1);
+    // Text mode says the mode changed.
+    const text = await runPeer(script, ['run', '--permissions', 'allow', 'go']);
+    expect(text.stderr).toMatch(/^mode: full-access$/m);
   });
 
   it('--plan where it offers no plan mode: exit 1, naming its modes', async () => {
