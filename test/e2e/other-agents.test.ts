@@ -256,6 +256,24 @@ describe("Codex's adapter: its one reject option aborts the turn", () => {
     expect(text.stderr).toMatch(/^mode: full-access$/m);
   });
 
+  // Found by review: the run went on, exit 0, with the old model, where the same for --mode is exit 1.
+  it('--model the agent answers but does not take (its option still holds the old one): exit 1, no prompt', async () => {
+    const r = await runPeer(codexLike('execute', { keepConfig: true }), [
+      'run',
+      ...SJ,
+      '--model',
+      'gpt-5-codex/high',
+      'go',
+    ]);
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(result(r).error).toEqual({
+      code: 'protocol',
+      message:
+        "the agent answered session/set_config_option, but its model is still 'gpt-5-codex/medium': --model gpt-5-codex/high was not applied",
+    });
+    expect(received(r, 'session/prompt')).toEqual([]);
+  });
+
   it('--plan where it offers no plan mode: exit 1, naming its modes', async () => {
     const r = await runPeer(codexLike('execute'), ['run', ...SJ, '--plan', 'go']);
     expect(r.exitCode).toBe(1);
