@@ -402,6 +402,34 @@ describe('doctor with another agent', () => {
     expect(v2.stdout).toMatch(/"code":\s*"protocol_version"/);
   });
 
+  // Found by review: doctor said `authenticated` for Claude's adapter without a key, which fails only at the
+  // prompt doctor never sends.
+  it('--handshake with an agent that checks its key only at the prompt: says the session was created, no more', async () => {
+    const script = join(tempDir(), 'script.json');
+    const noKey = claudeLike({
+      turn: [],
+      stop: { error: { code: -32000, message: 'Authentication required' } },
+    });
+    writeFileSync(script, JSON.stringify(noKey));
+    const env = { RHO_PEER_SCRIPT: script, RHO_PEER_LOG: join(tempDir(), 'peer.log') };
+    const agent = await peerAgent();
+    const text = await runCli(['doctor', '--handshake', '--agent-arg', 'x'], { agent, env });
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout).not.toMatch(/authenticated/);
+    expect(text.stdout).toMatch(
+      /^handshake +initialize \d+ ms · session\/new \d+ ms · session created \(no prompt sent: Claude Code may ask for its key only at the prompt\)/m,
+    );
+    const json = await runCli(['doctor', '--handshake', '--output-format', 'json', '--agent-arg', 'x'], {
+      agent,
+      env,
+    });
+    expect(json.exitCode, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).handshake).toMatchObject({
+      sessionNewMs: expect.any(Number),
+      authenticated: null,
+    });
+  });
+
   it('says the table is Cursor’s and gives no Cursor warning; for Cursor it says neither', async () => {
     const script = join(tempDir(), 'script.json');
     writeFileSync(script, JSON.stringify(claudeLike()));
