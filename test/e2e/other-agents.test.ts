@@ -7,7 +7,15 @@ import { Event } from '../../src/events/schema.js';
 import { runCli, tempDir, type CliRun } from '../helpers/cli.js';
 import { testTiming } from '../helpers/timing.js';
 import { peerAgent, runPeer, type PeerLogEntry } from '../peer/run.js';
-import { claudeLike, codexLike, GEMINI_INFO, select, simple, type Script } from '../peer/script.js';
+import {
+  CLAUDE_INFO,
+  claudeLike,
+  codexLike,
+  GEMINI_INFO,
+  select,
+  simple,
+  type Script,
+} from '../peer/script.js';
 
 const SJ = ['--output-format', 'stream-json'];
 type Run = CliRun & { peer: PeerLogEntry[] };
@@ -51,6 +59,22 @@ describe("Claude's adapter", () => {
     // Its string rawOutput is shown, never an internal error.
     expect(r.stderr).toMatch(/Read README\.md.*2 lines/);
     expect(r.stderr).not.toMatch(/internal/);
+  });
+
+  // Found by review: `warning:  is not Cursor` and `·    : Claude wants to run a command`.
+  it('a blank agentInfo.title: its lines are labelled with its name', async () => {
+    const agentInfo = { ...CLAUDE_INFO, title: '   ' };
+    const r = await runPeer(claudeLike({ agentInfo }), [
+      'run',
+      '--permissions',
+      'reject',
+      '--fence',
+      'no-shell',
+      'go',
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/warning: @zed-industries\/claude-agent-acp is not Cursor/);
+    expect(r.stderr).toMatch(/ · @zed-industries\/claude-agent-acp: Claude wants to run a command/);
   });
 
   it('stream-json: agent title, cursor false, usage with used: null left out and the cost kept', async () => {
