@@ -24,7 +24,10 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 // enum, `--help` and the README.
 export const ERRORS = {
   usage: [EXIT.usage, 'a bad option, value, prompt or attachment'],
-  config_invalid: [EXIT.usage, "Cursor's cli-config.json or the workspace's .cursor/cli.json is unusable"],
+  config_invalid: [
+    EXIT.usage,
+    "Cursor's cli-config.json or the workspace's .cursor/cli.json is unusable, and the agent is Cursor",
+  ],
   agent_not_found: [EXIT.notFound, 'the agent executable is missing or not executable'],
   agent_exited: [EXIT.agentFailed, 'the agent exited or was killed before the turn ended'],
   agent_closed: [EXIT.agentFailed, 'the agent closed its output before the turn ended'],

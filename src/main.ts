@@ -359,7 +359,7 @@ function program(version: string, boot: Boot, setCode: (n: number) => void): Com
     )
     .option(
       '--handshake',
-      'also run initialize and session/new, timed, and report whether the agent is authenticated',
+      'also run initialize and session/new, timed, and report what they said (for Cursor, whether it is logged in)',
     )
     .option('--plan', 'show the table as a --plan run sees it')
     .option('--fence <fence>', `show the rules under this fence: ${FENCES.join(', ')}`)

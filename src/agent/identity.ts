@@ -21,6 +21,12 @@ export function cursorAtSpawn(command: string, agentArgs: readonly string[]): bo
   return agentArgs.length === 0 && (CURSOR_NAMES as readonly string[]).includes(basename(command));
 }
 
+// Why an agent is not Cursor at spawn, for a line that says so (only called when cursorAtSpawn is false).
+export function notCursorAtSpawn(command: string, agentArgs: readonly string[]): string {
+  if (agentArgs.length > 0) return 'it is started with --agent-arg';
+  return `${basename(command)} is not named ${CURSOR_NAMES.join(' or ')}`;
+}
+
 // What initialize says: Cursor's auth method `cursor_login` or an agentInfo naming Cursor is Cursor; an
 // agentInfo naming another agent, or auth methods without Cursor's, is another; undefined when it says nothing.
 export function cursorFromInitialize(init: unknown): boolean | undefined {
@@ -29,7 +35,7 @@ export function cursorFromInitialize(init: unknown): boolean | undefined {
   if (methods.some((m) => m.id === 'cursor_login')) return true;
   const info = isRecord(init.agentInfo) ? init.agentInfo : undefined;
   if (info) {
-    const names = [str(info.name), str(info.title)].filter((n): n is string => n !== null);
+    const names = [named(info.name), named(info.title)].filter((n): n is string => n !== null);
     if (names.length > 0) return names.some((n) => /\bcursor\b/i.test(n));
   }
   return methods.length > 0 ? false : undefined;
@@ -40,5 +46,11 @@ export function identify(atSpawn: boolean, init?: unknown): AgentIdentity {
   const cursor = cursorFromInitialize(init) ?? atSpawn;
   if (cursor) return { cursor, title: 'Cursor' };
   const info = isRecord(init) && isRecord(init.agentInfo) ? init.agentInfo : {};
-  return { cursor, title: str(info.title) ?? str(info.name) ?? UNNAMED_AGENT };
+  return { cursor, title: named(info.title) ?? named(info.name) ?? UNNAMED_AGENT };
+}
+
+// A name that names something: a blank one ("", "   ") says nothing (found by review: `warning:  is not Cursor`).
+export function named(v: unknown): string | null {
+  const s = str(v);
+  return s !== null && s.trim() !== '' ? s : null;
 }

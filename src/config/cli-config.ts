@@ -4,6 +4,9 @@ import { jsonFault } from './json-syntax.js';
 
 export const APPROVAL_MODES = ['allowlist', 'auto-review', 'unrestricted'] as const;
 
+/** The end of a config error's message: the advice, said only where the file is the agent's (Cursor's). */
+export const FIX_IT = '; fix it, nothing was changed';
+
 export interface Permissions {
   allow: string[];
   deny: string[];
@@ -30,10 +33,10 @@ export function parseConfigText(path: string, text: string): Record<string, unkn
   } catch {
     const f = jsonFault(text);
     const why = f ? ` (line ${f.line}, column ${f.column}: ${f.what})` : '';
-    throw new RhoError('config_invalid', `${path} is not valid JSON${why}; fix it, nothing was changed`);
+    throw new RhoError('config_invalid', `${path} is not valid JSON${why}${FIX_IT}`);
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw new RhoError('config_invalid', `${path} must hold a JSON object; fix it, nothing was changed`);
+    throw new RhoError('config_invalid', `${path} must hold a JSON object${FIX_IT}`);
   }
   return data as Record<string, unknown>;
 }

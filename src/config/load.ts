@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { RhoError } from '../errors.js';
 import { FileRefused, readUntrusted } from '../files/untrusted.js';
-import { configProblems, effectiveConfig, parseConfigText, type CursorConfig } from './cli-config.js';
+import { configProblems, effectiveConfig, FIX_IT, parseConfigText, type CursorConfig } from './cli-config.js';
 import { resolveConfigDir, type ConfigDirSource } from './paths.js';
 
 export interface ConfigFile {
@@ -51,14 +51,14 @@ function inspectFile(path: string, project: boolean): ConfigFile {
     const data = parseConfigText(path, text);
     const why = configProblems(data, project);
     const problem =
-      why.length > 0
-        ? new RhoError('config_invalid', `${path}: ${why.join('; ')}; fix it, nothing was changed`)
-        : undefined;
+      why.length > 0 ? new RhoError('config_invalid', `${path}: ${why.join('; ')}${FIX_IT}`) : undefined;
     return { path, exists: true, data: problem ? undefined : data, problem };
   } catch (err) {
     return { path, exists: true, data: undefined, problem: err as RhoError };
   }
 }
+
+const POINT_IT = '; point CURSOR_CONFIG_DIR at a directory or unset it';
 
 // A config dir that exists but is not a directory: Cursor could neither read nor write it.
 function dirProblemOf(dir: string, source: ConfigDirSource): RhoError | undefined {
@@ -70,7 +70,7 @@ function dirProblemOf(dir: string, source: ConfigDirSource): RhoError | undefine
   const named = source === 'CURSOR_CONFIG_DIR' ? `CURSOR_CONFIG_DIR (${dir})` : dir;
   return new RhoError(
     'config_invalid',
-    `${named} is not a directory: Cursor's config dir must be one${source === 'CURSOR_CONFIG_DIR' ? '; point CURSOR_CONFIG_DIR at a directory or unset it' : ''}`,
+    `${named} is not a directory: Cursor's config dir must be one${source === 'CURSOR_CONFIG_DIR' ? POINT_IT : ''}`,
   );
 }
 
@@ -99,14 +99,34 @@ export function firstProblem(c: LoadedConfig): RhoError | undefined {
   return c.dirProblem ?? c.user.problem ?? c.project.problem;
 }
 
-// Loads the user's cli-config.json and the workspace's .cursor/cli.json; an unusable one is a config error.
+/** The config as read, and the problems that were ignored because the agent is not Cursor. */
+export interface ReadConfig {
+  config: LoadedConfig;
+  /** Each problem's message without its advice (fix the file, point CURSOR_CONFIG_DIR elsewhere). */
+  ignored: string[];
+}
+
+// Loads the user's cli-config.json and the workspace's .cursor/cli.json. For Cursor an unusable one is a
+// config error (Cursor would "repair" it, losing what the user wrote). Another agent never reads them: their
+// problems are returned to be said as a warning, and the run goes on with Cursor's defaults in their place.
 export function loadConfig(
   env: Record<string, string | undefined>,
   home: string,
   workspace: string,
-): LoadedConfig {
+  cursor = true,
+): ReadConfig {
   const config = inspectConfig(env, home, workspace);
-  const problem = firstProblem(config);
-  if (problem) throw problem;
-  return config;
+  const problems = [config.dirProblem, config.user.problem, config.project.problem].filter(
+    (p): p is RhoError => p !== undefined,
+  );
+  // An OS limit met while reading (EMFILE) is the machine's, not the file's: an error for any agent.
+  const first = cursor ? firstProblem(config) : problems.find((p) => p.code !== 'config_invalid');
+  if (first) throw first;
+  return { config, ignored: problems.map((p) => withoutAdvice(p.message)) };
+}
+
+function withoutAdvice(message: string): string {
+  for (const advice of [FIX_IT, POINT_IT])
+    if (message.endsWith(advice)) return message.slice(0, -advice.length);
+  return message;
 }

@@ -44,6 +44,8 @@ export const WARNINGS = {
     'the look after the turn could not see all of the workspace (it grew past the cap during the turn, a path could not be measured): changes may be missing',
   'runner-file-written':
     "the agent wrote one of GitHub's file commands ($GITHUB_ENV, $GITHUB_PATH, ...): put back as it was",
+  'cursor-config-ignored':
+    "Cursor's config (cli-config.json, .cursor/cli.json, its dir) is unusable, and the agent is not Cursor: ignored",
   'model-not-settable': '--model for an agent that is not Cursor and offers no model: not applied',
 } as const;
 

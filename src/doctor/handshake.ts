@@ -36,7 +36,9 @@ export async function handshake(
         try {
           const session = await step<unknown>('session/new', { cwd: i.cwd, mcpServers: [] });
           report.sessionNewMs = Math.round(i.now() - t);
-          report.authenticated = true;
+          // Cursor asks for its login at session/new (recordings/auth-required.jsonl); another agent may ask
+          // only at the prompt (Claude's adapter does), which doctor never sends: not known, so null.
+          report.authenticated = identity.cursor ? true : null;
           const models = isRecord(session) && isRecord(session.models) ? session.models : {};
           report.model = str(models.currentModelId);
         } catch (e) {

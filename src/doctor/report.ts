@@ -24,6 +24,8 @@ export interface FileReport {
 export interface HandshakeReport {
   initializeMs: number | null;
   sessionNewMs: number | null;
+  /** Cursor's session/new succeeded (true) or asked for a login (false); null: not known (another agent's
+   * session created, which may check its key only at the prompt; or no session/new answer). */
   authenticated: boolean | null;
   model: string | null;
   /** The fence the handshake ran under, so it could not touch the user's cli-config.json. */
@@ -108,8 +110,16 @@ export function doctorText(r: DoctorReport): string {
   if (r.handshake) {
     const h = r.handshake;
     const ms = (n: number | null): string => (n === null ? '–' : `${n} ms`);
+    // Only what was seen: another agent's session created says nothing of a key it checks at the prompt.
+    const created = h.sessionNewMs !== null && h.error === null;
     const auth =
-      h.authenticated === null ? '' : h.authenticated ? ' · authenticated' : ' · NOT authenticated';
+      h.authenticated === true
+        ? ' · authenticated'
+        : h.authenticated === false
+          ? ' · NOT authenticated'
+          : created
+            ? ` · session created (no prompt sent: ${a.title ?? a.command} may ask for its key only at the prompt)`
+            : '';
     const model = h.model ? ` · model ${h.model}` : '';
     lines.push(
       `handshake        initialize ${ms(h.initializeMs)} · session/new ${ms(h.sessionNewMs)}${auth}${model}` +

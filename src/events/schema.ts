@@ -69,9 +69,13 @@ export const SessionEvent = z.object({
   model: z.string().nullable(),
   mode: z.string().nullable(),
   modes: z.array(z.string()),
-  configDir: z.string(),
+  configDir: z.string().describe("Cursor's config dir (yours, not the fence's); Cursor's alone"),
   configDirSource: z.enum(['CURSOR_CONFIG_DIR', 'XDG_CONFIG_HOME', 'home']),
-  approvalMode: z.string(),
+  approvalMode: z
+    .string()
+    .describe(
+      "Cursor's approvalMode from its cli-config.json, unrestricted when not set there; an agent that is not Cursor (agent.cursor false) does not read it",
+    ),
   permissions: z.enum(['reject', 'allow', 'ask']),
   allow: z.array(z.string()),
   /** Every --allow and --deny value as read: bare kinds and rules (Shell(npm:test), Write(src/**), ...). */

@@ -1,5 +1,6 @@
 // Pure: one session/update notification -> the contract's events, merging tool state in the store.
 import { isRecord, str } from '../acp/messages.js';
+import { selectOption } from '../session-choices.js';
 import { contentRef } from './content.js';
 import { keep } from './own-key.js';
 import type { Event, ExtensionEvent, ResultEvent, Todo, TodosEvent, WarningEvent } from './types.js';
@@ -14,6 +15,8 @@ export interface UpdateContext {
   title: string | null;
   /** The session's current mode; changed only by noteMode. */
   readonly mode: string | null;
+  /** The model in use: the session's, the one --model set, then the one a config_option_update reports. */
+  model?: string | null;
   /** This run's session once session/new answered (null before): an update for any other, or before, is not
    * this run's. Undefined: no session is tracked, and every update is taken as this run's. */
   sessionId?: string | null;
@@ -23,8 +26,8 @@ export interface UpdateContext {
   foreign?: Set<string>;
 }
 
-// The one writer of the session's mode, for its three sources: the handshake's answer, a set_mode the agent
-// confirmed, and the agent's own current_mode_update. Says whether the mode changed.
+// The one writer of the session's mode, for its sources: the handshake's answer, a set_mode the agent
+// confirmed, and the agent's own current_mode_update or config_option_update. Says whether the mode changed.
 export function noteMode(ctx: UpdateContext, mode: string | null): boolean {
   if (ctx.mode === mode) return false;
   (ctx as { mode: string | null }).mode = mode;
@@ -55,6 +58,8 @@ const NAMED: Record<string, ReadonlySet<string>> = {
   tool_call_update: new Set(TOOL_FIELDS),
   plan: new Set(['entries']),
   current_mode_update: new Set(['currentModeId', 'modeId']),
+  // Its configOptions are carried whole in the mode event's extra: they hold more than the mode.
+  config_option_update: new Set(),
   notice: new Set(['severity', 'level', 'title', 'description']),
 };
 const NONE: ReadonlySet<string> = new Set();
@@ -173,6 +178,8 @@ function eventsOf(params: unknown, ctx: UpdateContext): Event[] {
       // The one of the two the event does not carry, when sent (found by review: it was dropped).
       return [withExtra({ type: 'mode', mode }, uncarried(update, ['currentModeId', 'modeId']))];
     }
+    case 'config_option_update':
+      return configOptionMode(update, ctx) ?? raw();
     case 'session_info_update':
       if (typeof update.title === 'string') ctx.title = update.title;
       return raw();
@@ -290,6 +297,17 @@ export function readUsage(update: Record<string, unknown>): Usage | undefined {
     usage.cost = { amount: c.amount as number, currency: c.currency };
   else if (c !== null && c !== undefined) return undefined;
   return Object.keys(usage).length > 0 ? usage : undefined;
+}
+
+// config_option_update: the agent's options as they now stand (Codex switching mode or model), read as the
+// handshake reads session/new's configOptions. The model is the result's; a mode that changed is a `mode`
+// event, the options whole in its extra (eventsFromUpdate); with no new mode the update stays an extension.
+function configOptionMode(update: Record<string, unknown>, ctx: UpdateContext): Event[] | undefined {
+  const model = selectOption(update.configOptions, 'model')?.current ?? null;
+  if (model !== null) ctx.model = model;
+  const mode = selectOption(update.configOptions, 'mode')?.current ?? null;
+  if (mode === null || !noteMode(ctx, mode)) return undefined;
+  return [{ type: 'mode', mode }];
 }
 
 // A notice of severity warning or error is something the person must see: a warning event.

@@ -53,7 +53,10 @@ export function toolSummary(tool: ToolEvent): string {
   }
   if ('stdout' in out) {
     const line = firstLine(idText(out.stdout)) || firstLine(idText(out.stderr));
-    return [`exit ${out.exitCode === null ? '?' : idText(out.exitCode)}`, line].filter(Boolean).join(' · ');
+    // An execute's exitCode is a number or null (unknown: `?`); another kind's rawOutput may have a stdout and
+    // no exit code at all, and gets no exit label (found by review: `exit  · 5`).
+    const code = out.exitCode === null ? '?' : idText(out.exitCode);
+    return [code === '' ? '' : `exit ${code}`, line].filter(Boolean).join(' · ');
   }
   if (typeof out.totalMatches === 'number')
     return `${out.totalMatches} match${out.totalMatches === 1 ? '' : 'es'}`;

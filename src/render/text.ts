@@ -1,4 +1,5 @@
 // Text renderer: the agent's message text alone on stdout; everything else as short lines on stderr.
+import { named } from '../agent/identity.js';
 import { decisionWords } from '../events/decision.js';
 import { extensionNote } from '../events/extensions.js';
 import type { ChalkInstance } from 'chalk';
@@ -79,7 +80,9 @@ export class TextRenderer implements Renderer {
         } else if (!this.printed.has(e.toolCallId)) this.tools.set(e.toolCallId, e);
         return;
       case 'session':
-        this.who = label(e.agent.cursor ? 'Cursor' : (e.agent.title ?? e.agent.name ?? 'agent'));
+        this.who = label(
+          e.agent.cursor ? 'Cursor' : (named(e.agent.title) ?? named(e.agent.name) ?? 'agent'),
+        );
         this.line(
           this.c.dim(
             // approvalMode is Cursor's; another agent is named instead.

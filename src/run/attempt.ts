@@ -37,8 +37,6 @@ export class Attempt {
   promptCaps: PromptCaps = { image: false, embeddedContext: false };
   /** The session the handshake opened. */
   session: Session | undefined;
-  /** The model in use: the session's, or the one --model set. */
-  model: string | null = null;
   stopReason: string | null = null;
   /** When this try's first prompt was sent (0: none was); a schema follow-up does not move it. */
   firstPromptAt = 0;

@@ -151,7 +151,7 @@ function resultEvent(ctx: RunContext, { error, exitCode }: Outcome, m: Measured)
     stopReason: a?.stopReason ?? null,
     exitCode,
     sessionId: a?.sessionId ?? null,
-    model: a?.model ?? null,
+    model: a?.update.model ?? null,
     mode: a?.update.mode ?? null,
     title: a?.update.title ?? null,
     durationMs: Math.round(ctx.io.now() - ctx.t0),

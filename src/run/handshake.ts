@@ -103,13 +103,13 @@ export async function shakeHands(ctx: RunContext, a: Attempt, prepared: Prepared
     resumed,
   };
   a.session = session;
-  a.model = (await chooseModel(ctx, a, prepared, answer)) ?? facts.model;
+  a.update.model = (await chooseModel(ctx, a, prepared, answer)) ?? facts.model;
   noteMode(a.update, facts.mode);
   const config = prepared.config;
   emit(ctx, {
     type: 'session',
     sessionId: facts.sessionId,
-    model: a.model,
+    model: a.update.model,
     mode: facts.mode,
     modes: facts.modes,
     configDir: config.configDir,
@@ -148,8 +148,8 @@ function knowAgent(
 }
 
 // --model for an agent that did not take it as a flag: session/set_model or its model config option; a model
-// it does not offer is exit 2, and one it offers no way to set a `model-not-settable` warning. Returns the
-// model now in use, or undefined when unchanged.
+// it does not offer is exit 2, one it answers for but does not take exit 1, and one it offers no way to set a
+// `model-not-settable` warning. Returns the model now in use, or undefined when unchanged.
 async function chooseModel(
   ctx: RunContext,
   a: Attempt,
@@ -167,7 +167,15 @@ async function chooseModel(
     );
     return undefined;
   }
-  return (await applySetting(ctx, a, setting)).currentModel ?? model;
+  // As for --mode (turn.ts enterMode): an answer that still holds another model did not switch, and the run
+  // must not go on with it (found by review: exit 0 with the old model).
+  const now = (await applySetting(ctx, a, setting)).currentModel ?? model;
+  if (now !== model)
+    throw new RhoError(
+      'protocol',
+      `the agent answered ${setting.method}, but its model is still '${now}': --model ${model} was not applied`,
+    );
+  return now;
 }
 
 // Sends one session setting (model or mode), an error naming what the agent said; what it reports after.

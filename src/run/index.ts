@@ -7,6 +7,7 @@ import { pinReports } from '../ci/targets.js';
 import { realpathSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { notCursorAtSpawn } from '../agent/identity.js';
 import { resolveAgent } from '../agent/resolve.js';
 import { openWorktree, RunLedger } from '../changes/run.js';
 import { loadConfig } from '../config/load.js';
@@ -122,7 +123,14 @@ async function prepare(ctx: RunContext): Promise<{ prepared: Prepared; workspace
 // Config, read before anything is spawned; the warnings say where the policy cannot hold.
 async function readConfig(ctx: RunContext): Promise<Pick<Prepared, 'config' | 'schema'>> {
   const { opts, io } = ctx;
-  const config = loadConfig(io.env, io.home, opts.cwd);
+  // Cursor's files are Cursor's: whether they are its is told at spawn (its initialize comes too late).
+  const { config, ignored } = loadConfig(io.env, io.home, opts.cwd, ctx.identity.cursor);
+  for (const why of ignored) {
+    ctx.warnings.push({
+      code: 'cursor-config-ignored',
+      message: `the agent is not Cursor (${notCursorAtSpawn(opts.agent, opts.agentArgs)}), so Cursor's config is ignored: ${why}`,
+    });
+  }
   ctx.cursorWarnings = configWarnings({
     // With rules, Cursor gets the private dir's config (allowlist and the rules): that is what is judged.
     config: configUnderRules(config.effective, 'none', cursorRules(opts.rules)),

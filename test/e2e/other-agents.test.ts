@@ -1,13 +1,21 @@
 // Other ACP agents, honestly (issue 19): the SDK-built peer plays what Claude's, Codex's and Gemini's adapters
 // send (measured offline, see notes/cursor-and-acp.md), and the built CLI must treat each as what it is.
-import { writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Event } from '../../src/events/schema.js';
 import { runCli, tempDir, type CliRun } from '../helpers/cli.js';
 import { testTiming } from '../helpers/timing.js';
 import { peerAgent, runPeer, type PeerLogEntry } from '../peer/run.js';
-import { claudeLike, codexLike, GEMINI_INFO, simple, type Script } from '../peer/script.js';
+import {
+  CLAUDE_INFO,
+  claudeLike,
+  codexLike,
+  GEMINI_INFO,
+  select,
+  simple,
+  type Script,
+} from '../peer/script.js';
 
 const SJ = ['--output-format', 'stream-json'];
 type Run = CliRun & { peer: PeerLogEntry[] };
@@ -51,6 +59,22 @@ describe("Claude's adapter", () => {
     // Its string rawOutput is shown, never an internal error.
     expect(r.stderr).toMatch(/Read README\.md.*2 lines/);
     expect(r.stderr).not.toMatch(/internal/);
+  });
+
+  // Found by review: `warning:  is not Cursor` and `·    : Claude wants to run a command`.
+  it('a blank agentInfo.title: its lines are labelled with its name', async () => {
+    const agentInfo = { ...CLAUDE_INFO, title: '   ' };
+    const r = await runPeer(claudeLike({ agentInfo }), [
+      'run',
+      '--permissions',
+      'reject',
+      '--fence',
+      'no-shell',
+      'go',
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/warning: @zed-industries\/claude-agent-acp is not Cursor/);
+    expect(r.stderr).toMatch(/ · @zed-industries\/claude-agent-acp: Claude wants to run a command/);
   });
 
   it('stream-json: agent title, cursor false, usage with used: null left out and the cost kept', async () => {
@@ -224,6 +248,56 @@ describe("Codex's adapter: its one reject option aborts the turn", () => {
     expect(received(r, 'session/prompt')).toEqual([]);
   });
 
+  // Found by review: config_option_update was a raw extension, and result.mode and model stayed stale.
+  it('a config_option_update switching mode and model: a mode event, the result holds both, nothing lost', async () => {
+    const options = [
+      select('mode', 'full-access', ['read-only', 'auto', 'full-access']),
+      select('model', 'gpt-5-codex/high', ['gpt-5-codex/low', 'gpt-5-codex/medium', 'gpt-5-codex/high']),
+    ];
+    const update = { sessionUpdate: 'config_option_update' as const, configOptions: options };
+    const base = codexLike('execute');
+    const script: Script = { ...base, turn: [{ update }, ...base.turn] };
+    const r = await runPeer(script, ['run', ...SJ, '--permissions', 'allow', 'go']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(sessionOf(r)).toMatchObject({ model: 'gpt-5-codex/medium', mode: 'auto' });
+    expect(byType(r, 'mode')).toEqual([
+      { type: 'mode', mode: 'full-access', extra: { configOptions: options } },
+    ]);
+    expect(byType(r, 'extension').filter((e) => JSON.stringify(e).includes('config_option_update'))).toEqual(
+      [],
+    );
+    expect(result(r)).toMatchObject({ model: 'gpt-5-codex/high', mode: 'full-access' });
+    expectValid(r);
+    // The same options again change nothing: no second mode event, and the update is kept as it came.
+    const again: Script = { ...base, turn: [{ update }, { update }, ...base.turn] };
+    const twice = await runPeer(again, ['run', ...SJ, '--permissions', 'allow', 'go']);
+    expect(byType(twice, 'mode')).toHaveLength(1);
+    expect(
+      byType(twice, 'extension').filter((e) => JSON.stringify(e).includes('config_option_update')),
+    ).toHaveLength(1);
+    // Text mode says the mode changed.
+    const text = await runPeer(script, ['run', '--permissions', 'allow', 'go']);
+    expect(text.stderr).toMatch(/^mode: full-access$/m);
+  });
+
+  // Found by review: the run went on, exit 0, with the old model, where the same for --mode is exit 1.
+  it('--model the agent answers but does not take (its option still holds the old one): exit 1, no prompt', async () => {
+    const r = await runPeer(codexLike('execute', { keepConfig: true }), [
+      'run',
+      ...SJ,
+      '--model',
+      'gpt-5-codex/high',
+      'go',
+    ]);
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(result(r).error).toEqual({
+      code: 'protocol',
+      message:
+        "the agent answered session/set_config_option, but its model is still 'gpt-5-codex/medium': --model gpt-5-codex/high was not applied",
+    });
+    expect(received(r, 'session/prompt')).toEqual([]);
+  });
+
   it('--plan where it offers no plan mode: exit 1, naming its modes', async () => {
     const r = await runPeer(codexLike('execute'), ['run', ...SJ, '--plan', 'go']);
     expect(r.exitCode).toBe(1);
@@ -264,6 +338,40 @@ describe('Gemini CLI and any agent', () => {
     expect(started(r)).toMatchObject({ argv: ['--experimental-acp', 'x'] });
     expect(started(r)?.cursorConfigDir).not.toMatch(/rho-cursor-fence-/);
     expect(sessionOf(r).fence).toMatchObject({ by: 'permission answers and the ledger' });
+  });
+
+  // Found by review: a broken Cursor config stopped the run of an agent that never reads it (exit 2, "fix it").
+  it('a broken Cursor config is no error for an agent that is not Cursor: a warning names it, the run goes on', async () => {
+    const ok = simple({ stopReason: 'end_turn' });
+    const withArg = await runPeer(ok, ['run', ...SJ, '--agent-arg', 'x', 'go'], { cliConfig: '{bad' });
+    expect(withArg.exitCode, withArg.stderr).toBe(0);
+    const w = byType(withArg, 'warning').find((x) => x.code === 'cursor-config-ignored');
+    expect(w?.message).toMatch(
+      /^the agent is not Cursor \(it is started with --agent-arg\), so Cursor's config is ignored: .*cli-config\.json is not valid JSON \(line 1, column 2: .*\)$/,
+    );
+    expect(w?.message).not.toMatch(/fix it/);
+    expect(withArg.stderr).toMatch(
+      /warning: the agent is not Cursor \(it is started with --agent-arg\), so Cursor's config is ignored/,
+    );
+    expectValid(withArg);
+    // An executable not named as Cursor's, and a workspace .cursor/cli.json of the wrong shape.
+    const dir = tempDir();
+    const agent = join(dir, 'claude-acp');
+    writeFileSync(agent, `#!/bin/sh\nexec '${await peerAgent()}' "$@"\n`);
+    chmodSync(agent, 0o755);
+    const cwd = join(dir, 'work');
+    mkdirSync(join(cwd, '.cursor'), { recursive: true });
+    writeFileSync(join(cwd, '.cursor', 'cli.json'), '{"permissions":5}');
+    const named = await runPeer(ok, ['run', ...SJ, 'go'], { cwd, agent });
+    expect(named.exitCode, named.stderr).toBe(0);
+    expect(byType(named, 'warning').find((x) => x.code === 'cursor-config-ignored')?.message).toMatch(
+      /^the agent is not Cursor \(claude-acp is not named cursor-agent or agent\), so Cursor's config is ignored: .*\.cursor\/cli\.json: permissions must be an object/,
+    );
+    // Cursor itself still stops: its config is what it reads.
+    const cursor = await runPeer(ok, ['run', ...SJ, 'go'], { cliConfig: '{bad' });
+    expect(cursor.exitCode).toBe(2);
+    expect(result(cursor).error?.code).toBe('config_invalid');
+    expect(result(cursor).error?.message).toMatch(/fix it, nothing was changed/);
   });
 
   it('without --agent-arg an agent named cursor-agent gets Cursor’s `--trust [--model M] acp`', async () => {
@@ -316,6 +424,34 @@ describe('doctor with another agent', () => {
     const v2 = await doctor(claudeLike({ initialize: { error: { code: -32022, message: 'v2 only' } } }));
     expect(v2.exitCode, v2.stderr).toBe(1);
     expect(v2.stdout).toMatch(/"code":\s*"protocol_version"/);
+  });
+
+  // Found by review: doctor said `authenticated` for Claude's adapter without a key, which fails only at the
+  // prompt doctor never sends.
+  it('--handshake with an agent that checks its key only at the prompt: says the session was created, no more', async () => {
+    const script = join(tempDir(), 'script.json');
+    const noKey = claudeLike({
+      turn: [],
+      stop: { error: { code: -32000, message: 'Authentication required' } },
+    });
+    writeFileSync(script, JSON.stringify(noKey));
+    const env = { RHO_PEER_SCRIPT: script, RHO_PEER_LOG: join(tempDir(), 'peer.log') };
+    const agent = await peerAgent();
+    const text = await runCli(['doctor', '--handshake', '--agent-arg', 'x'], { agent, env });
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout).not.toMatch(/authenticated/);
+    expect(text.stdout).toMatch(
+      /^handshake +initialize \d+ ms · session\/new \d+ ms · session created \(no prompt sent: Claude Code may ask for its key only at the prompt\)/m,
+    );
+    const json = await runCli(['doctor', '--handshake', '--output-format', 'json', '--agent-arg', 'x'], {
+      agent,
+      env,
+    });
+    expect(json.exitCode, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).handshake).toMatchObject({
+      sessionNewMs: expect.any(Number),
+      authenticated: null,
+    });
   });
 
   it('says the table is Cursor’s and gives no Cursor warning; for Cursor it says neither', async () => {

@@ -51,7 +51,7 @@ async function peerOptions(script: Script, o: CliOptions): Promise<{ opts: CliOp
   return {
     opts: {
       ...o,
-      agent: await peerAgent(),
+      agent: o.agent ?? (await peerAgent()),
       env: { RHO_PEER_SCRIPT: scriptFile, RHO_PEER_LOG: logFile, ...o.env },
     },
     logFile,

@@ -405,6 +405,7 @@ const KNOWN_KINDS = [
   'tool_call_update',
   'plan',
   'current_mode_update',
+  'config_option_update',
   'session_info_update',
   'usage_update',
   'notice',
@@ -446,6 +447,17 @@ const updateField = fc.record(
     entries: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.array(fc.dictionary(fc.string(), fc.jsonValue()))),
     currentModeId: fc.jsonValue({ maxDepth: 0 }),
     modeId: fc.jsonValue({ maxDepth: 0 }),
+    configOptions: fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.array(
+        fc.record({
+          type: fc.oneof(fc.constant('select'), fc.jsonValue({ maxDepth: 0 })),
+          id: fc.oneof(fc.constantFrom('mode', 'model'), fc.jsonValue({ maxDepth: 0 })),
+          currentValue: fc.jsonValue({ maxDepth: 0 }),
+        }),
+        { maxLength: 3 },
+      ),
+    ),
     used: fc.jsonValue({ maxDepth: 0 }),
     size: fc.jsonValue({ maxDepth: 0 }),
     cost: fc.jsonValue({ maxDepth: 1 }),
@@ -471,7 +483,7 @@ const sessionParams = (update: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> =>
 
 const unknownKind = fc.oneof(
   fc.string().filter((k) => !(KNOWN_KINDS as readonly string[]).includes(k)),
-  fc.constantFrom('user_message_chunk', 'available_commands_update', 'config_option_update', 'Plan', ''),
+  fc.constantFrom('user_message_chunk', 'available_commands_update', 'Plan', ''),
   fc.jsonValue({ maxDepth: 1 }).filter((k) => typeof k !== 'string'),
 );
 

@@ -65,6 +65,17 @@ describe('identify: initialize wins over the name where they differ', () => {
       want: { cursor: false, title: 'Gemini CLI' },
     },
     { atSpawn: false, init: {}, want: { cursor: false, title: 'the agent' } },
+    // Found by review: a blank title gave blank labels (`warning:  is not Cursor`).
+    {
+      atSpawn: false,
+      init: { agentInfo: { name: 'claude-acp', title: '' } },
+      want: { cursor: false, title: 'claude-acp' },
+    },
+    {
+      atSpawn: false,
+      init: { agentInfo: { name: ' ', title: '   ' } },
+      want: { cursor: false, title: 'the agent' },
+    },
     { atSpawn: true, init: {}, want: { cursor: true, title: 'Cursor' } },
   ])('at spawn $atSpawn, initialize $init', ({ atSpawn, init, want }) => {
     expect(identify(atSpawn, init)).toEqual(want);

@@ -286,6 +286,32 @@ describe('eventsFromUpdate', () => {
     expect(ctx.mode).toBe('agent');
   });
 
+  it('reads mode and model from config_option_update: a mode event when the mode changed, the options in extra', () => {
+    const ctx = newContext();
+    noteMode(ctx, 'auto');
+    const option = (id: string, currentValue: string) => ({
+      type: 'select',
+      id,
+      name: id,
+      category: id,
+      currentValue,
+      options: [{ value: currentValue, name: currentValue }],
+    });
+    const configOptions = [option('mode', 'full-access'), option('model', 'm2'), option('effort', 'high')];
+    const p = { ...params({ sessionUpdate: 'config_option_update', configOptions }), _meta: { n: 1 } };
+    expect(eventsFromUpdate(p, ctx)).toEqual([
+      { type: 'mode', mode: 'full-access', extra: { configOptions, 'params._meta': { n: 1 } } },
+    ]);
+    expect(ctx).toMatchObject({ mode: 'full-access', model: 'm2' });
+    // The mode as it was: the update stays an extension, and the model it reports is still taken.
+    const model = params({
+      sessionUpdate: 'config_option_update',
+      configOptions: [configOptions[0], option('model', 'm3')],
+    });
+    expect(eventsFromUpdate(model, ctx)).toEqual([extension('session/update', model)]);
+    expect(ctx).toMatchObject({ mode: 'full-access', model: 'm3' });
+  });
+
   it('records the session title and passes session_info_update on as an extension', () => {
     const ctx = newContext();
     const p = params({ sessionUpdate: 'session_info_update', title: 'Tidy Up The Greeting' });

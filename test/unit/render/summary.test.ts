@@ -29,6 +29,12 @@ describe('toolSummary', () => {
       tool: tool('execute', { exitCode: 2, stdout: '', stderr: 'ls: cannot access nope\n' }),
       summary: 'exit 2 · ls: cannot access nope',
     },
+    // Found by review: `exit  · 5`, an empty exit label, for a non-execute tool's rawOutput `{stdout: 5}`.
+    {
+      name: 'another kind with a stdout and no exit code: no exit label',
+      tool: tool('other', { stdout: 5 }),
+      summary: '5',
+    },
     {
       name: 'a silent shell command without an exit code',
       tool: tool('execute', { exitCode: null, stdout: '', stderr: '' }),
