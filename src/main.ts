@@ -8,7 +8,7 @@ import { RhoError, toRhoError } from './errors.js';
 import { isPipe, writePipeSync } from './files/pipes.js';
 import { osLimitError } from './os-limits.js';
 import { defineRun, fromPeerHabits, unknownCommandError, usageFromCommander } from './args.js';
-import { earlyReports } from './ci/early.js';
+import { earlyReports, optionFromArgv } from './ci/early.js';
 import { outputPathErrors, type PathKind } from './ci/paths.js';
 import { programHelpAfter } from './help.js';
 import { onProcessExit, onStopSignals } from './lifecycle/signals.js';
@@ -46,6 +46,8 @@ class EarlyFailure extends Error {
   constructor(
     readonly errors: RhoError[],
     readonly format: Format | undefined,
+    /** What stdout owes in place of a run's result: another command's own failure (sessions' json object). */
+    readonly stdout?: string,
   ) {
     super(errors[0]?.message ?? 'usage error');
   }
@@ -403,7 +405,7 @@ function reportEarly(f: EarlyFailure, t0: number, argv: readonly string[]): numb
   if (github) process.stderr.write(said.map(errorAnnotation).join(''));
   const first = f.errors[0]!;
   const ms = Math.round(monotonicMs() - t0);
-  process.stdout.write(stdoutBeforeRun(f.format, first, ms, github));
+  process.stdout.write(f.stdout ?? stdoutBeforeRun(f.format, first, ms, github));
   for (const r of earlyReports(argv, process.env, process.cwd(), resultBeforeRun(first, ms))) {
     // A path the errors above already named as unwritable is not tried again.
     if (outputPathErrors([[r.what, r.path]], pathKind).length > 0) continue;
@@ -419,6 +421,16 @@ function reportEarly(f: EarlyFailure, t0: number, argv: readonly string[]): numb
     }
   }
   return first.exitCode;
+}
+
+// A sessions command line commander could not parse: in json it is the one object sessions writes for any
+// failure, so a script reads stdout alike whichever error it met (the format and --cwd read from argv as is).
+async function sessionsUsageFailure(error: RhoError, argv: readonly string[]): Promise<EarlyFailure> {
+  const rest = argv.slice(1);
+  if (formatFromArgv(rest) !== 'json') return new EarlyFailure([error], undefined);
+  const { sessionsErrorJson } = await import('./sessions/command.js');
+  const cwd = resolve(optionFromArgv(rest, ['--cwd', '-C']) ?? process.cwd());
+  return new EarlyFailure([error], undefined, sessionsErrorJson(cwd, error));
 }
 
 const HELP_OR_VERSION = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
@@ -460,7 +472,9 @@ export async function main(given: string[], version: string, boot: Boot): Promis
       const format = argv[0] === 'run' ? formatFromArgv(argv.slice(1)) : undefined;
       const error =
         e.code === 'commander.unknownCommand' ? unknownCommandError(e, argv) : usageFromCommander(e);
-      return exit(reportEarly(new EarlyFailure([error], format), t0, argv));
+      const failure =
+        argv[0] === 'sessions' ? await sessionsUsageFailure(error, argv) : new EarlyFailure([error], format);
+      return exit(reportEarly(failure, t0, argv));
     }
     if (e instanceof EarlyFailure) return exit(reportEarly(e, t0, argv));
     const err = toRhoError(e);
