@@ -9,7 +9,8 @@ import { isPipe, writePipeSync } from './files/pipes.js';
 import { osLimitError } from './os-limits.js';
 import { defineRun, fromPeerHabits, unknownCommandError, usageFromCommander } from './args.js';
 import { earlyReports, optionFromArgv } from './ci/early.js';
-import { outputPathErrors, type PathKind } from './ci/paths.js';
+import { outputPathErrors, runOutputPaths } from './ci/paths.js';
+import { pathKind } from './files/path-kind.js';
 import { programHelpAfter } from './help.js';
 import { onProcessExit, onStopSignals } from './lifecycle/signals.js';
 import { releaseHungUpTerminalsAtExit } from './lifecycle/terminals.js';
@@ -91,16 +92,6 @@ function isStdin(path: string): boolean {
     return a.dev === b.dev && a.ino === b.ino;
   } catch {
     return false;
-  }
-}
-
-// What is at a path, for the output checks: a directory, something else, nothing, or a file in the way.
-function pathKind(path: string): PathKind {
-  try {
-    return statSync(path).isDirectory() ? 'directory' : 'other';
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? 'missing' : code === 'ENOTDIR' ? 'not-a-directory' : 'other';
   }
 }
 
@@ -222,15 +213,14 @@ async function toRunOptions(words: string[], raw: RawRunOptions, signals: EarlyS
   const { options, source } = parsed;
   // Every file the run will write, checked before anything is spawned or read.
   const unwritable = outputPathErrors(
-    [
-      ["option '--output-last-message'", options.outputLastMessage],
-      [
-        raw.summaryFile === undefined ? '$GITHUB_STEP_SUMMARY' : "option '--summary-file'",
-        options.summaryFile,
-      ],
-      ["option '--wire-log'", options.wireLog === undefined ? undefined : resolve(options.wireLog)],
-      ['$GITHUB_OUTPUT', options.github ? process.env.GITHUB_OUTPUT || undefined : undefined],
-    ],
+    runOutputPaths(
+      {
+        ...options,
+        summaryFileGiven: raw.summaryFile !== undefined,
+        wireLog: options.wireLog === undefined ? undefined : resolve(options.wireLog),
+      },
+      process.env,
+    ),
     pathKind,
   );
   if (unwritable.length > 0) throw new EarlyFailure(unwritable, options.format);
