@@ -1,8 +1,8 @@
 // `npm run demo [recording] [flags]`: a whole run against a shipped recording, so a newcomer sees rho-cursor
 // work with no Cursor installed. Each recording gets the flags it was recorded with (see the README).
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -61,7 +61,11 @@ console.error(`demo: ${typed}${name.includes('cancel') ? ' (press Ctrl-C to canc
 const configDir = mkdtempSync(join(tmpdir(), 'rho-demo-'));
 // Ctrl-C is the run's to answer (the cancel recording waits for it); the demo still cleans up after it.
 process.on('SIGINT', () => {});
-const r = spawnSync(join(root, 'bin', 'rho-cursor'), [...args, prompt], {
+// SIGTERM or SIGHUP (a supervisor, a closed terminal) may reach the demo alone: the run is handed it, and the
+// demo waits for the run to end, removes the dir, and exits as the shell's convention says (143, 129).
+// (The child is spawned, not spawnSync'd, so these handlers run while it lives.)
+let stoppedBy;
+const child = spawn(join(root, 'bin', 'rho-cursor'), [...args, prompt], {
   stdio: ['ignore', 'inherit', 'inherit'],
   env: {
     ...process.env,
@@ -70,6 +74,18 @@ const r = spawnSync(join(root, 'bin', 'rho-cursor'), [...args, prompt], {
     CURSOR_CONFIG_DIR: configDir,
   },
 });
-rmSync(configDir, { recursive: true, force: true });
-console.error(`\ndemo: rho-cursor exited with ${r.status}`);
-process.exit(r.status ?? 1);
+for (const signal of ['SIGTERM', 'SIGHUP'])
+  process.on(signal, () => {
+    stoppedBy ??= signal;
+    child.kill(signal);
+  });
+let ended = false;
+const end = (status, why) => {
+  if (ended) return;
+  ended = true;
+  rmSync(configDir, { recursive: true, force: true });
+  console.error(`\ndemo: ${why}`);
+  process.exit(stoppedBy ? 128 + constants.signals[stoppedBy] : (status ?? 1));
+};
+child.on('error', (e) => end(1, `rho-cursor could not start: ${e.message}`));
+child.on('close', (status, signal) => end(status, `rho-cursor exited with ${status ?? signal}`));

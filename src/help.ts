@@ -15,6 +15,9 @@ export const ENVIRONMENT = [
   ],
   ['RHO_CURSOR_NO_WARNING', 'warning codes to silence, comma-separated, as --no-warning does'],
   ['PATH', 'where cursor-agent is looked up'],
+  ['TMPDIR', "where the fence's private config dir, the ledger's snapshot and --worktree's tree go"],
+  ['GIT_DIR', 'the repository git finds, for the changes ledger and --worktree (as git reads it)'],
+  ['GIT_WORK_TREE', "that repository's work tree, likewise"],
   ['NO_COLOR', 'no colour (https://no-color.org), also for the spinner'],
   ['FORCE_COLOR', 'colour even when stderr is not a terminal (0 or false: never)'],
   ['TERM', '`dumb` means no colour and no spinner'],
@@ -24,6 +27,9 @@ export const ENVIRONMENT = [
     'GITHUB_STEP_SUMMARY',
     'under GitHub Actions: where the summary goes unless --summary-file or --no-summary',
   ],
+  ['GITHUB_ENV', 'never passed to the agent; under GitHub Actions, put back if the agent wrote the file'],
+  ['GITHUB_PATH', 'the same'],
+  ['GITHUB_STATE', 'the same'],
 ] as const;
 
 export const EXAMPLES = [

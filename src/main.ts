@@ -8,8 +8,9 @@ import { RhoError, toRhoError } from './errors.js';
 import { isPipe, writePipeSync } from './files/pipes.js';
 import { osLimitError } from './os-limits.js';
 import { defineRun, fromPeerHabits, unknownCommandError, usageFromCommander } from './args.js';
-import { earlyReports } from './ci/early.js';
-import { outputPathErrors, type PathKind } from './ci/paths.js';
+import { earlyReports, optionFromArgv } from './ci/early.js';
+import { outputPathErrors, runOutputPaths } from './ci/paths.js';
+import { pathKind } from './files/path-kind.js';
 import { programHelpAfter } from './help.js';
 import { ignoreDebuggerSignal, onProcessExit, onStopSignals } from './lifecycle/signals.js';
 import { releaseHungUpTerminalsAtExit } from './lifecycle/terminals.js';
@@ -47,6 +48,8 @@ class EarlyFailure extends Error {
   constructor(
     readonly errors: RhoError[],
     readonly format: Format | undefined,
+    /** What stdout owes in place of a run's result: another command's own failure (sessions' json object). */
+    readonly stdout?: string,
   ) {
     super(errors[0]?.message ?? 'usage error');
   }
@@ -90,16 +93,6 @@ function isStdin(path: string): boolean {
     return a.dev === b.dev && a.ino === b.ino;
   } catch {
     return false;
-  }
-}
-
-// What is at a path, for the output checks: a directory, something else, nothing, or a file in the way.
-function pathKind(path: string): PathKind {
-  try {
-    return statSync(path).isDirectory() ? 'directory' : 'other';
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? 'missing' : code === 'ENOTDIR' ? 'not-a-directory' : 'other';
   }
 }
 
@@ -221,15 +214,14 @@ async function toRunOptions(words: string[], raw: RawRunOptions, signals: EarlyS
   const { options, source } = parsed;
   // Every file the run will write, checked before anything is spawned or read.
   const unwritable = outputPathErrors(
-    [
-      ["option '--output-last-message'", options.outputLastMessage],
-      [
-        raw.summaryFile === undefined ? '$GITHUB_STEP_SUMMARY' : "option '--summary-file'",
-        options.summaryFile,
-      ],
-      ["option '--wire-log'", options.wireLog === undefined ? undefined : resolve(options.wireLog)],
-      ['$GITHUB_OUTPUT', options.github ? process.env.GITHUB_OUTPUT || undefined : undefined],
-    ],
+    runOutputPaths(
+      {
+        ...options,
+        summaryFileGiven: raw.summaryFile !== undefined,
+        wireLog: options.wireLog === undefined ? undefined : resolve(options.wireLog),
+      },
+      process.env,
+    ),
     pathKind,
   );
   if (unwritable.length > 0) throw new EarlyFailure(unwritable, options.format);
@@ -405,7 +397,7 @@ function reportEarly(f: EarlyFailure, t0: number, argv: readonly string[]): numb
   if (github) process.stderr.write(said.map(errorAnnotation).join(''));
   const first = f.errors[0]!;
   const ms = Math.round(monotonicMs() - t0);
-  process.stdout.write(stdoutBeforeRun(f.format, first, ms, github));
+  process.stdout.write(f.stdout ?? stdoutBeforeRun(f.format, first, ms, github));
   for (const r of earlyReports(argv, process.env, process.cwd(), resultBeforeRun(first, ms))) {
     // A path the errors above already named as unwritable is not tried again.
     if (outputPathErrors([[r.what, r.path]], pathKind).length > 0) continue;
@@ -421,6 +413,16 @@ function reportEarly(f: EarlyFailure, t0: number, argv: readonly string[]): numb
     }
   }
   return first.exitCode;
+}
+
+// A sessions command line commander could not parse: in json it is the one object sessions writes for any
+// failure, so a script reads stdout alike whichever error it met (the format and --cwd read from argv as is).
+async function sessionsUsageFailure(error: RhoError, argv: readonly string[]): Promise<EarlyFailure> {
+  const rest = argv.slice(1);
+  if (formatFromArgv(rest) !== 'json') return new EarlyFailure([error], undefined);
+  const { sessionsErrorJson } = await import('./sessions/command.js');
+  const cwd = resolve(optionFromArgv(rest, ['--cwd', '-C']) ?? process.cwd());
+  return new EarlyFailure([error], undefined, sessionsErrorJson(cwd, error));
 }
 
 const HELP_OR_VERSION = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
@@ -464,7 +466,9 @@ export async function main(given: string[], version: string, boot: Boot): Promis
       const format = argv[0] === 'run' ? formatFromArgv(argv.slice(1)) : undefined;
       const error =
         e.code === 'commander.unknownCommand' ? unknownCommandError(e, argv) : usageFromCommander(e);
-      return exit(reportEarly(new EarlyFailure([error], format), t0, argv));
+      const failure =
+        argv[0] === 'sessions' ? await sessionsUsageFailure(error, argv) : new EarlyFailure([error], format);
+      return exit(reportEarly(failure, t0, argv));
     }
     if (e instanceof EarlyFailure) return exit(reportEarly(e, t0, argv));
     const err = toRhoError(e);

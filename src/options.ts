@@ -2,7 +2,7 @@
 import { RhoError } from './errors.js';
 import { allowedKinds, NO_RULES, parseRules, type RuleSet } from './policy/rules.js';
 import type { Attachment } from './prompt/attach.js';
-import { silencedWarnings } from './config/warning-codes.js';
+import { silencedWarnings, unknownWarningErrors } from './config/warning-codes.js';
 import { shortKeyWarning } from './lifecycle/secrets.js';
 
 export const POLICIES = ['reject', 'allow', 'ask'] as const;
@@ -317,10 +317,7 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
   for (const f of raw.attach ?? [])
     if (f.trim() === '') errors.push(new RhoError('usage', "option '--attach' needs a file (got '')"));
   const silenced = silencedWarnings(raw.noWarning ?? [], facts.env.RHO_CURSOR_NO_WARNING);
-  for (const u of silenced.unknown)
-    errors.push(
-      new RhoError('usage', `${u.from}: no warning has the code '${u.code}' (run --help lists the codes)`),
-    );
+  errors.push(...unknownWarningErrors(silenced.unknown));
   if (words.filter((w) => w === '-').length > 1)
     errors.push(new RhoError('usage', '`-` (standard input) can stand only once among the prompt words'));
   if (raw.patch !== undefined && raw.patch.trim() === '')
@@ -342,11 +339,7 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
     raw.promptFile !== undefined && facts.isStdin?.(facts.resolvePath(facts.cwd, raw.promptFile)) === true;
   const interactive = facts.stdinIsTTY && facts.stderrIsTTY && !source.readStdin && !fileIsStdin;
   const github = facts.env.GITHUB_ACTIONS === 'true';
-  // Under GitHub Actions the summary goes to the step summary unless --no-summary says otherwise.
-  const summaryFile =
-    raw.summary === false
-      ? undefined
-      : (raw.summaryFile ?? (github ? facts.env.GITHUB_STEP_SUMMARY || undefined : undefined));
+  const summaryFile = summaryFileOf(raw, facts.env);
   const path = (v: string | undefined): string | undefined =>
     v === undefined ? undefined : facts.resolvePath(facts.cwd, v);
   const notices: Notice[] = [];
@@ -402,6 +395,18 @@ export function resolveRunOptions(words: string[], raw: RawRunOptions, facts: Fa
       keepWorktree: raw.keepWorktree === true,
     },
   };
+}
+
+// Where the summary goes, as given (not resolved): --summary-file, else under GitHub Actions the step summary,
+// unless --no-summary says otherwise.
+export function summaryFileOf(
+  raw: Pick<RawRunOptions, 'summary' | 'summaryFile'>,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  if (raw.summary === false) return undefined;
+  return (
+    raw.summaryFile ?? (env.GITHUB_ACTIONS === 'true' ? env.GITHUB_STEP_SUMMARY || undefined : undefined)
+  );
 }
 
 // The output format named on a command line commander could not parse, so a usage error can still write `result`.

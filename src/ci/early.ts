@@ -7,14 +7,19 @@ import type { ResultEvent } from '../events/types.js';
 import { outputLines } from './github.js';
 import { summaryMarkdown } from './summary.js';
 
-// The last value of an option in argv (`--name v` or `--name=v`), up to `--`.
-export function optionFromArgv(argv: readonly string[], name: string): string | undefined {
+// The last value of an option in argv (`--name v` or `--name=v`, or under any of its names), up to `--`.
+export function optionFromArgv(
+  argv: readonly string[],
+  name: string | readonly string[],
+): string | undefined {
+  const names = typeof name === 'string' ? [name] : name;
   let found: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--') break;
-    if (a === name) found = argv[++i];
-    else if (a.startsWith(`${name}=`)) found = a.slice(name.length + 1);
+    const eq = names.find((n) => a.startsWith(`${n}=`));
+    if (names.includes(a)) found = argv[++i];
+    else if (eq !== undefined) found = a.slice(eq.length + 1);
   }
   return found;
 }

@@ -1,5 +1,5 @@
-// Pure: every file a run will write (-o, --summary-file, --wire-log, $GITHUB_OUTPUT, $GITHUB_STEP_SUMMARY),
-// checked before anything is spawned, so a typo costs nothing rather than a whole turn.
+// Pure: every file a run will write (-o, --summary-file, --wire-log, --patch, $GITHUB_OUTPUT,
+// $GITHUB_STEP_SUMMARY), checked before anything is spawned, so a typo costs nothing rather than a whole turn.
 import { dirname } from 'node:path';
 import { RhoError } from '../errors.js';
 
@@ -30,4 +30,33 @@ export function outputPathErrors(
     }
   }
   return errors;
+}
+
+/** The files a run writes, resolved, as its options give them. */
+export interface RunFiles {
+  outputLastMessage?: string | undefined;
+  /** Where the summary goes: --summary-file, else $GITHUB_STEP_SUMMARY under GitHub Actions (summaryFileOf). */
+  summaryFile?: string | undefined;
+  /** --summary-file was given: its error names the option, not $GITHUB_STEP_SUMMARY. */
+  summaryFileGiven: boolean;
+  wireLog?: string | undefined;
+  /** --patch: the worktree's patch, written at the end (a bad path would cost the whole turn). */
+  patch?: string | undefined;
+  /** Running under GitHub Actions: the step outputs go to $GITHUB_OUTPUT. */
+  github: boolean;
+}
+
+// Every file a run will write, each with the name its error gives it, for outputPathErrors: a run checks them
+// before it starts, and doctor the ones a default run here would write.
+export function runOutputPaths(
+  f: RunFiles,
+  env: NodeJS.ProcessEnv,
+): Array<readonly [string, string | undefined]> {
+  return [
+    ["option '--output-last-message'", f.outputLastMessage],
+    [f.summaryFileGiven ? "option '--summary-file'" : '$GITHUB_STEP_SUMMARY', f.summaryFile],
+    ["option '--wire-log'", f.wireLog],
+    ["option '--patch'", f.patch],
+    ['$GITHUB_OUTPUT', f.github ? env.GITHUB_OUTPUT || undefined : undefined],
+  ];
 }

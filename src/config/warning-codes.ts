@@ -1,5 +1,7 @@
 // Pure: every warning code a run (or doctor) gives and when, the one list behind --no-warning's check,
 // `run --help` and the README's table.
+import { RhoError } from '../errors.js';
+
 export const WARNINGS = {
   'policy-fences-nothing':
     'approvalMode is unrestricted (or unset) and the policy is not allow, with no fence: nothing asks',
@@ -69,4 +71,12 @@ export function silencedWarnings(
   for (const f of flags) take(f, '--no-warning');
   take(env ?? '', 'RHO_CURSOR_NO_WARNING');
   return { codes: [...new Set(codes)], unknown };
+}
+
+// A usage error for each unknown code: a misspelt code would silence nothing, and no one would know.
+export function unknownWarningErrors(unknown: ReadonlyArray<{ code: string; from: string }>): RhoError[] {
+  return unknown.map(
+    (u) =>
+      new RhoError('usage', `${u.from}: no warning has the code '${u.code}' (run --help lists the codes)`),
+  );
 }

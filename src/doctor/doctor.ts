@@ -8,11 +8,14 @@ import { newerNameHint, resolveAgent } from '../agent/resolve.js';
 import { inspectConfig, firstProblem, type ConfigFile } from '../config/load.js';
 import { describeSource } from '../config/paths.js';
 import { configWarnings } from '../config/warnings.js';
-import { silencedWarnings } from '../config/warning-codes.js';
+import { silencedWarnings, unknownWarningErrors } from '../config/warning-codes.js';
+import { outputPathErrors, runOutputPaths } from '../ci/paths.js';
+import { pathKind } from '../files/path-kind.js';
+import { resolve } from 'node:path';
 import type { RhoError } from '../errors.js';
 import { overlayText } from '../fence/overlay.js';
 import { prepareFenceDir, type FenceDir } from '../fence/private-dir.js';
-import { defaultFence, defaultPolicy, type Fence } from '../options.js';
+import { defaultFence, defaultPolicy, summaryFileOf, type Fence } from '../options.js';
 import { allowedKinds, deniedKinds, NO_RULES, type RuleSet } from '../policy/rules.js';
 import { TIMING, type Timing } from '../lifecycle/timing.js';
 import { handshake } from './handshake.js';
@@ -78,12 +81,30 @@ function fileReport(f: ConfigFile, project: boolean): FileReport {
   };
 }
 
-// Builds the report; the first failure a run would meet (config, then the agent, then the handshake) sets the exit.
+// The usage errors a default run meets in this environment before it starts, with run's own checks: an
+// unknown code in RHO_CURSOR_NO_WARNING, and under GitHub Actions a $GITHUB_OUTPUT or $GITHUB_STEP_SUMMARY
+// that cannot be written.
+function startErrors(env: NodeJS.ProcessEnv): RhoError[] {
+  const summaryFile = summaryFileOf({}, env);
+  const files = {
+    summaryFile: summaryFile === undefined ? undefined : resolve(summaryFile),
+    summaryFileGiven: false,
+    github: env.GITHUB_ACTIONS === 'true',
+  };
+  return [
+    ...unknownWarningErrors(silencedWarnings([], env.RHO_CURSOR_NO_WARNING).unknown),
+    ...outputPathErrors(runOutputPaths(files, env), pathKind),
+  ];
+}
+
+// Builds the report; the first failure a run would meet (its environment's usage errors, the config, then the
+// agent, then the handshake) sets the exit.
 export async function doctor(i: DoctorInput): Promise<DoctorReport> {
   const config = inspectConfig(i.env, i.home, i.cwd);
   const from = i.agent ? '--agent' : i.env.RHO_CURSOR_AGENT ? 'RHO_CURSOR_AGENT' : 'default';
   const command = i.agent ?? (i.env.RHO_CURSOR_AGENT || 'cursor-agent');
-  let error: RhoError | undefined = firstProblem(config);
+  // What a default run here refuses before anything else, its environment's usage errors, comes first.
+  let error: RhoError | undefined = startErrors(i.env)[0] ?? firstProblem(config);
 
   const agent: DoctorReport['agent'] = {
     command,

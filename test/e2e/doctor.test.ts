@@ -186,6 +186,39 @@ describe('doctor', () => {
     expect(run.stderr).toMatch(/CURSOR_CONFIG_DIR .* is not a directory/);
   });
 
+  // Found by review: doctor said "a run could start: exit 0" where every run failed at once with exit 2.
+  it.each([
+    ['an unknown code in RHO_CURSOR_NO_WARNING', { RHO_CURSOR_NO_WARNING: 'bogus' }],
+    [
+      'a $GITHUB_OUTPUT in a missing folder',
+      { GITHUB_ACTIONS: 'true', GITHUB_OUTPUT: '/nonexistent-rho/out', GITHUB_STEP_SUMMARY: '' },
+    ],
+    [
+      'a $GITHUB_STEP_SUMMARY that is a directory',
+      { GITHUB_ACTIONS: 'true', GITHUB_OUTPUT: '', GITHUB_STEP_SUMMARY: tmpdir() },
+    ],
+  ])('exits 2 for %s, with the error a run gives', async (_, env) => {
+    const run = await runCli(['run', 'go'], { env, recording: 'tools.jsonl' });
+    expect(run.exitCode).toBe(2);
+    // Under GitHub Actions the error line comes after the guard's stop-commands line.
+    const said = run.stderr.split('\n').find((l) => l.startsWith('rho-cursor: '))!;
+    const { exitCode, report } = await doctorJson([], { env });
+    expect(exitCode).toBe(2);
+    expect(report).toMatchObject({ exitCode: 2, error: { code: 'usage' } });
+    expect(said).toContain(report.error.message);
+    const text = await runCli(['doctor'], { env });
+    expect(text.exitCode).toBe(2);
+    expect(text.stdout).toContain(`a run would fail: exit 2 (usage): ${report.error.message as string}`);
+  });
+
+  it('a $GITHUB_OUTPUT in a missing folder is nothing outside GitHub Actions, as for a run', async () => {
+    const { exitCode, report } = await doctorJson([], {
+      env: { GITHUB_ACTIONS: '', GITHUB_OUTPUT: '/nonexistent-rho/out' },
+    });
+    expect(exitCode).toBe(0);
+    expect(report.error).toBeNull();
+  });
+
   it('ignores a relative XDG_CONFIG_HOME and says so', async () => {
     const r = await runCli(['doctor'], { env: { CURSOR_CONFIG_DIR: '', XDG_CONFIG_HOME: 'rel/config' } });
     expect(r.exitCode, r.stderr).toBe(0);

@@ -176,6 +176,9 @@ describe('--help', () => {
       'NO_COLOR',
       'FORCE_COLOR',
       'RHO_CURSOR_AGENT',
+      'TMPDIR',
+      'GIT_WORK_TREE',
+      'GITHUB_STATE',
     ])
       expect(r.stdout).toContain(s);
   });

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { FIXTURES, makeAgentDir, REPO_ROOT } from '../helpers/agent-path.js';
-import { runCli, tempDir, type CliRun } from '../helpers/cli.js';
+import { runCli, tempDir, waitForStdout, type CliRun } from '../helpers/cli.js';
+import { waitForGone } from '../helpers/processes.js';
 import { receivedMethods } from '../helpers/replay-log.js';
 
 const SJ = ['--output-format', 'stream-json'];
@@ -244,6 +245,52 @@ describe('npm run demo', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/demo: rho-cursor exited with 0/);
     expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  // Found by review: only SIGINT was handled, so a SIGTERM or SIGHUP left the dir behind (and the run).
+  // The cancel recording waits for a cancel: the signal reaches the demo mid-turn, the run its alone.
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const)('%s: removes its config dir, ends the run, exits %i', async (signal, code) => {
+    const tmp = tempDir('rho-demo-sig-');
+    // Bounded waits, so the finally below always runs (and a failure leaves no process behind).
+    const within = <T>(p: Promise<T>, what: string): Promise<T> =>
+      Promise.race([
+        p,
+        new Promise<never>((_, fail) => setTimeout(() => fail(new Error(`${what}: not within 8s`)), 8000)),
+      ]);
+    // The demo's processes (node, rho-cursor, the replay agent): those with this TMPDIR in their environment.
+    const demoPids = (): number[] =>
+      readdirSync('/proc')
+        .filter((d) => /^\d+$/.test(d))
+        .filter((d) => {
+          try {
+            return readFileSync(`/proc/${d}/environ`, 'latin1').split('\0').includes(`TMPDIR=${tmp}`);
+          } catch {
+            return false;
+          }
+        })
+        .map(Number);
+    const demo = execa('node', [join(REPO_ROOT, 'scripts', 'demo.mjs'), 'cancel'], {
+      reject: false,
+      env: { TMPDIR: tmp, RHO_REPLAY_SPEED: '0' },
+      timeout: 30_000,
+    });
+    try {
+      // A whole line of the answer (text is written a line at a time).
+      await within(waitForStdout(demo, '## The Pharos of Alexandria'), 'the answer');
+      const pids = demoPids();
+      expect(pids.length).toBeGreaterThanOrEqual(2);
+      demo.kill(signal);
+      // A run left behind would hold the demo's stdout open, and this wait with it.
+      const r = await within(demo, 'the end of the demo and its run');
+      expect(r.exitCode, r.stderr).toBe(code);
+      expect(readdirSync(tmp)).toEqual([]);
+      for (const pid of pids) expect(await waitForGone(pid), `pid ${pid}`).toBe(true);
+    } finally {
+      for (const pid of demoPids()) process.kill(pid, 'SIGKILL');
+    }
   });
 
   it('shows the command line it runs, which runs the same when typed in the project folder', async () => {

@@ -427,6 +427,46 @@ describe('rho-cursor sessions', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  // Found by review: a command line commander could not parse wrote nothing on stdout.
+  it.each([
+    [['--bogus'], /unknown option '--bogus'/],
+    [['--cwd'], /--cwd/],
+    [['extra'], /too many arguments/],
+  ])(
+    '--output-format json: a command line it cannot parse is still one json object: %j',
+    async (args, pattern) => {
+      const dir = tempDir();
+      const r = await finish(
+        startCli(['sessions', '--output-format', 'json', ...args], { agent: null, cwd: dir }),
+        false,
+      );
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(JSON.parse(r.stdout)).toEqual({
+        cwd: dir,
+        sessions: [],
+        exitCode: 2,
+        error: { code: 'usage', message: expect.stringMatching(pattern) as unknown },
+      });
+    },
+  );
+
+  it('--output-format json: the object names the --cwd given with the error', async () => {
+    const dir = tempDir();
+    const r = await finish(
+      startCli(['sessions', '-C', dir, '--output-format=json', '--bogus'], { agent: null }),
+      false,
+    );
+    expect(r.exitCode).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({ cwd: dir, sessions: [], exitCode: 2 });
+  });
+
+  it('a command line it cannot parse writes nothing on stdout in text', async () => {
+    const r = await finish(startCli(['sessions', '--bogus'], { agent: null }), false);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+  });
+
   describe('under GitHub Actions, what the agent named starts no workflow command', () => {
     // Found by review: ids that are workflow commands, the legacy ##[...] form, a lone surrogate, U+2028.
     const hostile = [

@@ -262,6 +262,39 @@ describe('--worktree', () => {
     expect(r.stderr).toContain("option '--keep-worktree' needs --worktree");
   });
 
+  // Found by review: a bad --patch path cost the whole turn, then exit 1, a worktree left in $TMPDIR.
+  it.each([
+    [
+      'in a missing folder',
+      (d: string) => join(d, 'missing', 'fix.diff'),
+      /cannot be written: no such directory: .*missing\b/,
+    ],
+    ['that is a directory', (d: string) => d, /names a directory, not a file: /],
+  ])('a --patch path %s is exit 2 naming it, before the agent or a worktree', async (_, at, said) => {
+    const repo = userRepo();
+    const scratch = tempDir();
+    const tmp = tempDir();
+    const pidFile = join(scratch, 'pid');
+    const patch = at(scratch);
+    const started = startCli(['run', ...SJ, '--worktree', '--patch', patch, 'go'], {
+      agent: await agentPath,
+      cwd: repo,
+      cliConfig: { approvalMode: 'allowlist' },
+      env: { RHO_SCRIPT: JSON.stringify({ pidFile, before: WORK }), TMPDIR: tmp },
+    });
+    const r = await finish(started, true);
+    expect(r.exitCode, r.stderr).toBe(2);
+    const line = r.stderr.trim();
+    expect(line.split('\n')).toHaveLength(1);
+    expect(line).toContain(`option '--patch'`);
+    expect(line).toMatch(said);
+    expect(line).toContain(patch === scratch ? scratch : join(scratch, 'missing'));
+    expect(resultOf(r.events)).toMatchObject({ type: 'result', exitCode: 2, error: { code: 'usage' } });
+    expect(existsSync(pidFile)).toBe(false);
+    expect(readdirSync(tmp)).toEqual([]);
+    expect(git(repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
+  });
+
   it('--continue takes up the newest session of this workspace, from its own tree or an earlier worktree', async () => {
     const repo = userRepo();
     const recvLog = join(tempDir(), 'recv');
@@ -818,10 +851,13 @@ describe('--worktree --patch: nothing the agent did is lost (found by review)', 
 
   it('a patch that cannot be written keeps the worktree and says where', async () => {
     const repo = userRepo();
-    const patch = join(tempDir(), 'no', 'such', 'fix.diff');
+    // Its folder is there at the start (a missing one is exit 2 before anything), and gone by the end.
+    const folder = join(tempDir(), 'no');
+    mkdirSync(folder);
+    const patch = join(folder, 'fix.diff');
     const r = await finish(
       await start(['run', ...SJ, '--worktree', '--patch', patch, 'go'], repo, {
-        before: [effect({ sh: 'echo fixed >> src/a.ts' }), chunk('done')],
+        before: [effect({ sh: `echo fixed >> src/a.ts; rm -r '${folder}'` }), chunk('done')],
       }),
       true,
     );

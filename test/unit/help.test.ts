@@ -19,6 +19,15 @@ describe('help', () => {
     expect(t).toContain('rho-cursor run -- explain what --version does');
     expect(t).toMatch(/Environment:\n {2}CURSOR_API_KEY/);
   });
+
+  // Found by review: variables a run reads were missing from the list.
+  it.each(['TMPDIR', 'GIT_DIR', 'GIT_WORK_TREE', 'GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_STATE'])(
+    'the environment lists %s',
+    (name) => {
+      const env = runHelpAfter().split('Environment:\n')[1]!.split('\n\n')[0]!;
+      expect(env).toMatch(new RegExp(`^ {2}${name} +\\S`, 'm'));
+    },
+  );
 });
 
 describe('stdoutBeforeRun', () => {

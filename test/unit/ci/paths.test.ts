@@ -56,4 +56,10 @@ describe('earlyReports', () => {
   it('optionFromArgv takes the last value before --', () => {
     expect(optionFromArgv(['--fence', 'a', '--fence=b', '--', '--fence', 'c'], '--fence')).toBe('b');
   });
+
+  it('optionFromArgv takes the last value under any of its names', () => {
+    expect(optionFromArgv(['-C', 'a', '--cwd', 'b'], ['--cwd', '-C'])).toBe('b');
+    expect(optionFromArgv(['--cwd=a', '-C', 'b'], ['--cwd', '-C'])).toBe('b');
+    expect(optionFromArgv(['-C', 'a', '--cwd=b', '--', '-C', 'c'], ['--cwd', '-C'])).toBe('b');
+  });
 });
