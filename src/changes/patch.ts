@@ -118,13 +118,20 @@ export async function worktreePatch(
     const root = (p: string): string => (under === '' ? p : `${under}/${p}`);
     const changed = [...(reported?.added ?? []), ...(reported?.modified ?? [])].map(root);
     const repos = nestedRepos(await untracked(wt.dir, o).finally(ended), changed);
+    // A submodule is never checked out in the worktree: whatever is in its folder is the agent's, and no
+    // patch carries it (found by review: a file written there went with the worktree, named nowhere). The
+    // ledger lists such files (it walks a submodule folder that is not checked out); git refuses to add them
+    // (`Pathspec … is in submodule`), and would fail the whole patch: they are named instead.
+    const subs = await filledSubmodules(wt, o).finally(ended);
+    const inSub = (p: string): boolean => subs.some((s) => p.startsWith(s));
     const refused = [await addAll(wt.dir, repos, o).finally(ended)];
-    refused.push(await addHidden(wt.dir, hiddenCandidates(changed, repos), o).finally(ended));
+    const hidden = hiddenCandidates(
+      changed.filter((p) => !inSub(p)),
+      repos,
+    );
+    refused.push(await addHidden(wt.dir, hidden, o).finally(ended));
     const { bytes, redacted } = await maskedDiff(wt, o, key, ended);
     const carried = await named(wt, o).finally(ended);
-    // A submodule is never checked out in the worktree: whatever is in its folder is the agent's, and no
-    // patch carries it (found by review: a file written there went with the worktree, named nowhere).
-    const subs = await filledSubmodules(wt, o).finally(ended);
     const folders = [...repos, ...subs];
     const listed = [...changed, ...(reported?.deleted ?? []).map(root)];
     const leftOut = [...folders, ...missingChanges(listed, carried, folders)]
