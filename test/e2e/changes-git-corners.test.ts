@@ -1,13 +1,13 @@
 // Corners of a git workspace the ledger once did not see into (found by review): a submodule folder that is
 // not checked out, a submodule's own git dir, a workspace its enclosing repository ignores, and a mode git
 // does not track.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { chunk, effect } from '../helpers/lines.js';
-import { git, userRepo, writeFiles } from '../helpers/repo.js';
+import { git, repoWithSubmodule, userRepo, writeFiles } from '../helpers/repo.js';
 
 const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
 
@@ -23,20 +23,6 @@ async function readOnly(cwd: string, sh: string) {
 
 const changesOf = (r: { events: Array<Record<string, unknown>> }) =>
   r.events.at(-1)!.changes as Record<string, string[] | boolean>;
-
-// A library repository, and the user's repository with it as the submodule vendor/lib (checked out).
-function repoWithSubmodule(): string {
-  const lib = join(tempDir('rho-sub-'), 'lib');
-  mkdirSync(lib);
-  git(lib, 'init', '-q');
-  writeFileSync(join(lib, 'lib.c'), 'lib\n');
-  git(lib, 'add', '.');
-  git(lib, 'commit', '-qm', 'lib');
-  const repo = userRepo();
-  git(repo, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', lib, 'vendor/lib');
-  git(repo, 'commit', '-qm', 'sub');
-  return repo;
-}
 
 describe('a submodule folder that is not checked out (a clone without --recursive)', () => {
   // The clone as actions/checkout makes it by default: vendor/lib is there, and empty.

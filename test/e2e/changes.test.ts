@@ -12,6 +12,7 @@ import {
   filterAttack,
   git,
   repoState,
+  repoWithSubmodule,
   slowGit,
   stopWhileGitRuns,
   userRepo,
@@ -1036,15 +1037,7 @@ describe('what the agent does to git hides no change, and runs nothing of its ow
   });
 
   it('changes inside a checked-out submodule (an edit, a new file, a commit there) are seen', async () => {
-    const lib = join(tempDir('rho-sub-'), 'lib');
-    mkdirSync(lib);
-    git(lib, 'init', '-q');
-    writeFileSync(join(lib, 'lib.c'), 'lib\n');
-    git(lib, 'add', '.');
-    git(lib, 'commit', '-qm', 'lib');
-    const repo = userRepo();
-    git(repo, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', lib, 'vendor/lib');
-    git(repo, 'commit', '-qm', 'sub');
+    const repo = repoWithSubmodule();
     const sh =
       'echo backdoor >> vendor/lib/lib.c && echo new > vendor/lib/new.c && (cd vendor/lib && git -c user.name=a -c user.email=a@b commit -qam evil)';
     const r = await runWith(repo, { before: [effect({ sh }), chunk('nothing')] }, {});

@@ -19,7 +19,15 @@ import { FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, startCli, tempDir, waitForStdout } from '../helpers/cli.js';
 import { waitForGone } from '../helpers/processes.js';
 import { chunk, effect } from '../helpers/lines.js';
-import { filterAttack, git, repoState, slowGit, stopWhileGitRuns, userRepo } from '../helpers/repo.js';
+import {
+  filterAttack,
+  git,
+  repoState,
+  repoWithSubmodule,
+  slowGit,
+  stopWhileGitRuns,
+  userRepo,
+} from '../helpers/repo.js';
 
 const SJ = ['--output-format', 'stream-json'];
 const agentPath = makeAgentDir(join(FIXTURES, 'scripted.mjs')).then((d) => join(d, 'cursor-agent'));
@@ -824,15 +832,7 @@ describe('--worktree --patch: nothing the agent did is lost (found by review)', 
   });
 
   it('a file the agent writes into a submodule folder (never checked out in the worktree) is named, and the worktree kept', async () => {
-    const lib = join(tempDir('rho-sub-'), 'lib');
-    mkdirSync(lib);
-    git(lib, 'init', '-q');
-    writeFileSync(join(lib, 'lib.c'), 'lib\n');
-    git(lib, 'add', '.');
-    git(lib, '-c', 'user.email=u@example.com', '-c', 'user.name=u', 'commit', '-qm', 'lib');
-    const repo = userRepo();
-    git(repo, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', lib, 'vendor/lib');
-    git(repo, '-c', 'user.email=u@example.com', '-c', 'user.name=u', 'commit', '-qm', 'sub');
+    const repo = repoWithSubmodule();
     const { r, patch } = await shellInWorktree(
       repo,
       'mkdir -p vendor/lib && echo impl > vendor/lib/impl.c; echo fixed >> src/a.ts',

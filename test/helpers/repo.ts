@@ -157,3 +157,18 @@ export function filterAttack(attributes: string, edit: string): { sh: string; ma
   ].join(' && ');
   return { sh, marker };
 }
+
+// A library repository, and the user's repository (userRepo) with it as the submodule vendor/lib, checked
+// out and committed.
+export function repoWithSubmodule(): string {
+  const lib = join(tempDir('rho-sub-'), 'lib');
+  mkdirSync(lib);
+  git(lib, 'init', '-q');
+  writeFileSync(join(lib, 'lib.c'), 'lib\n');
+  git(lib, 'add', '.');
+  git(lib, 'commit', '-qm', 'lib');
+  const repo = userRepo();
+  git(repo, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', lib, 'vendor/lib');
+  git(repo, 'commit', '-qm', 'sub');
+  return repo;
+}
