@@ -1,5 +1,5 @@
 // Answers every request the agent sends: permissions by policy, Cursor's extensions, -32601 for the rest.
-import { LATE_CANCELLED, REQUEST_CANCELLED, type Connection } from './acp/connection.js';
+import { undecidedAnswer, type Connection } from './acp/connection.js';
 import { methodNotFound, RpcFailure, WITHDRAWN, type RequestHandler } from './acp/handlers.js';
 import { idText, isRecord } from './acp/messages.js';
 import type { AgentIdentity } from './agent/identity.js';
@@ -113,20 +113,20 @@ export class AgentRequests {
       const foreign = this.foreignRequest(params);
       if (foreign) return foreign;
     }
-    const cancelled = LATE_CANCELLED.has(method);
+    const answer = undecidedAnswer(method, 'while a session was replayed');
     if (!this.replayWarned) {
       this.replayWarned = true;
       this.ctx.emit({
         type: 'warning',
         code: 'replayed-request',
-        message: `the agent sent ${method} while session ${this.ctx.sessionId?.() ?? 'none'} was replayed: answered ${cancelled ? 'cancelled' : `${REQUEST_CANCELLED} (request cancelled)`}, kept as a history event, not this run's`,
+        message: `the agent sent ${method} while session ${this.ctx.sessionId?.() ?? 'none'} was replayed: answered ${'result' in answer ? 'cancelled' : `${answer.code} (request cancelled)`}, kept as a history event, not this run's`,
       });
     }
     const e: HistoryEvent = { type: 'history', update: null, request: { method, params: params ?? null } };
     if (this.ctx.history) this.ctx.history(e);
     else this.ctx.emit(e);
-    if (cancelled) return { outcome: { outcome: 'cancelled' } };
-    throw new RpcFailure(REQUEST_CANCELLED, `Request cancelled: ${method} came while a session was replayed`);
+    if ('result' in answer) return answer.result;
+    throw new RpcFailure(answer.code, answer.message);
   }
 
   // Is a person still deciding one of the agent's requests?

@@ -14,6 +14,15 @@ export const LATE_CANCELLED: ReadonlySet<string> = new Set([
   'cursor/create_plan',
 ]);
 
+/** How a request the run will not decide is answered (after the turn, or during a session's replay): `cancelled`
+ * where its answer can say so, else -32800 naming when it came. */
+export type UndecidedAnswer = { result: unknown } | { code: number; message: string };
+export function undecidedAnswer(method: string, when: string): UndecidedAnswer {
+  return LATE_CANCELLED.has(method)
+    ? { result: { outcome: { outcome: 'cancelled' } } }
+    : { code: REQUEST_CANCELLED, message: `Request cancelled: ${method} came ${when}` };
+}
+
 // Is this a numeric id JSON.parse may have rounded: an integer past 2^53, or one past a double's range?
 const inexactId = (id: unknown): boolean =>
   typeof id === 'number' && (!Number.isFinite(id) || (Number.isInteger(id) && !Number.isSafeInteger(id)));
@@ -192,12 +201,9 @@ export class Connection {
   // not this turn's, so it is cancelled: `cancelled` for a permission, a question or a plan (as after
   // session/cancel), -32800 for any other method. Nothing of it is shown.
   private answerLate(msg: Request): void {
-    if (LATE_CANCELLED.has(msg.method)) return this.respond(msg.id, { outcome: { outcome: 'cancelled' } });
-    this.respondError(
-      msg.id,
-      REQUEST_CANCELLED,
-      `Request cancelled: ${msg.method} came after the turn ended`,
-    );
+    const a = undecidedAnswer(msg.method, 'after the turn ended');
+    if ('result' in a) return this.respond(msg.id, a.result);
+    this.respondError(msg.id, a.code, a.message);
   }
 
   // A request whose id is a number JSON.parse could not keep exactly (past 2^53, or past a double's range:
