@@ -98,6 +98,11 @@ export class RunLedger {
     this.account = new ToolAccount(this.roots);
   }
 
+  /** Does the ledger look at the workspace after the turn (false with --no-changes)? */
+  get looks(): boolean {
+    return this.measure;
+  }
+
   // Another file rho-cursor writes during the turn (the wire log, once opened): left out as long as it is that
   // file. -o, the summary and --patch are not: they are written after the look, so whatever the ledger finds at
   // their paths is the agent's (found by review: a link the agent put at -o's path went unreported).

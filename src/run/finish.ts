@@ -28,13 +28,19 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
     // A question still open says how the run was stopped (a fatal signal: Ctrl-\ ends it with no cancel).
     a.requests.endQuestions(stop.error()?.message);
     a.conn.close(new RhoError('cancelled', 'the run is over'));
-    // Nothing more is asked of the agent: its kill ladder runs while the result is written, not after it.
-    // Its step stays on the teardown stack, which waits for it (and reports its failure) in turn.
+    // Nothing more is asked of the agent: its kill ladder starts now. Its step stays on the teardown stack,
+    // which waits for it (and reports its failure) in turn.
     a.release().catch(() => {});
   }
   // A turn ends its held text itself; this covers a run that stopped mid-turn some other way.
   endChunks(ctx);
   closeTools(ctx);
+  // The ledger looks once the agent and everything it started are gone (its kill ladder done): a process of
+  // the agent that writes as it is told to end (a SIGTERM trap) changed the workspace after a look taken
+  // while it died (found by review: a file written 0.3 s after the SIGTERM, exit 0 under --fence read-only).
+  // So is a worktree's patch.
+  const ws = ctx.workspace;
+  if (a && ctx.prompted && (ws?.ledger.looks || ws?.worktree)) await a.release().catch(() => {});
   // Measured once every tool has its final state, so a tool shown rejected that the ledger shows ran is
   // corrected.
   const measured = await closeLedger(ctx);

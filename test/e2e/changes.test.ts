@@ -244,6 +244,20 @@ describe('breach: a promise about effects, checked by the ledger', () => {
     expect(r.stderr).toContain('planted.sh');
   });
 
+  it('--fence read-only: a process of the agent that writes as it is told to end is still measured: the look waits until the agent is gone', async () => {
+    const ws = plainWorkspace();
+    // In the agent's group, it writes 0.3 s after its SIGTERM; ready (outside the workspace) once trapped.
+    const late =
+      '( trap "sleep 0.3; echo late > late.txt; exit 0" TERM; : > ../ready; while :; do sleep 0.05; done ) >/dev/null 2>&1 & ' +
+      'while [ ! -e ../ready ]; do sleep 0.01; done';
+    const r = await run(['run', ...SJ, '--fence', 'read-only', 'go'], ws, {
+      before: [effect({ sh: late }), chunk('I changed nothing')],
+    });
+    expect(r.exitCode, r.stderr).toBe(8);
+    const result = resultOf(r.events);
+    expect(result).toMatchObject({ changes: { added: ['late.txt'] }, error: { code: 'fence_breached' } });
+  });
+
   // `rho-cursor run --plan ... > plan.md` in the workspace: the shell made the file, rho-cursor writes it.
   async function redirected(script: Record<string, unknown>) {
     const ws = plainWorkspace();
