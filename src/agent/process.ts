@@ -45,6 +45,10 @@ export class AgentProcess {
   private readonly forksBefore: number | undefined;
   /** The agent's cgroup: every process it starts, wherever it goes; undefined where none could be made. */
   readonly cgroup: AgentCgroup | undefined;
+  private markGone!: () => void;
+  /** Settles once the kill ladder is done: nothing of the agent's runs any more (its cgroup may still be
+   * being removed: the ledger's look need not wait for that). */
+  readonly gone: Promise<void> = new Promise((resolve) => (this.markGone = resolve));
 
   constructor(
     command: string,
@@ -209,7 +213,10 @@ export class AgentProcess {
     try {
       await this.ladder(graceMs, now);
     } finally {
-      // Whatever is left in the cgroup ends now, and the cgroup goes with the run.
+      this.markGone();
+      // Whatever is left in the cgroup ends now, and the cgroup goes with the run: after what waited for the
+      // agent to be gone (the ledger's look) has started.
+      await new Promise((resolve) => setImmediate(resolve));
       await this.cgroup?.release();
     }
   }
@@ -249,6 +256,7 @@ export class AgentProcess {
   // The exit hook's path: everything killed now, and the cgroup removed once the kernel has emptied it.
   killNowAndRelease(): void {
     this.killNow();
+    this.markGone();
     this.cgroup?.releaseSync();
   }
 }

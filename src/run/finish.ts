@@ -35,12 +35,12 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
   // A turn ends its held text itself; this covers a run that stopped mid-turn some other way.
   endChunks(ctx);
   closeTools(ctx);
-  // The ledger looks once the agent and everything it started are gone (its kill ladder done): a process of
-  // the agent that writes as it is told to end (a SIGTERM trap) changed the workspace after a look taken
-  // while it died (found by review: a file written 0.3 s after the SIGTERM, exit 0 under --fence read-only).
-  // So is a worktree's patch.
+  // The ledger looks (and a worktree's patch is taken) once the agent and everything it started are gone:
+  // its kill ladder done, the cgroup's removal left to the teardown. A process of the agent that writes as
+  // it is told to end (a SIGTERM trap) changed the workspace after a look taken while it died (found by
+  // review: a file written 0.3 s after the SIGTERM, exit 0 under --fence read-only).
   const ws = ctx.workspace;
-  if (a && ctx.prompted && (ws?.ledger.looks || ws?.worktree)) await a.release().catch(() => {});
+  if (a && ctx.prompted && (ws?.ledger.looks || ws?.worktree)) await a.agent.gone;
   // Measured once every tool has its final state, so a tool shown rejected that the ledger shows ran is
   // corrected.
   const measured = await closeLedger(ctx);
