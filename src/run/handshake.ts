@@ -77,16 +77,19 @@ export async function shakeHands(ctx: RunContext, a: Attempt, prepared: Prepared
     knowAgent(ctx, a, prepared, initResult);
   }
   a.timings.initializeMs = Math.round(io.now() - t);
-  // The ledger's snapshot runs while the session is made (not during the agent's own start-up, which it
-  // would slow on a small machine); the prompt waits for it.
-  ctx.workspace?.ledger.start();
   // An image for an agent that takes none is refused now, before a session is made (exit 2).
   a.promptCaps = promptCaps(initResult);
   refuseUntaken(opts.attachments, a.promptCaps);
   t = io.now();
+  const opening = openSession(ctx, a, initResult);
+  opening.catch(() => {});
+  // The ledger's snapshot runs while the session is made (not during the agent's own start-up, which it
+  // would slow on a small machine), started once session/new is sent: its git's fork (~8 ms) does not delay
+  // the request. The prompt waits for it.
+  ctx.workspace?.ledger.start();
   let opened: Opened;
   try {
-    opened = await openSession(ctx, a, initResult);
+    opened = await opening;
   } catch (e) {
     throw isAuthError(e) ? authError(e, initResult, opts.agent, ctx.identity.cursor) : e;
   }
