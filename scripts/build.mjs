@@ -41,9 +41,12 @@ const common = {
   format: 'cjs',
   target: 'node20',
   sourcemap: false,
-  // Less to read and parse at every start; identifiers stay readable.
+  // Less to read and parse at every start: each page a run touches first costs a page fault (~14 µs on the
+  // machines this was measured on), and short names took the bundle from 495 to 371 KB and ~2 ms off a run's
+  // start. Nothing reads a function's or a class's name, and no stack trace reaches a user (one line an error).
   minifyWhitespace: true,
   minifySyntax: true,
+  minifyIdentifiers: true,
   legalComments: 'none',
   logLevel: 'warning',
 };

@@ -55,7 +55,8 @@ describe('start-up', () => {
 
   // What only some runs need is loaded only by them: node:crypto (~3 ms of start-up) hashes workspace files,
   // node:fs/promises writes reports, the schema kit checks --output-schema in a worker (node:worker_threads),
-  // zod prints `schema`, ora draws the terminal's spinner. A plain run in an empty workspace loads none.
+  // zod prints `schema`, ora draws the terminal's spinner. A plain run in an empty workspace loads none. Nor
+  // does the shim load the `module` builtin (and the ES module loader it pulls in) for Node's Module class.
   it('a plain run loads none of the modules only some runs need', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rho-loaded-'));
     copies.push(dir);
@@ -71,7 +72,7 @@ describe('start-up', () => {
     expect(loaded).toContain(join(REPO_ROOT, 'bin', 'rho-cursor'));
     expect(
       loaded.filter((l) =>
-        /^NativeModule (crypto|fs\/promises|worker_threads)$|\/dist\/(vendor\/|schema-worker)/.test(l),
+        /^NativeModule (crypto|fs\/promises|worker_threads|module)$|\/dist\/(vendor\/|schema-worker)/.test(l),
       ),
     ).toEqual([]);
   });
