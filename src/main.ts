@@ -425,6 +425,14 @@ async function sessionsUsageFailure(error: RhoError, argv: readonly string[]): P
   return new EarlyFailure([error], undefined, sessionsErrorJson(cwd, error));
 }
 
+// A doctor command line commander could not parse: in json, the object doctor writes for any failure it meets
+// before its report.
+async function doctorUsageFailure(error: RhoError, argv: readonly string[]): Promise<EarlyFailure> {
+  if (formatFromArgv(argv.slice(1)) !== 'json') return new EarlyFailure([error], undefined);
+  const { doctorErrorJson } = await import('./doctor/command.js');
+  return new EarlyFailure([error], undefined, doctorErrorJson(error));
+}
+
 const HELP_OR_VERSION = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
 
 /** How bin/rho-cursor loaded the bundle. */
@@ -467,7 +475,11 @@ export async function main(given: string[], version: string, boot: Boot): Promis
       const error =
         e.code === 'commander.unknownCommand' ? unknownCommandError(e, argv) : usageFromCommander(e);
       const failure =
-        argv[0] === 'sessions' ? await sessionsUsageFailure(error, argv) : new EarlyFailure([error], format);
+        argv[0] === 'sessions'
+          ? await sessionsUsageFailure(error, argv)
+          : argv[0] === 'doctor'
+            ? await doctorUsageFailure(error, argv)
+            : new EarlyFailure([error], format);
       return exit(reportEarly(failure, t0, argv));
     }
     if (e instanceof EarlyFailure) return exit(reportEarly(e, t0, argv));

@@ -41,22 +41,27 @@ export interface DoctorRawOptions {
   stepTimeout: string;
 }
 
+// A command line doctor cannot take, in json: one object on stdout still (a script reads it alike whatever
+// failed), with no report in it.
+export function doctorErrorJson(e: RhoError): string {
+  const message = e.hint ? `${e.message} (${e.hint})` : e.message;
+  return consoleJsonLine({ type: 'doctor', exitCode: e.exitCode, error: { code: e.code, message } });
+}
+
 // Thin entry into src/doctor/: options in, the report printed, its exit code out.
 export async function doctorCommand(
   o: DoctorRawOptions,
   version: string,
   codeCache: CodeCache,
 ): Promise<number> {
-  const cwd = resolve(o.cwd ?? process.cwd());
-  if (!isDirectory(cwd))
-    throw new RhoError('usage', `option '--cwd' must name a directory (got '${o.cwd ?? cwd}')`);
-  const stepTimeoutMs = durationOption('--step-timeout', o.stepTimeout);
-  const { rules, errors } = parseRules(o.allow ?? [], o.deny ?? []);
-  if (errors[0]) throw errors[0];
-  const fence = o.fence === undefined ? undefined : oneOf<Fence>('--fence', FENCES, o.fence);
-  const effective = fence ?? defaultFence(o.plan === true);
-  checkAllowUnderFence(effective, allowedKinds(rules), fence !== undefined);
-  checkRulesUnderFence(effective, rules, fence !== undefined);
+  let checked;
+  try {
+    checked = checkOptions(o);
+  } catch (e) {
+    if (o.outputFormat === 'json' && e instanceof RhoError) process.stdout.write(doctorErrorJson(e));
+    throw e;
+  }
+  const { cwd, stepTimeoutMs, rules, fence } = checked;
   return withLifecycle(async ({ signal, teardown }) => {
     const report = await doctor({
       env: process.env,
@@ -81,4 +86,24 @@ export async function doctorCommand(
     );
     return report.exitCode;
   });
+}
+
+// The options doctor checks before it looks at anything, as a run checks them (usage errors, exit 2).
+function checkOptions(o: DoctorRawOptions): {
+  cwd: string;
+  stepTimeoutMs: number;
+  rules: ReturnType<typeof parseRules>['rules'];
+  fence: Fence | undefined;
+} {
+  const cwd = resolve(o.cwd ?? process.cwd());
+  if (!isDirectory(cwd))
+    throw new RhoError('usage', `option '--cwd' must name a directory (got '${o.cwd ?? cwd}')`);
+  const stepTimeoutMs = durationOption('--step-timeout', o.stepTimeout);
+  const { rules, errors } = parseRules(o.allow ?? [], o.deny ?? []);
+  if (errors[0]) throw errors[0];
+  const fence = o.fence === undefined ? undefined : oneOf<Fence>('--fence', FENCES, o.fence);
+  const effective = fence ?? defaultFence(o.plan === true);
+  checkAllowUnderFence(effective, allowedKinds(rules), fence !== undefined);
+  checkRulesUnderFence(effective, rules, fence !== undefined);
+  return { cwd, stepTimeoutMs, rules, fence };
 }

@@ -211,6 +211,37 @@ describe('doctor', () => {
     expect(text.stdout).toContain(`a run would fail: exit 2 (usage): ${report.error.message as string}`);
   });
 
+  // Found by review: a command line doctor could not take wrote nothing on stdout in json (sessions writes its
+  // object there for any failure).
+  it.each([
+    [['--bogus'], /unknown option '--bogus'/],
+    [['--step-timeout', 'xyz'], /--step-timeout/],
+    [['--cwd', '/nonexistent-rho-dir'], /--cwd/],
+    [['--fence', 'read-only', '--allow', 'Shell(ls)'], /Shell/],
+    [['extra'], /too many arguments/],
+  ])(
+    '--output-format json: a command line it cannot take is still one json object: %j',
+    async (args, pattern) => {
+      const r = await finish(
+        startCli(['doctor', '--output-format', 'json', ...args], { agent: null }),
+        false,
+      );
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(JSON.parse(r.stdout)).toEqual({
+        type: 'doctor',
+        exitCode: 2,
+        error: { code: 'usage', message: expect.stringMatching(pattern) as unknown },
+      });
+    },
+  );
+
+  it('a command line it cannot take writes nothing on stdout in text', async () => {
+    const r = await finish(startCli(['doctor', '--bogus'], { agent: null }), false);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+  });
+
   it('a $GITHUB_OUTPUT in a missing folder is nothing outside GitHub Actions, as for a run', async () => {
     const { exitCode, report } = await doctorJson([], {
       env: { GITHUB_ACTIONS: '', GITHUB_OUTPUT: '/nonexistent-rho/out' },
