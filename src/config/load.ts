@@ -116,13 +116,31 @@ export function loadConfig(
   cursor = true,
 ): ReadConfig {
   const config = inspectConfig(env, home, workspace);
+  const { error, ignored } = configErrorFor(config, cursor);
+  if (error) throw error;
+  return { config, ignored };
+}
+
+// What the config's problems mean for a run of this agent: for Cursor the first is its error; for another
+// agent only an OS limit met while reading (EMFILE, the machine's, not the file's) is, and the rest are ignored.
+export function configErrorFor(
+  config: LoadedConfig,
+  cursor: boolean,
+): { error: RhoError | undefined; ignored: string[] } {
   const problems = [config.dirProblem, config.user.problem, config.project.problem].filter(
     (p): p is RhoError => p !== undefined,
   );
-  // An OS limit met while reading (EMFILE) is the machine's, not the file's: an error for any agent.
-  const first = cursor ? firstProblem(config) : problems.find((p) => p.code !== 'config_invalid');
-  if (first) throw first;
-  return { config, ignored: problems.map((p) => withoutAdvice(p.message)) };
+  if (cursor) return { error: firstProblem(config), ignored: [] };
+  const error = problems.find((p) => p.code !== 'config_invalid');
+  return { error, ignored: error ? [] : problems.map((p) => withoutAdvice(p.message)) };
+}
+
+// The warning for a problem of Cursor's config that a run of another agent ignores.
+export function configIgnoredWarning(notCursor: string, why: string): { code: string; message: string } {
+  return {
+    code: 'cursor-config-ignored',
+    message: `the agent is not Cursor (${notCursor}), so Cursor's config is ignored: ${why}`,
+  };
 }
 
 function withoutAdvice(message: string): string {

@@ -2,10 +2,10 @@
 // handshake) into one report whose exit code is the one a run would have.
 import type { Teardown } from '../lifecycle/teardown.js';
 import { execFile } from 'node:child_process';
-import { cursorAtSpawn } from '../agent/identity.js';
+import { cursorAtSpawn, notCursorAtSpawn } from '../agent/identity.js';
 import { probeTreeHandle, treeHandleText } from '../agent/cgroup.js';
 import { newerNameHint, resolveAgent } from '../agent/resolve.js';
-import { inspectConfig, firstProblem, type ConfigFile } from '../config/load.js';
+import { configIgnoredWarning, configErrorFor, inspectConfig, type ConfigFile } from '../config/load.js';
 import { describeSource } from '../config/paths.js';
 import { configWarnings } from '../config/warnings.js';
 import { silencedWarnings, unknownWarningErrors } from '../config/warning-codes.js';
@@ -103,8 +103,11 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
   const config = inspectConfig(i.env, i.home, i.cwd);
   const from = i.agent ? '--agent' : i.env.RHO_CURSOR_AGENT ? 'RHO_CURSOR_AGENT' : 'default';
   const command = i.agent ?? (i.env.RHO_CURSOR_AGENT || 'cursor-agent');
+  // Whose config it is is told at spawn, as for a run: a problem of Cursor's config is no error for another agent.
+  const cursorAtStart = cursorAtSpawn(command, i.agentArgs ?? []);
+  const problems = configErrorFor(config, cursorAtStart);
   // What a default run here refuses before anything else, its environment's usage errors, comes first.
-  let error: RhoError | undefined = startErrors(i.env)[0] ?? firstProblem(config);
+  let error: RhoError | undefined = startErrors(i.env)[0] ?? problems.error;
 
   const agent: DoctorReport['agent'] = {
     command,
@@ -113,7 +116,7 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
     version: null,
     problem: null,
     newerName: null,
-    cursor: cursorAtSpawn(command, i.agentArgs ?? []),
+    cursor: cursorAtStart,
     title: null,
   };
   let hs: DoctorReport['handshake'] = null;
@@ -207,6 +210,11 @@ export async function doctor(i: DoctorInput): Promise<DoctorReport> {
         })
       : []
     )
+      .concat(
+        problems.ignored.map((why) =>
+          configIgnoredWarning(notCursorAtSpawn(command, i.agentArgs ?? []), why),
+        ),
+      )
       .concat(socksProxyWarning(i.env) ?? [])
       .concat(shortKeyWarning(i.env.CURSOR_API_KEY) ?? [])
       // What RHO_CURSOR_NO_WARNING silences, a default run here would not show either.

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { notCursorAtSpawn } from '../agent/identity.js';
 import { resolveAgent } from '../agent/resolve.js';
 import { openWorktree, RunLedger } from '../changes/run.js';
-import { loadConfig } from '../config/load.js';
+import { configIgnoredWarning, loadConfig } from '../config/load.js';
 import { configWarnings } from '../config/warnings.js';
 import { RhoError, toRhoError } from '../errors.js';
 import { configUnderRules, needsPrivateDir } from '../fence/rules.js';
@@ -125,12 +125,8 @@ async function readConfig(ctx: RunContext): Promise<Pick<Prepared, 'config' | 's
   const { opts, io } = ctx;
   // Cursor's files are Cursor's: whether they are its is told at spawn (its initialize comes too late).
   const { config, ignored } = loadConfig(io.env, io.home, opts.cwd, ctx.identity.cursor);
-  for (const why of ignored) {
-    ctx.warnings.push({
-      code: 'cursor-config-ignored',
-      message: `the agent is not Cursor (${notCursorAtSpawn(opts.agent, opts.agentArgs)}), so Cursor's config is ignored: ${why}`,
-    });
-  }
+  for (const why of ignored)
+    ctx.warnings.push(configIgnoredWarning(notCursorAtSpawn(opts.agent, opts.agentArgs), why));
   ctx.cursorWarnings = configWarnings({
     // With rules, Cursor gets the private dir's config (allowlist and the rules): that is what is judged.
     config: configUnderRules(config.effective, 'none', cursorRules(opts.rules)),

@@ -242,6 +242,24 @@ describe('doctor', () => {
     expect(r.stdout).toBe('');
   });
 
+  // Found by review: doctor said exit 2 for a broken Cursor config where a run of an agent that is not Cursor
+  // goes on with a warning.
+  it('a broken Cursor config is no error for an agent that is not Cursor: the warning a run gives, exit 0', async () => {
+    const { exitCode, report } = await doctorJson(['--agent-arg', 'x'], { cliConfig: '{bad' });
+    expect(exitCode).toBe(0);
+    expect(report).toMatchObject({ exitCode: 0, error: null, agent: { cursor: false } });
+    const w = (report.warnings as Array<{ code: string; message: string }>).find(
+      (x) => x.code === 'cursor-config-ignored',
+    );
+    expect(w?.message).toMatch(
+      /^the agent is not Cursor \(it is started with --agent-arg\), so Cursor's config is ignored: .*cli-config\.json is not valid JSON/,
+    );
+    // For Cursor it is the config error a run stops on.
+    const cursor = await doctorJson([], { cliConfig: '{bad' });
+    expect(cursor.exitCode).toBe(2);
+    expect(cursor.report.error).toMatchObject({ code: 'config_invalid' });
+  });
+
   it('a $GITHUB_OUTPUT in a missing folder is nothing outside GitHub Actions, as for a run', async () => {
     const { exitCode, report } = await doctorJson([], {
       env: { GITHUB_ACTIONS: '', GITHUB_OUTPUT: '/nonexistent-rho/out' },
