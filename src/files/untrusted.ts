@@ -63,8 +63,10 @@ export function describeRefusal(r: Refusal): string {
 
 // Pure: a size as people say it (10 MiB, 1.5 MiB, 812 bytes).
 export function fmtBytes(n: number): string {
-  if (n >= MiB) return `${Number((n / MiB).toFixed(1))} MiB`;
-  if (n >= 1024) return `${Number((n / 1024).toFixed(1))} KiB`;
+  // One decimal, rounded up: a size past a cap never reads as the cap itself.
+  const up = (x: number): number => Math.ceil(x * 10) / 10;
+  if (n >= MiB) return `${up(n / MiB)} MiB`;
+  if (n >= 1024) return `${up(n / 1024)} KiB`;
   return `${n} bytes`;
 }
 

@@ -4,6 +4,7 @@
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { RhoError } from '../errors.js';
+import { fmtBytes } from '../files/untrusted.js';
 import { fenceFor } from '../markdown.js';
 
 export type Attachment =
@@ -126,12 +127,9 @@ export function checkPromptTotal(prompt: string, attachments: readonly Attachmen
   if (total > PROMPT_TOTAL_CAP)
     throw new RhoError(
       'usage',
-      `the prompt and its attachments come to ${mib(total)} MiB: they may add up to ${PROMPT_TOTAL_CAP / 1048576} MiB (an image counted as base64, as it is sent)`,
+      `the prompt and its attachments come to ${fmtBytes(total)}: they may add up to ${PROMPT_TOTAL_CAP / 1048576} MiB (an image counted as base64, as it is sent)`,
     );
 }
-
-// Bytes as MiB, one decimal (rounded down, so a size just past a cap never reads as the cap).
-export const mib = (bytes: number): string => (Math.floor((bytes / 1048576) * 10) / 10).toFixed(1);
 
 // The text file as the prompt shows it: its path, then its content in a fenced block.
 export function inlineFile(a: Extract<Attachment, { kind: 'text' }>): string {

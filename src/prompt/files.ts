@@ -2,16 +2,9 @@
 // that is missing, unreadable, not a regular file, too large, or (--attach) binary and not an image is a
 // usage error naming it.
 import { RhoError } from '../errors.js';
-import { describeRefusal, FileRefused, readUntrusted, type Refusal } from '../files/untrusted.js';
+import { describeRefusal, FileRefused, fmtBytes, readUntrusted, type Refusal } from '../files/untrusted.js';
 import { fileErrorText } from '../file-errors.js';
-import {
-  attachedSize,
-  classifyAttachment,
-  mib,
-  PROMPT_TOTAL_CAP,
-  shownPath,
-  type Attachment,
-} from './attach.js';
+import { attachedSize, classifyAttachment, PROMPT_TOTAL_CAP, shownPath, type Attachment } from './attach.js';
 
 // Reads the prompt file within bounds (10 MiB, a regular file); anything else is a usage error naming it.
 export function readPromptFile(file: string): string {
@@ -48,7 +41,7 @@ export function readAttachments(files: readonly string[], workspace: string): At
     if (total > PROMPT_TOTAL_CAP)
       throw new RhoError(
         'usage',
-        `option '--attach': the attachments come to ${mib(total)} MiB at '${shown}': the prompt and its attachments may add up to ${PROMPT_TOTAL_CAP / 1048576} MiB (an image counted as base64, as it is sent)`,
+        `option '--attach': the attachments come to ${fmtBytes(total)} at '${shown}': the prompt and its attachments may add up to ${PROMPT_TOTAL_CAP / 1048576} MiB (an image counted as base64, as it is sent)`,
       );
     return a;
   });

@@ -144,7 +144,7 @@ describe('--attach', () => {
         'c.txt': 'c'.repeat(6 * MiB),
       },
       ['-f', 'p.md', '--attach', 'a.txt', '--attach', 'b.txt', '--attach', 'c.txt'],
-      /the prompt and its attachments come to 33\.0 MiB/,
+      /the prompt and its attachments come to 33 MiB: they may add up to 32 MiB/,
     ],
   ])(
     '%s past 32 MiB in all: a usage error naming the cap, before anything is spawned',

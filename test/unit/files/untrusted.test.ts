@@ -104,6 +104,9 @@ describe('describeRefusal', () => {
     [812, '812 bytes'],
     [1536, '1.5 KiB'],
     [10 * 1048576, '10 MiB'],
+    // Rounded up: a size past a cap never reads as the cap itself (found by review: "over 10 MiB, at 10 MiB").
+    [10 * 1048576 + 1, '10.1 MiB'],
+    [1025, '1.1 KiB'],
   ])('%i bytes read as %s', (n, text) => {
     expect(fmtBytes(n)).toBe(text);
   });

@@ -146,7 +146,7 @@ describe('checkPromptTotal', () => {
   it('takes up to the cap, counting the prompt in UTF-8 bytes and an image as its base64', () => {
     expect(() => checkPromptTotal('é', [textOf(PROMPT_TOTAL_CAP - 4), image(2)])).not.toThrow();
     expect(() => checkPromptTotal('é', [textOf(PROMPT_TOTAL_CAP - 4), image(3)])).toThrow(
-      /come to 32\.0 MiB: they may add up to 32 MiB/,
+      /come to 32\.1 MiB: they may add up to 32 MiB/,
     );
   });
 });
