@@ -200,7 +200,7 @@ export const PermissionEvent = z
         'rule: an --allow or --deny rule (Shell(...), Write(...), ...); withdrawn: the agent sent $/cancel_request and the request was never answered',
       ),
     extra: RequestExtra.describe(
-      "the request's params beyond sessionId, toolCall and options, as `params.<name>` (e.g. `params._meta`), a toolCall that is no object, and the options that are none; as the agent sent them, absent when none",
+      "the request's params beyond sessionId, toolCall and options, as `params.<name>` (e.g. `params._meta`), a toolCall that is no object, and the options that are none; of the toolCall what the event does not show, as `params.toolCall.<name>` (rawInput, locations, content that is more than text, a kind judged otherwise, a status other than pending); of each option its fields beyond optionId, name and kind, as `params.options.<index>.<name>`; as the agent sent them, absent when none",
     ),
   })
   .meta({ title: 'permission', description: 'a session/request_permission and how it was answered' });

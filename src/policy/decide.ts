@@ -1,7 +1,7 @@
 // Pure answers to the agent's permission requests and extension requests, by policy.
 import { idText, isRecord } from '../acp/messages.js';
 import { contentText } from '../events/tools.js';
-import { anyValue, objects, paramsRest, type Carried } from '../events/uncarried.js';
+import { anyValue, objects, paramsRest, text, uncarried, type Carried } from '../events/uncarried.js';
 import { fenceRejects } from '../fence/rules.js';
 import { TOOL_KINDS, type Fence, type Policy, type ToolKind } from '../options.js';
 import type { RuleVerdict } from './judge.js';
@@ -83,18 +83,56 @@ export function readPermissionRequest(params: unknown, known?: KnownTool): Permi
     (known?.announced ?? []).every((a) => quietKind(a.kind)) &&
     !known?.finished &&
     !(known?.subject && namesSomething(known.subject));
-  const extra = paramsRest(params, PERMISSION_PARAMS);
+  const judged = isQuestion ? judgedKind(tc.kind) : kindJudged(tc.kind, known);
+  // What the event does not show of the params, of the tool call and of each option, as sent.
+  let extra = paramsRest(params, PERMISSION_PARAMS);
+  extra = uncarried(tc, toolCallShown(judged.kind), 'params.toolCall.', extra);
+  if (Array.isArray(p.options))
+    p.options.forEach((o, i) => {
+      if (isRecord(o)) extra = uncarried(o, OPTION_SHOWN, `params.options.${i}.`, extra);
+    });
   return {
     // One id for one tool however it is written (7 and "7"), as the tool store keys it.
     toolCallId: idText(tc.toolCallId),
     title: typeof tc.title === 'string' ? tc.title : (known?.title ?? ''),
-    ...(isQuestion ? judgedKind(tc.kind) : kindJudged(tc.kind, known)),
+    ...judged,
     options,
     agentReason,
     isQuestion,
     ...(known?.finished ? { finished: true } : {}),
     ...(extra !== undefined ? { extra } : {}),
   };
+}
+
+// The fields of a request's tool call its event shows: the id, the title, the kind when it is the kind judged
+// (one judged otherwise is kept as claimed), the status `pending` (what a tool that asks is), and content that
+// is only text (the event's agentReason); the rest (rawInput, locations, a diff, _meta) is kept as sent.
+function toolCallShown(kind: string): Readonly<Record<string, Carried>> {
+  return {
+    toolCallId: anyValue,
+    title: text,
+    kind: (v) => (v === kind ? undefined : v),
+    status: (v) => (v === 'pending' ? undefined : v),
+    content: (v) => (onlyText(v) ? undefined : v),
+  };
+}
+
+// An option's fields its event shows.
+const OPTION_SHOWN: Readonly<Record<string, Carried>> = { optionId: anyValue, name: text, kind: text };
+
+// Is the content a list of plain text blocks (each shown whole in agentReason), and nothing else?
+function onlyText(content: unknown): boolean {
+  if (!Array.isArray(content)) return false;
+  return content.every((c) => {
+    if (!isRecord(c)) return false;
+    const inner = c.type === 'content' && Object.keys(c).length === 2 ? c.content : c;
+    return (
+      isRecord(inner) &&
+      inner.type === 'text' &&
+      typeof inner.text === 'string' &&
+      Object.keys(inner).length === 2
+    );
+  });
 }
 
 // The kind a request is judged by, from its claim and what is known of its tool, with the notes that say why

@@ -458,8 +458,15 @@ describe('readPermissionRequest reads what it is sent leniently', () => {
       ],
       agentReason: null,
       isQuestion: false,
-      // What is not an option is no option, but it is kept, as sent (nothing the agent sent is lost).
-      extra: { 'params.options': ['allow', null] },
+      // What is not an option is no option, but it is kept, as sent (nothing the agent sent is lost); so are a
+      // title, content, name or kind of the wrong type.
+      extra: {
+        'params.options': ['allow', null],
+        'params.toolCall.title': 9,
+        'params.toolCall.content': 'x',
+        'params.options.1.name': 5,
+        'params.options.1.kind': 6,
+      },
     });
   });
 
@@ -472,6 +479,41 @@ describe('readPermissionRequest reads what it is sent leniently', () => {
       urgency: 2,
     });
     expect(r.extra).toEqual({ 'params._meta': { trace: 'x' }, 'params.urgency': 2 });
+    expect(request('execute')).not.toHaveProperty('extra');
+  });
+
+  // Found by review: a permission event dropped what its tool call and options carried beyond what it shows
+  // (an edit's diff, the command's rawInput, its locations, an option's _meta).
+  it('keeps what the tool call and each option carry beyond what the event shows, as `params.toolCall.<name>`', () => {
+    const diff = { type: 'diff', path: 'a.ts', oldText: 'a', newText: 'b' };
+    const r = readPermissionRequest({
+      sessionId: 's1',
+      toolCall: {
+        toolCallId: 't',
+        title: 'Edit a.ts',
+        kind: 'edit',
+        status: 'pending',
+        content: [diff],
+        rawInput: { path: 'a.ts' },
+        locations: [{ path: 'a.ts' }],
+      },
+      options: [{ optionId: 'allow-once', name: 'Allow', kind: 'allow_once', _meta: { hint: 1 } }, 'x'],
+    });
+    expect(r.extra).toEqual({
+      'params.toolCall.content': [diff],
+      'params.toolCall.rawInput': { path: 'a.ts' },
+      'params.toolCall.locations': [{ path: 'a.ts' }],
+      'params.options': ['x'],
+      'params.options.0._meta': { hint: 1 },
+    });
+    // A kind judged otherwise is kept as claimed; a status other than pending is kept.
+    const other = readPermissionRequest({
+      toolCall: { toolCallId: 't', title: 'x', kind: 'shell', status: 'in_progress' },
+      options: CURSOR_OPTIONS,
+    });
+    expect(other.kind).toBe('execute');
+    expect(other.extra).toEqual({ 'params.toolCall.kind': 'shell', 'params.toolCall.status': 'in_progress' });
+    // Text content is the event's agentReason: nothing more to keep.
     expect(request('execute')).not.toHaveProperty('extra');
   });
 
