@@ -35,12 +35,15 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
   // A turn ends its held text itself; this covers a run that stopped mid-turn some other way.
   endChunks(ctx);
   closeTools(ctx);
-  // The ledger looks (and a worktree's patch is taken) once the agent and everything it started are gone:
-  // its kill ladder done, the cgroup's removal left to the teardown. A process of the agent that writes as
-  // it is told to end (a SIGTERM trap) changed the workspace after a look taken while it died (found by
-  // review: a file written 0.3 s after the SIGTERM, exit 0 under --fence read-only).
+  // The ledger looks (and a worktree's patch is taken), and the reports (-o, the summary, the step outputs)
+  // are written, once the agent and everything it started are gone: its kill ladder done, the cgroup's
+  // removal left to the teardown. A process of the agent that writes as it is told to end (a SIGTERM trap)
+  // changed the workspace after a look taken while it died (found by review: a file written 0.3 s after the
+  // SIGTERM, exit 0 under --fence read-only), and could replace a report written meanwhile.
   const ws = ctx.workspace;
-  if (a && ctx.prompted && (ws?.ledger.looks || ws?.worktree)) await a.agent.gone;
+  const looks = ctx.prompted && (ws?.ledger.looks === true || ws?.worktree !== undefined);
+  const reports = Object.keys(ctx.reportPins ?? {}).length > 0 || opts.github;
+  if (a && (looks || reports)) await a.agent.gone;
   // Measured once every tool has its final state, so a tool shown rejected that the ledger shows ran is
   // corrected.
   const measured = await closeLedger(ctx);

@@ -258,6 +258,18 @@ describe('breach: a promise about effects, checked by the ledger', () => {
     expect(result).toMatchObject({ changes: { added: ['late.txt'] }, error: { code: 'fence_breached' } });
   });
 
+  it('--no-changes -o: a process of the agent that writes -o’s file as it is told to end does not replace the answer', async () => {
+    const ws = plainWorkspace();
+    const late =
+      '( trap "sleep 0.3; echo forged > answer.md; exit 0" TERM; : > ../ready-o; while :; do sleep 0.05; done ) >/dev/null 2>&1 & ' +
+      'while [ ! -e ../ready-o ]; do sleep 0.01; done';
+    const r = await run(['run', ...SJ, '--no-changes', '-o', 'answer.md', 'go'], ws, {
+      before: [effect({ sh: late }), chunk('the real answer')],
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(join(ws, 'answer.md'), 'utf8')).toBe('the real answer');
+  });
+
   // `rho-cursor run --plan ... > plan.md` in the workspace: the shell made the file, rho-cursor writes it.
   async function redirected(script: Record<string, unknown>) {
     const ws = plainWorkspace();
