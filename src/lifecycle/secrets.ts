@@ -177,9 +177,13 @@ export class Redactor {
   private held = '';
   private readonly forms: string[];
 
-  constructor(secret: string | undefined) {
+  /** `also`: other values masked as written, never shorter than a key (the GitHub Actions guard's token). */
+  constructor(secret: string | undefined, also: readonly string[] = []) {
     // Very short values would mask ordinary words: a key is long.
-    this.forms = secret && secret.length >= MIN_SECRET_LENGTH ? secretForms(secret) : [];
+    this.forms = [
+      ...(secret && secret.length >= MIN_SECRET_LENGTH ? secretForms(secret) : []),
+      ...also.filter((v) => v.length >= MIN_SECRET_LENGTH),
+    ];
   }
 
   get active(): boolean {

@@ -115,6 +115,8 @@ export class Output {
   private readonly err: SinkWriter;
   /** Under GitHub Actions: the guard both streams share, and our own annotations, written after it ends. */
   private readonly guard: GuardState | undefined;
+  /** The guard's token, masked in everything written (none without a guard). */
+  private readonly guardToken: string[];
   private readonly annotations: string[] = [];
   private annotationsLeft = 0;
   /** A failure's annotations, after every warning's. */
@@ -154,8 +156,14 @@ export class Output {
     this.plan = plan;
     this.guard = plan.annotate ? new GuardState() : undefined;
     const outGuard = plan.guardStdout ? this.guard : undefined;
-    this.out = sinkWriter(o.stdout, new Redactor(secret), { guard: outGuard, inert: plan.inertStdout });
-    this.err = sinkWriter(o.stderr, new Redactor(secret), { guard: this.guard });
+    // The guard's token is masked in whatever rho-cursor writes, as the key is: agent text that spells it (the
+    // agent read it where stderr went, a log file in the workspace, found by review) cannot lift the guard.
+    this.guardToken = this.guard ? [this.guard.token] : [];
+    this.out = sinkWriter(o.stdout, new Redactor(secret, this.guardToken), {
+      guard: outGuard,
+      inert: plan.inertStdout,
+    });
+    this.err = sinkWriter(o.stderr, new Redactor(secret, this.guardToken), { guard: this.guard });
     this.summary = plan.collect ? new RunSummary() : undefined;
     o.stdout.on('error', (e: NodeJS.ErrnoException) => this.stdoutFailed(e));
     // stderr is where failures are reported: if it fails too, there is nowhere left to say so.
@@ -460,7 +468,7 @@ export class Output {
   endStderr(): void {
     this.err.end();
     if (!this.guard) return;
-    const redactor = new Redactor(this.secret);
+    const redactor = new Redactor(this.secret, this.guardToken);
     const resume = this.guard.close();
     const stdout = this.o.stdout;
     if (resume && this.out.guarded() && !broken(stdout) && stdout.writable) {

@@ -539,6 +539,38 @@ describe('GitHub Actions: agent text never starts a workflow command', () => {
         expect(c).toMatch(/^::(stop-commands::rho-|(error|warning) title=rho-cursor)/);
   });
 
+  // Found by review: with stderr in a file of the workspace (`2> rho.log`, or `| tee rho.log`), the agent read
+  // the guard's token there and lifted the guard on stdout with `::<token>::`, then ran its own commands.
+  it('agent text that spells the guard’s token cannot lift the guard: the token is masked in what is written', async () => {
+    const ws = tempDir('rho-token-');
+    const agent = join(await makeAgentDir(join(FIXTURES, 'token-echo.mjs')), 'cursor-agent');
+    const config = tempDir();
+    writeFileSync(join(config, 'cli-config.json'), '{"approvalMode":"allowlist"}');
+    const r = await execa('sh', ['-c', 'exec "$@" 2> rho.log', 'sh', BIN, 'run', '--agent', agent, 'go'], {
+      cwd: ws,
+      reject: false,
+      timeout: 15_000,
+      env: {
+        CURSOR_CONFIG_DIR: config,
+        GITHUB_ACTIONS: 'true',
+        GITHUB_STEP_SUMMARY: '',
+        GITHUB_OUTPUT: '',
+        RHO_LEAK_FILE: join(ws, 'rho.log'),
+      },
+    });
+    expect(r.exitCode, readFileSync(join(ws, 'rho.log'), 'utf8')).toBe(0);
+    const stdout = String(r.stdout);
+    const [open] = workflowCommands(stdout);
+    expect(open).toMatch(/^::stop-commands::rho-[0-9a-f]{32}$/);
+    // The agent found the token (its line shows where it was, masked), yet the runner reads no forged command.
+    expect(stdout).toContain('\n::[redacted]::\n');
+    expect(workflowCommands(stdout)).toEqual([open]);
+    // rho-cursor's own resume is the last line, once.
+    const resume = `::${open!.slice('::stop-commands::'.length)}::`;
+    expect(lines(stdout).filter((l) => l === resume)).toHaveLength(1);
+    expect(lines(stdout).at(-1)).toBe(resume);
+  });
+
   it('stream-json: no line starts a command, and `##[` is written as an escape, the same JSON value', async () => {
     const r = await play([...SJ, '--permissions', 'reject'], script, gh);
     expect(workflowCommands(r.stdout)).toEqual([]);

@@ -64,6 +64,16 @@ describe('redact', () => {
 });
 
 describe('Redactor', () => {
+  it('masks the values it is also given (the guard token), split across writes too, with or without a key', () => {
+    const token = 'rho-0123456789abcdef0123456789abcdef';
+    for (const r of [new Redactor(undefined, [token]), new Redactor('sk-a-long-key-123', [token])]) {
+      const out = r.push(`a\n::${token.slice(0, 10)}`) + r.push(`${token.slice(10)}::\n`) + r.end();
+      expect(out).toBe('a\n::[redacted]::\n');
+    }
+    // A value shorter than a key would mask ordinary words: not taken.
+    expect(new Redactor(undefined, ['ab']).push('ab')).toBe('ab');
+  });
+
   it.each([
     ['no key', undefined],
     ['an empty key', ''],
