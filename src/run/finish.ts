@@ -43,7 +43,9 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
   const ws = ctx.workspace;
   const looks = ctx.prompted && (ws?.ledger.looks === true || ws?.worktree !== undefined);
   const reports = Object.keys(ctx.reportPins ?? {}).length > 0 || opts.github;
-  if (a && (looks || reports)) await a.agent.gone;
+  // Bounded as every wait of the end is (a second signal, the grace after --timeout): an agent that cannot
+  // die (a process stuck in the kernel) does not hold the result.
+  if (a && (looks || reports)) await untilAborted(a.agent.gone, readerGiveUp(ctx));
   // Measured once every tool has its final state, so a tool shown rejected that the ledger shows ran is
   // corrected.
   const measured = await closeLedger(ctx);
@@ -189,4 +191,13 @@ function strictFailure(ctx: RunContext): RhoError | undefined {
   if (ctx.facts.denied())
     return new RhoError('denied', 'a permission was rejected or a tool was blocked (--strict)');
   return undefined;
+}
+
+// Waits for the promise, or until the signal is aborted (at once if it is).
+function untilAborted(p: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    signal.addEventListener('abort', () => resolve(), { once: true });
+    void p.then(resolve);
+  });
 }
