@@ -100,6 +100,9 @@ export interface RunContext {
   /** What first cut the end's waits in a run no stop had stopped (its turn over): a signal during teardown, or
    * the --timeout deadline; how the run ended is not changed by it, only what it keeps from being done. */
   endCut: StopSignal | 'timeout' | undefined;
+  /** The end waits for the agent to be gone before it looks (finish): 'waiting' while it does, 'hurried' once
+   * a signal meanwhile only hurried the agent's end (onSignal). */
+  agentEnd: 'waiting' | 'hurried' | undefined;
   readonly tools: ToolStore;
   /** Small facts about the run for what is reported after the turn (summary, -o, --strict). */
   readonly facts: RunFacts;
@@ -171,6 +174,7 @@ export function newRunContext(opts: RunOptions, io: RunIO, timing: Readonly<Timi
     abandon: new AbortController(),
     deadline: new AbortController(),
     endCut: undefined,
+    agentEnd: undefined,
     tools,
     facts,
     observer: new RunObserver(tools, facts, opts),

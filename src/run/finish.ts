@@ -19,7 +19,12 @@ interface Measured {
   patch: string | null;
 }
 
-export async function finish(ctx: RunContext, thrown: RhoError | undefined): Promise<ExitCode> {
+/** `armEnd`: starts the end's bound (--timeout's deadline), once the agent is gone. */
+export async function finish(
+  ctx: RunContext,
+  thrown: RhoError | undefined,
+  armEnd: () => void = () => {},
+): Promise<ExitCode> {
   const { out, opts, stop } = ctx;
   const a = ctx.attempt;
   ctx.phase = 'teardown';
@@ -43,9 +48,15 @@ export async function finish(ctx: RunContext, thrown: RhoError | undefined): Pro
   const ws = ctx.workspace;
   const looks = ctx.prompted && (ws?.ledger.looks === true || ws?.worktree !== undefined);
   const reports = Object.keys(ctx.reportPins ?? {}).length > 0 || opts.github;
-  // Bounded as every wait of the end is (a second signal, the grace after --timeout): an agent that cannot
-  // die (a process stuck in the kernel) does not hold the result.
-  if (a && (looks || reports)) await untilAborted(a.agent.gone, readerGiveUp(ctx));
+  // Bounded by the ladder itself (its grace, then SIGKILL), by a second signal, and, for an agent that cannot
+  // die (a process stuck in the kernel), twice the kill grace: it does not hold the result.
+  if (a && (looks || reports)) {
+    ctx.agentEnd = 'waiting';
+    const bound = AbortSignal.timeout(2 * ctx.timing.killGraceMs);
+    await untilAborted(a.agent.gone, AbortSignal.any([readerGiveUp(ctx), bound]));
+    ctx.agentEnd = undefined;
+  }
+  armEnd();
   // Measured once every tool has its final state, so a tool shown rejected that the ledger shows ran is
   // corrected.
   const measured = await closeLedger(ctx);

@@ -69,10 +69,13 @@ export async function run(opts: RunOptions, io: RunIO, timing: Readonly<Timing> 
     ctx.stop.settle();
     ctx.attempt?.stopIdle();
   }
-  const deadline = armDeadline(ctx);
+  // The end's bound (--timeout's deadline and the kill grace) starts once the agent is gone: its kill ladder,
+  // which the end waits for, has a bound of its own (found by review: a ladder that took the grace made a
+  // turn that had ended in time a timeout).
+  let deadline: NodeJS.Timeout | undefined;
   let exitCode;
   try {
-    exitCode = await finish(ctx, thrown);
+    exitCode = await finish(ctx, thrown, () => (deadline = armDeadline(ctx)));
     ctx.exitCode = exitCode;
   } finally {
     await teardown.drain((name, e) => out.line(`rho-cursor: could not release the ${name}: ${String(e)}`));
@@ -104,6 +107,12 @@ function armDeadline(ctx: RunContext): NodeJS.Timeout | undefined {
 function onSignal(ctx: RunContext, signal: StopSignal): void {
   if (ctx.phase === 'teardown') {
     ctx.attempt?.agent.killNow();
+    // A turn that ended well, its end waiting for the agent to die: the first signal only hurries that (the
+    // look, safe once the agent is gone, still runs: found by review, a Ctrl-C there hid a breach on disk).
+    if (ctx.agentEnd === 'waiting' && ctx.stop.cause === undefined) {
+      ctx.agentEnd = 'hurried';
+      return;
+    }
     const cause = ctx.stop.cause;
     if (cause === undefined) ctx.endCut ??= signal;
     ctx.abandon.abort(cause !== undefined && isSignal(cause) ? 'before a second signal' : `before ${signal}`);

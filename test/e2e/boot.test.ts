@@ -1,7 +1,7 @@
 // How bin/rho-cursor starts the bundle: with the V8 code cache the build wrote when this Node takes it, and
 // the same run when it cannot (a cache from another Node or a damaged one, or none at all); a copy that was
 // never built says how to build it.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -42,10 +42,13 @@ describe('start-up', () => {
   it.each([
     ['rejected', 'a damaged cache (or one from another Node)', 'not a code cache'],
     ['none', 'no cache at all', undefined],
+    // Found by review: a sparse file past what a buffer can hold made every command a stack trace.
+    ['none', 'a file of 100 GiB, sparse', 100 * 1024 ** 3],
   ])('runs the same when V8 has %s: %s', async (status, _what, content) => {
     const { root, bin } = installCopy();
     const cache = join(root, 'dist', 'cli.cjs.cache');
     if (content === undefined) rmSync(cache);
+    else if (typeof content === 'number') truncateSync(cache, content);
     else writeFileSync(cache, content);
     expect(await codeCacheOf(bin)).toMatchObject({ codeCache: status });
     const r = await runCli(['run', ...SJ, 'hello'], { recording: 'tools.jsonl', bin });

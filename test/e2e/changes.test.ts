@@ -258,6 +258,32 @@ describe('breach: a promise about effects, checked by the ledger', () => {
     expect(result).toMatchObject({ changes: { added: ['late.txt'] }, error: { code: 'fence_breached' } });
   });
 
+  // Found by review: the end now waits for the agent's kill ladder (2 s for one that ignores SIGTERM); a Ctrl-C
+  // there ended the look before it started, and hid a breach already on disk (exit 130, changes null).
+  it('--fence read-only: a first SIGINT while the end waits for the agent to die only hurries it: the look runs, exit 8', async () => {
+    const ws = plainWorkspace();
+    const started = startCli(['run', ...SJ, '--fence', 'read-only', 'go'], {
+      agent: await agentPath,
+      cwd: ws,
+      cliConfig: { approvalMode: 'allowlist' },
+      env: {
+        RHO_SCRIPT: JSON.stringify({
+          ignoreTerm: true,
+          before: [effect({ write: 'n.txt', text: 'x' }), chunk('I changed nothing')],
+        }),
+      },
+    });
+    await waitForStdout(started.child, '"type":"message"');
+    await new Promise((r) => setTimeout(r, 400));
+    started.child.kill('SIGINT');
+    const r = await finish(started, true);
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(resultOf(r.events)).toMatchObject({
+      changes: { added: ['n.txt'] },
+      error: { code: 'fence_breached' },
+    });
+  });
+
   it('--no-changes -o: a process of the agent that writes -o’s file as it is told to end does not replace the answer', async () => {
     const ws = plainWorkspace();
     const late =
