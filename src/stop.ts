@@ -5,9 +5,47 @@ import { MAX_HELD_TOOLS } from './events/tools.js';
 
 /** Signals that cancel the turn (session/cancel, a grace, then the kill ladder). */
 export const CANCEL_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-/** Fatal signals we can catch: no grace, the agent is ended at once, the result still written. */
-export const FATAL_SIGNALS = ['SIGQUIT', 'SIGUSR2', 'SIGALRM', 'SIGXCPU'] as const;
+/**
+ * The other signals whose default action ends the process (signal(7)), as Node names them on Linux: no grace,
+ * the agent is ended at once, the result still written. Not here: SIGKILL (nothing can catch it); SIGSEGV,
+ * SIGBUS, SIGFPE, SIGILL and SIGTRAP, which a fault raises in the thread that faulted (SIGTRAP by a trap
+ * instruction, V8's own crash among them: `brk` on arm64), where a listener that returns runs the same
+ * instruction again, so a crash would spin rather than end (Node's docs warn of the first four); SIGUSR1 and
+ * SIGXFSZ, taken and ignored (lifecycle/signals.ts); SIGPIPE, which Node ignores; SIGIOT and SIGPOLL, other
+ * names of SIGABRT and SIGIO (a listener on both would see each signal twice, a second signal). The
+ * real-time signals have no name in Node, so no listener. SIGABRT is safe to answer: abort() in this
+ * process still ends it (it raises SIGABRT again at its default once a handler returns).
+ */
+export const FATAL_SIGNALS = [
+  'SIGQUIT',
+  'SIGUSR2',
+  'SIGALRM',
+  'SIGXCPU',
+  'SIGABRT',
+  'SIGSTKFLT',
+  'SIGVTALRM',
+  'SIGPROF',
+  'SIGIO',
+  'SIGPWR',
+  'SIGSYS',
+] as const;
 export type StopSignal = (typeof CANCEL_SIGNALS)[number] | (typeof FATAL_SIGNALS)[number];
+
+// Node's flags that start V8's CPU profiler before any script runs: its samples are SIGPROF, many a second,
+// delivered to this process. A listener subscribed after the profiler started takes the signal from it, and
+// every sample would end the run (`node --cpu-prof bin/rho-cursor …` ended by SIGPROF at once, and no
+// profile). A profiler started later (the inspector's) takes SIGPROF back from the listener, and gives it
+// back when it stops, so it is no reason to leave SIGPROF. Nothing else sends SIGPROF to a process that is
+// not profiling itself: answering it elsewhere costs nothing.
+const PROFILER_FLAGS = ['--cpu-prof', '--prof'];
+
+/** The signals a run answers, given Node's flags (process.execArgv and NODE_OPTIONS's words). */
+export function answeredSignals(nodeFlags: readonly string[]): StopSignal[] {
+  // Node takes `_` for `-` in its flags' names.
+  const profiled = nodeFlags.some((f) => PROFILER_FLAGS.includes(f.split('=')[0]!.replaceAll('_', '-')));
+  const fatal = FATAL_SIGNALS.filter((s) => !(profiled && s === 'SIGPROF'));
+  return [...CANCEL_SIGNALS, ...fatal];
+}
 
 export type StopCause =
   StopSignal | 'timeout' | 'idle' | 'epipe' | 'write_failed' | 'max_tool_calls' | 'tools_held';

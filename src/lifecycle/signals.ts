@@ -1,10 +1,11 @@
 // The signals a run answers, subscribed for as long as the run lives (teardown included), so a signal
 // at any moment still ends the agent rather than rho-cursor alone.
-import { CANCEL_SIGNALS, FATAL_SIGNALS, type StopSignal } from '../stop.js';
+import { answeredSignals, type StopSignal } from '../stop.js';
 
 // Subscribes handler to every signal a run handles; SIGXFSZ is ignored so a too-large file is a write error.
 export function onStopSignals(handler: (signal: StopSignal) => void): () => void {
-  const signals: StopSignal[] = [...CANCEL_SIGNALS, ...FATAL_SIGNALS];
+  const nodeOptions = (process.env.NODE_OPTIONS ?? '').split(/\s+/);
+  const signals = answeredSignals([...process.execArgv, ...nodeOptions]);
   const h = (s: NodeJS.Signals): void => handler(s as StopSignal);
   const ignore = (): void => {};
   for (const s of signals) process.on(s, h);

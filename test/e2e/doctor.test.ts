@@ -336,7 +336,10 @@ describe('doctor --handshake', () => {
     expect(r.report.error.code).toBe('step_timeout');
   });
 
-  it('SIGINT mid-handshake: exit 130, the agent ended and the private dir gone', async () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGPWR', 158],
+  ] as const)('%s mid-handshake: exit %i, the agent ended and the private dir gone', async (signal, code) => {
     const agent = join(await makeAgentDir(join(FIXTURES, 'cursor-like.mjs')), 'cursor-agent');
     const record = join(tempDir(), 'record.ndjson');
     const s = startCli(['doctor', ...JSON_OUT, '--handshake'], {
@@ -358,9 +361,9 @@ describe('doctor --handshake', () => {
       }
     };
     const row = await startRow();
-    s.child.kill('SIGINT');
+    process.kill(s.child.pid!, signal);
     const r = await finish(s, false);
-    expect(r.exitCode).toBe(130);
+    expect(r.exitCode).toBe(code);
     expect(JSON.parse(r.stdout).error.code).toBe('cancelled');
     expect(alive(row.pid)).toBe(false);
     expect(existsSync(dirname(row.dir))).toBe(false);

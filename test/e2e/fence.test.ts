@@ -179,11 +179,12 @@ describe('nothing of the user lost, however the run ends', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
+    ['SIGPWR', 158],
   ] as const)('%s mid-turn: exit %i', async (signal, code) => {
     const u = userSetup();
     const s = start(['run', ...SJ, '--fence', 'read-only', 'go'], u, { FAKE_END: 'hang' });
     await waitForStdout(s.child, 'working');
-    s.child.kill(signal);
+    process.kill(s.child.pid!, signal);
     const r = await finish(s, true);
     expect(r.exitCode).toBe(code);
     expectNothingLost(u);

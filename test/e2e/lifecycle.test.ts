@@ -2,7 +2,7 @@
 // write failures, a leaked key, a slow stdin, a forged wire log, unhelpful errors, an id-null request and a
 // process that left the agent's group. One data-driven fixture (scripted.mjs) plays each hostile agent.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -84,6 +84,56 @@ describe('signals end the agent and still write the result', () => {
     await expectNoneLeft(dir);
   });
 
+  // Found by review: SIGPWR, SIGVTALRM, SIGPROF, SIGIO, SIGSYS, SIGSTKFLT (and SIGABRT) end a process by
+  // default, and none was answered: exit 128+n, no result, the agent left running.
+  it.each([
+    ['SIGPWR', 158],
+    ['SIGVTALRM', 154],
+    ['SIGPROF', 155],
+    ['SIGIO', 157],
+    ['SIGSYS', 159],
+    ['SIGSTKFLT', 144],
+    ['SIGABRT', 134],
+  ] as const)('%s: ended at once, exit %i, result last, no process left', async (signal, code) => {
+    const dir = tempDir();
+    const s = await start(['run', ...SJ, 'go'], hostile(dir), testTiming(SHORT_GRACE));
+    await waitForStdout(s.child, 'working');
+    process.kill(s.child.pid!, signal);
+    const r = await finish(s, true);
+    expect(r.exitCode, r.stderr).toBe(code);
+    expect(r.events.at(-1)).toMatchObject({
+      type: 'result',
+      exitCode: code,
+      error: { code: 'cancelled', message: `ended by ${signal}` },
+    });
+    await expectNoneLeft(dir);
+  });
+
+  it("a run under V8's CPU profiler (node --cpu-prof) is not ended by the profiler's SIGPROF", async () => {
+    // The profiler's samples are SIGPROF sent to the process itself; Node takes --cpu-prof on its command
+    // line only (not in NODE_OPTIONS), so the CLI is started through a script that passes it.
+    const dir = tempDir();
+    const prof = join(dir, 'prof');
+    const bin = join(dir, 'rho-cursor-profiled');
+    writeFileSync(
+      bin,
+      `#!/bin/sh\nexec "${process.execPath}" --cpu-prof --cpu-prof-dir="${prof}" "${BIN}" "$@"\n`,
+    );
+    chmodSync(bin, 0o755);
+    const r = await finish(
+      startCli(['run', ...SJ, 'go'], {
+        agent: await agentPath,
+        bin,
+        cliConfig: { approvalMode: 'allowlist' },
+        env: { RHO_SCRIPT: JSON.stringify({ before: [chunk('done')] }) },
+      }),
+      true,
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.events.at(-1)).toMatchObject({ type: 'result', exitCode: 0 });
+    expect(readdirSync(prof).some((f) => f.endsWith('.cpuprofile'))).toBe(true);
+  });
+
   it("SIGUSR1 (an agent's `kill -USR1 $PPID`) opens no debugger into rho-cursor and ends nothing", async () => {
     const dir = tempDir();
     const s = await start(['run', ...SJ, 'go'], {
@@ -106,21 +156,24 @@ describe('signals end the agent and still write the result', () => {
     expect(await waitForGone(readPid(join(dir, 'agent.pid')), 3000)).toBe(true);
   });
 
-  it('a signal during teardown does not orphan an agent that ignores SIGTERM', async () => {
-    const dir = tempDir();
-    const termLog = join(dir, 'term.log');
-    const s = await start(['run', ...SJ, 'go'], { ...hostile(dir), answer: undefined, termLog });
-    // The turn ends, the teardown sends SIGTERM (the agent ignores it, and says so): a signal now lands in
-    // the kill grace, and ends everything at once.
-    let over = false;
-    void s.child.then(() => (over = true));
-    while (!over && !shows(termLog, 'SIGTERM')) await sleep(20);
-    s.child.kill('SIGINT');
-    const r = await finish(s, true);
-    expect(r.events.at(-1)).toMatchObject({ type: 'result', exitCode: 0 });
-    expect(r.exitCode).toBe(0);
-    await expectNoneLeft(dir);
-  });
+  it.each(['SIGINT', 'SIGPWR'] as const)(
+    '%s during teardown does not orphan an agent that ignores SIGTERM',
+    async (signal) => {
+      const dir = tempDir();
+      const termLog = join(dir, 'term.log');
+      const s = await start(['run', ...SJ, 'go'], { ...hostile(dir), answer: undefined, termLog });
+      // The turn ends, the teardown sends SIGTERM (the agent ignores it, and says so): a signal now lands in
+      // the kill grace, and ends everything at once.
+      let over = false;
+      void s.child.then(() => (over = true));
+      while (!over && !shows(termLog, 'SIGTERM')) await sleep(20);
+      process.kill(s.child.pid!, signal);
+      const r = await finish(s, true);
+      expect(r.events.at(-1)).toMatchObject({ type: 'result', exitCode: 0 });
+      expect(r.exitCode).toBe(0);
+      await expectNoneLeft(dir);
+    },
+  );
 
   it('a process that left the group with setsid is ended after a normal turn too', async () => {
     const dir = tempDir();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fmtMs, isImmediate, isSignal, stopError, type StopCause } from '../../src/stop.js';
+import { constants } from 'node:os';
+import { answeredSignals, fmtMs, isImmediate, isSignal, stopError, type StopCause } from '../../src/stop.js';
 
 describe('stopError', () => {
   it.each([
@@ -19,6 +20,13 @@ describe('stopError', () => {
     ['SIGUSR2', 140, 'ended by SIGUSR2'],
     ['SIGALRM', 142, 'ended by SIGALRM'],
     ['SIGXCPU', 152, 'ended by SIGXCPU'],
+    ['SIGABRT', 134, 'ended by SIGABRT'],
+    ['SIGSTKFLT', 144, 'ended by SIGSTKFLT'],
+    ['SIGVTALRM', 154, 'ended by SIGVTALRM'],
+    ['SIGPROF', 155, 'ended by SIGPROF'],
+    ['SIGIO', 157, 'ended by SIGIO'],
+    ['SIGPWR', 158, 'ended by SIGPWR'],
+    ['SIGSYS', 159, 'ended by SIGSYS'],
   ] as const)('%s: exit %i, %s', (cause, exitCode, message) => {
     expect(stopError(cause)).toMatchObject({ code: 'cancelled', exitCode, message });
   });
@@ -45,6 +53,63 @@ describe('stopError', () => {
     ];
     expect(causes.filter(isImmediate)).toEqual(['SIGQUIT', 'SIGUSR2', 'SIGALRM', 'SIGXCPU']);
     expect(causes.filter(isSignal)).toEqual(causes.slice(0, 7));
+  });
+
+  it('the signals that cancel are the three a person or a supervisor sends to ask for an end', () => {
+    expect(answeredSignals([]).filter((s) => !isImmediate(s))).toEqual(['SIGINT', 'SIGTERM', 'SIGHUP']);
+  });
+
+  // Linux's signals whose default action ends the process (signal(7): Term and Core), by Node's names.
+  const ENDS_BY_DEFAULT = Object.keys(constants.signals).filter(
+    (s) =>
+      !['SIGCHLD', 'SIGCONT', 'SIGSTOP', 'SIGTSTP', 'SIGTTIN', 'SIGTTOU', 'SIGURG', 'SIGWINCH'].includes(s),
+  );
+  // What is not answered, and why: SIGKILL cannot be caught; a fault raises SIGSEGV, SIGBUS, SIGFPE, SIGILL
+  // and SIGTRAP (a trap instruction, V8's own crash included) where a listener that returns re-runs the
+  // faulting instruction; SIGUSR1 and SIGXFSZ are taken and ignored, SIGPIPE Node ignores; SIGIOT and
+  // SIGPOLL are other names of SIGABRT and SIGIO.
+  const NOT_ANSWERED = [
+    'SIGKILL',
+    'SIGSEGV',
+    'SIGBUS',
+    'SIGFPE',
+    'SIGILL',
+    'SIGTRAP',
+    'SIGUSR1',
+    'SIGXFSZ',
+    'SIGPIPE',
+    'SIGIOT',
+    'SIGPOLL',
+  ];
+
+  it('every other signal whose default action ends the process ends the run at once', () => {
+    const fatal = ENDS_BY_DEFAULT.filter(
+      (s) => !NOT_ANSWERED.includes(s) && !['SIGINT', 'SIGTERM', 'SIGHUP'].includes(s),
+    );
+    expect([...answeredSignals([])].sort()).toEqual([...fatal, 'SIGINT', 'SIGTERM', 'SIGHUP'].sort());
+    expect(fatal).toEqual(
+      expect.arrayContaining(['SIGPWR', 'SIGVTALRM', 'SIGPROF', 'SIGIO', 'SIGSYS', 'SIGSTKFLT']),
+    );
+    for (const s of fatal) expect(isImmediate(s as StopCause), s).toBe(true);
+  });
+
+  it('answers no signal that does not end a process by default, nor one it must leave alone', () => {
+    for (const s of [...NOT_ANSWERED, 'SIGWINCH', 'SIGCHLD', 'SIGCONT', 'SIGURG', 'SIGSTOP', 'SIGTSTP'])
+      expect(answeredSignals([]), s).not.toContain(s);
+  });
+
+  it.each([
+    [['--cpu-prof'], false],
+    [['--cpu-prof-dir=/tmp/p', '--cpu-prof'], false],
+    [['--prof'], false],
+    [['--cpu_prof'], false],
+    [['--inspect'], true],
+    [['--cpu-prof-interval=100'], true],
+    [['--heap-prof'], true],
+    [[], true],
+  ])("Node's flags %j: SIGPROF answered: %s", (flags, answered) => {
+    expect(answeredSignals(flags).includes('SIGPROF')).toBe(answered);
+    expect(answeredSignals(flags)).toContain('SIGPWR');
   });
 
   it('names the timeout as the user wrote it', () => {
