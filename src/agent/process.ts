@@ -10,6 +10,7 @@ import {
   isGone,
   listProcs,
   newPidsSince,
+  quietSurvey,
   readProc,
   type Proc,
 } from './tree.js';
@@ -28,6 +29,8 @@ const STDERR_TAIL_BYTES = 8192;
 export const MAX_UNREAD_BYTES = 16 * 1024 * 1024;
 /** The environment variable that marks every process of one run. */
 export const RUN_MARK_VAR = 'RHO_CURSOR_RUN';
+/** How many rounds of survey and signal one step of the kill ladder takes at most (see signalAll). */
+const SIGNAL_ROUNDS = 10;
 
 export class AgentProcess {
   readonly child: ChildProcessWithoutNullStreams;
@@ -146,13 +149,13 @@ export class AgentProcess {
   }
 
   // The agent's processes now, plus any seen before that still live (same pid and start time), so a
-  // parent's exit cannot hide its children from us.
-  private survey(procs: Proc[] = this.listProcs()): Proc[] {
+  // parent's exit cannot hide its children from us. Those whose mark cannot be told yet go in `undecided`.
+  private survey(procs: Proc[] = this.listProcs(), undecided: Proc[] = []): Proc[] {
     const pid = this.child.pid;
     if (pid === undefined) return [];
     // The agent's start time, read once while it lives (until then every process's mark is read).
     this.since ??= procs.find((p) => p.pid === pid)?.start;
-    const found = agentProcesses(pid, this.mark, { procs, since: this.since ?? 0 });
+    const found = agentProcesses(pid, this.mark, { procs, since: this.since ?? 0, undecided });
     const live = new Map(found.map((p) => [p.pid, p]));
     for (const [kpid, k] of this.known) {
       if (live.has(kpid)) continue;
@@ -165,36 +168,59 @@ export class AgentProcess {
   }
 
   // Signals the group and every process found outside it. The survey comes first: once the agent dies
-  // the kernel reparents its children, and one that left the group and shed the mark is then lost.
+  // the kernel reparents its children, and one that left the group and shed the mark is then lost. A
+  // process created since the survey began, or one it could not tell, may be one it missed (a generation
+  // of a process that keeps starting its successor in a new session and exiting; see quietSurvey): survey
+  // and signal again, until a round in which neither happened, so such a process is followed generation by
+  // generation. Bounded: SIGNAL_ROUNDS; the common case (nothing forks) is one survey.
   private signalAll(signal: NodeJS.Signals): void {
-    const procs = this.survey();
-    this.signalGroup(signal);
-    this.cgroup?.signal(signal);
-    const groups = new Set<number>();
-    for (const p of procs) {
-      try {
-        process.kill(p.pid, signal);
-      } catch {
-        // already gone
+    for (let round = 0; round < SIGNAL_ROUNDS; round++) {
+      const forks = forkCount();
+      const undecided: Proc[] = [];
+      const procs = this.survey(undefined, undecided);
+      if (round === 0) {
+        this.signalGroup(signal);
+        this.cgroup?.signal(signal);
       }
-      if (p.pgid !== this.child.pid && p.pgid > 1 && p.pgid !== process.pid) groups.add(p.pgid);
-    }
-    // An escapee's own group holds what it started since.
-    for (const g of groups) {
-      try {
-        process.kill(-g, signal);
-      } catch {
-        // already gone
+      const groups = new Set<number>();
+      for (const p of procs) {
+        try {
+          process.kill(p.pid, signal);
+        } catch {
+          // already gone
+        }
+        if (p.pgid !== this.child.pid && p.pgid > 1 && p.pgid !== process.pid) groups.add(p.pgid);
       }
+      // An escapee's own group holds what it started since.
+      for (const g of groups) {
+        try {
+          process.kill(-g, signal);
+        } catch {
+          // already gone
+        }
+      }
+      if (undecided.length === 0 && (forks === undefined || forkCount() === forks)) return;
     }
   }
 
-  // Is anything of the agent's left alive? Zombies count as gone (where PID 1 reaps no orphans they stay).
+  // Is anything of the agent's left alive? Zombies count as gone (where PID 1 reaps no orphans they stay),
+  // unless a thread of theirs still runs (see isGone).
   alive(): boolean {
     if (this.exitInfo === undefined) return true;
     if (this.cgroup && this.cgroup.pids().length > 0) return true;
-    const procs = this.listProcs();
-    return this.survey(procs).length > 0 || this.groupAlive(procs);
+    return this.anyLeft();
+  }
+
+  // Does a survey find a process of the agent's, or one left in its group? Finding nothing counts only
+  // when the survey can be trusted (see quietSurvey); one that cannot, after a few looks, counts as found.
+  private anyLeft(): boolean {
+    const { found, sure } = quietSurvey(() => {
+      const procs = this.listProcs();
+      const undecided: Proc[] = [];
+      const left = this.survey(procs, undecided).length > 0 || this.groupAlive(procs);
+      return { found: left ? [true] : [], decided: undecided.length === 0 };
+    });
+    return found.length > 0 || !sure;
   }
 
   // Is a live process left in the agent's group? One whose parent exited and that shed the run's mark is
@@ -241,7 +267,7 @@ export class AgentProcess {
     this.killNow();
     await this.exited;
     // A second look: what the agent started while it died.
-    if (this.survey().length > 0) this.killNow();
+    if (this.anyLeft()) this.killNow();
   }
 
   // Last resort (a second signal, a signal during teardown, the exit hook): SIGKILL to everything now,

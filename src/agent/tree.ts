@@ -11,6 +11,8 @@ export interface Proc {
   state: string;
   /** Start time in clock ticks since boot: with the pid, it names one process even if the pid is reused. */
   start: number;
+  /** Its threads still running (num_threads). */
+  threads: number;
 }
 
 // Parses /proc/<pid>/stat ("pid (comm) S ppid pgrp session ... starttime"); comm may hold spaces and ')'.
@@ -21,12 +23,33 @@ export function parseStat(text: string): Proc | undefined {
   const f = text.slice(close + 2).split(' ');
   // After comm: state(0) ppid(1) pgrp(2) session(3) tty(4) tpgid(5) flags(6) minflt..cstime(7-14)
   // priority(15) nice(16) threads(17) itrealvalue(18) starttime(19).
-  const proc = { pid, ppid: Number(f[1]), pgid: Number(f[2]), state: f[0] ?? '', start: Number(f[19]) };
+  const proc = {
+    pid,
+    ppid: Number(f[1]),
+    pgid: Number(f[2]),
+    state: f[0] ?? '',
+    start: Number(f[19]),
+    threads: Number(f[17]),
+  };
   return Number.isInteger(proc.pid) && Number.isInteger(proc.ppid) ? proc : undefined;
 }
 
-// A zombie has exited: it needs no signal, only its parent's wait.
-export const isGone = (p: Proc): boolean => p.state === 'Z' || p.state === 'X';
+const PF_KTHREAD = 0x200000;
+
+// Pure: does /proc/<pid>/stat show a process whose environment is empty for good: a kernel thread (none),
+// or one whose image has an environment area with nothing in it (env -i: env_start = env_end, not 0)?
+// Not one in the middle of an exec, whose new image has no environment area yet (env_end 0).
+export function emptyForGood(text: string): boolean {
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  // After comm: flags(6) ... env_start(47) env_end(48) (Linux 3.5 on).
+  if ((Number(f[6]) & PF_KTHREAD) !== 0) return true;
+  return f[48] !== undefined && f[48] !== '0' && f[47] === f[48];
+}
+
+// A zombie has exited: it needs no signal, only its parent's wait. But a process whose main thread ended
+// (pthread_exit) while another runs shows Z too, and its threads still run and write (found by review):
+// that one is not gone, and SIGKILL to its pid ends the whole thread group.
+export const isGone = (p: Proc): boolean => (p.state === 'Z' && !(p.threads > 1)) || p.state === 'X';
 
 // Pure: the processes below root in the parent tree (root itself excluded).
 export function descendantsOf(root: number, procs: readonly Proc[]): Proc[] {
@@ -153,6 +176,30 @@ export function forkCount(): number | undefined {
   }
 }
 
+/** How many times a survey that found nothing is taken while processes were created during each. */
+export const SURVEY_LOOKS = 5;
+
+// A survey is a snapshot: a process that keeps starting its successor and exiting (each generation in a new
+// session) slips through one, the generation it lists gone before it is read and the next born after the
+// listing (found by review). So one that found nothing is trusted only if no process was created on the
+// machine while it ran (the fork count the same before and after: then every process there at its end was
+// there at its start, and was read) and it could tell every process's mark (`look` gives undefined when
+// one was in the middle of an exec). Otherwise it is taken again, up to `looks` times; `sure` is false when
+// none could be trusted. Where the count cannot be read, a survey is trusted as before.
+export function quietSurvey<T>(
+  look: () => { found: T[]; decided: boolean },
+  forks: () => number | undefined = forkCount,
+  looks = SURVEY_LOOKS,
+): { found: T[]; sure: boolean } {
+  for (let i = 0; i < looks; i++) {
+    const before = forks();
+    const { found, decided } = look();
+    if (found.length > 0) return { found, sure: true };
+    if (decided && (before === undefined || forks() === before)) return { found, sure: true };
+  }
+  return { found: [], sure: false };
+}
+
 // The highest pid the kernel hands out before it wraps around (/proc/sys/kernel/pid_max).
 function pidMax(): number | undefined {
   try {
@@ -179,17 +226,30 @@ export function newPidsSince(root: number, forksBefore: number | undefined): num
 }
 
 // Does the process carry the run's environment mark? Unreadable (another user's, or gone) counts as no.
-export function carriesMark(pid: number, mark: string): boolean {
+// A process whose main thread ended (see isGone) has no environ of its own any more: its live threads do.
+// Undefined: it cannot tell yet, the process is in the middle of an exec (its environ reads empty until the
+// new image's is set up; a process that keeps starting its successor was missed so, found by review).
+export function carriesMark(p: Proc, mark: string): boolean | undefined {
   try {
-    return readFileSync(`/proc/${pid}/environ`).includes(mark);
+    const env = readFileSync(`/proc/${p.pid}/environ`);
+    if (env.length > 0) return env.includes(mark);
+    // Read after the environ: an exec that began before it has its new image's environment area by now.
+    return emptyForGood(statText(p.pid)) ? false : undefined;
   } catch {
-    return false;
+    try {
+      return readdirSync(`/proc/${p.pid}/task`).some(
+        (tid) => tid !== String(p.pid) && readFileSync(`/proc/${p.pid}/task/${tid}/environ`).includes(mark),
+      );
+    } catch {
+      return false;
+    }
   }
 }
 
 // The live processes that belong to the agent: its descendants, and any process carrying the run's mark.
 // `since` is the agent's own start time: a process started before it cannot carry its mark, so its
-// environment is not read (reading every process's environ was most of a teardown's cost).
+// environment is not read (reading every process's environ was most of a teardown's cost). Those whose mark
+// cannot be told yet (see carriesMark) go into `undecided`.
 export function agentProcesses(
   root: number,
   mark: string,
@@ -197,13 +257,16 @@ export function agentProcesses(
     self = process.pid,
     since = 0,
     procs = listProcs(),
-  }: { self?: number; since?: number; procs?: Proc[] } = {},
+    undecided = [],
+  }: { self?: number; since?: number; procs?: Proc[]; undecided?: Proc[] } = {},
 ): Proc[] {
   const found = new Map<number, Proc>();
   for (const p of descendantsOf(root, procs)) found.set(p.pid, p);
   for (const p of procs) {
     if (p.pid === self || p.pid === root || found.has(p.pid) || isGone(p) || p.start < since) continue;
-    if (carriesMark(p.pid, mark)) found.set(p.pid, p);
+    const marked = carriesMark(p, mark);
+    if (marked) found.set(p.pid, p);
+    else if (marked === undefined) undecided.push(p);
   }
   return [...found.values()].filter((p) => !isGone(p));
 }

@@ -20,7 +20,7 @@ import { TOOL_FACTOR, TOOL_SLACK } from '../../src/render/stream-json.js';
 import { MAX_HELD_TOOLS } from '../../src/stop.js';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, runCli, startCli, tempDir, waitForStdout, type CliRun } from '../helpers/cli.js';
-import { chunk, permissionRequest } from '../helpers/lines.js';
+import { chunk, effect, permissionRequest } from '../helpers/lines.js';
 import { isRunning, waitForGone } from '../helpers/processes.js';
 import { hasPty, onPty, type PtyStep } from '../helpers/pty.js';
 import { SHORT_GRACE, testTiming } from '../helpers/timing.js';
@@ -310,6 +310,137 @@ describe('every hostile input ends the run within its bounds, result last, nothi
     } finally {
       process.kill(ghost, 'SIGKILL');
     }
+  });
+});
+
+// Found by review, without a cgroup: two processes the survey missed, each writing a file into the workspace
+// after the ledger's look (exit 0 under --fence read-only). Both ignore SIGTERM, so only the ladder's SIGKILL
+// stops the write; the test waits past the time of the write and asserts it never came.
+describe('without a cgroup, what the survey once missed ends with the run', () => {
+  // A process whose main thread calls pthread_exit while a worker thread sleeps `secs` s, then writes
+  // `target`: /proc shows it as a zombie (state Z) though its worker lives. argv: target secs pidfile [setsid].
+  const ZOMBIE_LEADER_C = `
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <fcntl.h>
+static const char *target; static int secs;
+static void *worker(void *a) {
+  (void)a;
+  sleep(secs);
+  int fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd >= 0) { if (write(fd, "late\\n", 5) < 0) {} close(fd); }
+  return NULL;
+}
+int main(int argc, char **argv) {
+  target = argv[1]; secs = atoi(argv[2]);
+  signal(SIGTERM, SIG_IGN); signal(SIGHUP, SIG_IGN);
+  if (argc > 4) setsid();
+  pthread_t t; pthread_create(&t, NULL, worker, NULL);
+  FILE *f = fopen(argv[3], "w"); fprintf(f, "%d\\n", getpid()); fclose(f);
+  pthread_exit(NULL);
+}
+`;
+  const cc = ['cc', 'gcc', 'clang'].find((c) => spawnSync(c, ['--version']).status === 0);
+  // The helper, compiled once into a temp dir outside any workspace; undefined without a C compiler.
+  const zombieLeader = ((): string | undefined => {
+    if (!cc) return undefined;
+    const dir = tempDir('rho-zl-');
+    writeFileSync(join(dir, 'zl.c'), ZOMBIE_LEADER_C);
+    const built = spawnSync(cc, ['-pthread', '-o', join(dir, 'zl'), join(dir, 'zl.c')]);
+    return built.status === 0 ? join(dir, 'zl') : undefined;
+  })();
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  // A run under --fence read-only whose agent runs `sh` (in the background, detached from its pipes) and
+  // answers; no cgroup, a short kill grace unless told.
+  async function readOnlyRun(ws: string, sh: string, timing = testTiming(SHORT_GRACE)): Promise<CliRun> {
+    return runCli(['run', ...SJ, '--fence', 'read-only', 'go'], {
+      agent: await agentPath,
+      cwd: ws,
+      cliConfig: { approvalMode: 'allowlist' },
+      env: {
+        RHO_SCRIPT: JSON.stringify({ before: [effect({ sh }), chunk('nothing changed')] }),
+        RHO_CURSOR_CGROUP: 'off',
+        ...timing,
+      },
+    });
+  }
+
+  it.skipIf(zombieLeader === undefined).each([
+    ["in the agent's process group", ''],
+    ['in a session of its own (setsid: found by the run mark its live thread carries)', ' setsid'],
+  ])(
+    'a zombie thread-group leader whose thread still runs (%s) is ended, not taken as gone: its write never comes',
+    async (_, setsid) => {
+      const ws = tempDir('rho-ws-');
+      const aside = tempDir('rho-zl-run-');
+      const late = join(ws, 'late.txt');
+      const pidFile = join(aside, 'zl.pid');
+      // The effect waits for its pid: until then it takes SIGTERM (the teardown's would end it too soon).
+      const r = await readOnlyRun(
+        ws,
+        `${zombieLeader} ${late} 2 ${pidFile}${setsid} </dev/null >/dev/null 2>&1 & while [ ! -s ${pidFile} ]; do sleep 0.02; done`,
+      );
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.events.at(-1)).toMatchObject({ type: 'result', exitCode: 0 });
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      // Its thread would write 2 s after it started, which was before the run ended.
+      await sleep(2500);
+      try {
+        expect(existsSync(late), 'the thread wrote after the run').toBe(false);
+        expect(existsSync(`/proc/${pid}/task`) && readdirSync(`/proc/${pid}/task`).length > 1).toBe(false);
+      } finally {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone, as it should be
+        }
+      }
+    },
+  );
+
+  it('a process that keeps starting its successor in a new session (setsid) and exiting is followed and ended: its write never comes', async () => {
+    const ws = tempDir('rho-ws-');
+    const aside = tempDir('rho-hop-');
+    const late = join(ws, 'late.txt');
+    const hop = join(aside, 'hop.sh');
+    const stop = join(aside, 'stop');
+    const ready = join(aside, 'ready');
+    // Each generation starts the next in a new session and exits (no other process: a generation lives a
+    // few ms), until the file `stop` is there; the last one waits 1 s and writes. It keeps the run mark, and
+    // ignores SIGTERM.
+    writeFileSync(
+      hop,
+      [
+        "trap '' TERM",
+        `: > ${ready}`,
+        'if [ ! -e "$1" ]; then',
+        '  setsid /bin/sh "$0" "$1" "$2" </dev/null >/dev/null 2>&1 &',
+        '  exit 0',
+        'fi',
+        'sleep 1',
+        'echo late > "$2"',
+      ].join('\n'),
+    );
+    try {
+      // The effect waits for the first generation to ignore SIGTERM (the teardown's would end it too soon);
+      // the default kill grace: 2 s of hopping, a hundred surveys, each of which once could miss it.
+      const r = await readOnlyRun(
+        ws,
+        `/bin/sh ${hop} ${stop} ${late} </dev/null >/dev/null 2>&1 & while [ ! -e ${ready} ]; do sleep 0.02; done`,
+        {},
+      );
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.events.at(-1)).toMatchObject({ type: 'result', exitCode: 0 });
+    } finally {
+      // A generation still hopping stops now, and writes 1 s later.
+      writeFileSync(stop, '');
+    }
+    await sleep(1500);
+    expect(existsSync(late), 'the last generation wrote after the run').toBe(false);
   });
 });
 
