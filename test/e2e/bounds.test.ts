@@ -298,7 +298,7 @@ describe('every hostile input ends the run within its bounds, result last, nothi
     await expectNothingLeft(dir, pid);
   });
 
-  it('without a cgroup (RHO_CURSOR_CGROUP=off) the README says the one escape that remains, and it does', async () => {
+  it('without a cgroup (RHO_CURSOR_CGROUP=off) the escape the README names first remains: a process that left the session and cleared its environment', async () => {
     const dir = tempDir('rho-bounds-');
     const h = { make: () => ({ args: [] }), script: { ...endless, ghost: join(dir, 'ghost.pid') } };
     const { r, pid } = await hostileRun(dir, h, { RHO_CURSOR_CGROUP: 'off' });
