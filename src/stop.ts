@@ -37,7 +37,7 @@ export type StopSignal = (typeof CANCEL_SIGNALS)[number] | (typeof FATAL_SIGNALS
 // profile). A profiler started later (the inspector's) takes SIGPROF back from the listener, and gives it
 // back when it stops, so it is no reason to leave SIGPROF. Nothing else sends SIGPROF to a process that is
 // not profiling itself: answering it elsewhere costs nothing.
-const PROFILER_FLAGS = ['--cpu-prof', '--prof'];
+const PROFILER_FLAGS = ['--cpu-prof', '--prof', '--prof-cpp'];
 
 /** The signals a run answers, given Node's flags (process.execArgv and NODE_OPTIONS's words). */
 export function answeredSignals(nodeFlags: readonly string[]): StopSignal[] {

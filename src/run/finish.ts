@@ -49,11 +49,13 @@ export async function finish(
   const looks = ctx.prompted && (ws?.ledger.looks === true || ws?.worktree !== undefined);
   const reports = Object.keys(ctx.reportPins ?? {}).length > 0 || opts.github;
   // Bounded by the ladder itself (its grace, then SIGKILL), by a second signal, and, for an agent that cannot
-  // die (a process stuck in the kernel), twice the kill grace: it does not hold the result.
+  // die (a process stuck in the kernel), twice the kill grace: it does not hold the result. Not by the grace a
+  // timed-out run gives its readers (readerGiveUp): that ran out with the ladder's own grace, and the look then
+  // raced the SIGKILL (found by review: files written after the look under --timeout, exit 124, no breach).
   if (a && (looks || reports)) {
     ctx.agentEnd = 'waiting';
     const bound = AbortSignal.timeout(2 * ctx.timing.killGraceMs);
-    await untilAborted(a.agent.gone, AbortSignal.any([readerGiveUp(ctx), bound]));
+    await untilAborted(a.agent.gone, AbortSignal.any([ctx.abandon.signal, bound]));
     ctx.agentEnd = undefined;
   }
   armEnd();

@@ -1,12 +1,22 @@
 // The ledger as a user meets it: an agent of our own that really writes, deletes and runs shell commands,
 // with and without tool calls, and what rho-cursor then reports it changed, whatever the agent claimed.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, makeAgentDir } from '../helpers/agent-path.js';
 import { finish, runCli, startCli, tempDir, waitForStdout } from '../helpers/cli.js';
 import { waitForGone } from '../helpers/processes.js';
+import { SHORT_GRACE, testTiming } from '../helpers/timing.js';
 import { chunk, effect, permissionRequest, toolUpdate } from '../helpers/lines.js';
 import {
   filterAttack,
@@ -282,6 +292,33 @@ describe('breach: a promise about effects, checked by the ledger', () => {
       changes: { added: ['n.txt'] },
       error: { code: 'fence_breached' },
     });
+  });
+
+  // Found by review: after --timeout the wait for the agent was given the readers' grace, which ran out with the
+  // ladder's own: the look raced the SIGKILL, and files written in between were on disk but not in changes.
+  it('--timeout: the look after a timed-out turn waits for the SIGKILL too: every file on disk is in changes', async () => {
+    const ws = plainWorkspace();
+    const writer =
+      '( trap "" TERM; : > ../ready-w; i=0; while :; do i=$((i+1)); : > w$i.txt; sleep 0.01; done ) >/dev/null 2>&1 & ' +
+      'while [ ! -e ../ready-w ]; do sleep 0.01; done';
+    const r = await runCli(['run', ...SJ, '--fence', 'read-only', '--timeout', '1s', 'go'], {
+      agent: await agentPath,
+      cwd: ws,
+      cliConfig: { approvalMode: 'allowlist' },
+      env: {
+        ...testTiming(SHORT_GRACE),
+        RHO_SCRIPT: JSON.stringify({ ignoreTerm: true, answer: false, before: [effect({ sh: writer })] }),
+      },
+    });
+    const onDisk = readdirSync(ws)
+      .filter((f) => /^w\d+\.txt$/.test(f))
+      .sort();
+    const added = ((resultOf(r.events).changes as { added: string[] } | null)?.added ?? []).filter((f) =>
+      /^w\d+\.txt$/.test(f),
+    );
+    expect(onDisk.length).toBeGreaterThan(0);
+    expect([...added].sort()).toEqual(onDisk);
+    expect(resultOf(r.events)).toMatchObject({ error: { code: 'fence_breached' } });
   });
 
   it('--no-changes -o: a process of the agent that writes -o’s file as it is told to end does not replace the answer', async () => {

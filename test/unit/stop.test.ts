@@ -103,6 +103,9 @@ describe('stopError', () => {
     [['--cpu-prof-dir=/tmp/p', '--cpu-prof'], false],
     [['--prof'], false],
     [['--cpu_prof'], false],
+    // Found by review: V8's --prof-cpp ("like --prof") samples with SIGPROF too.
+    [['--prof-cpp'], false],
+    [['--prof_cpp'], false],
     [['--inspect'], true],
     [['--cpu-prof-interval=100'], true],
     [['--heap-prof'], true],
