@@ -415,22 +415,20 @@ function reportEarly(f: EarlyFailure, t0: number, argv: readonly string[]): numb
   return first.exitCode;
 }
 
-// A sessions command line commander could not parse: in json it is the one object sessions writes for any
-// failure, so a script reads stdout alike whichever error it met (the format and --cwd read from argv as is).
-async function sessionsUsageFailure(error: RhoError, argv: readonly string[]): Promise<EarlyFailure> {
+// A sessions or doctor command line commander could not parse: in json it is the one object the command writes
+// for any failure, so a script reads stdout alike whichever error it met (the format and sessions' --cwd read
+// from argv as is).
+async function jsonCommandFailure(error: RhoError, argv: readonly string[]): Promise<EarlyFailure> {
   const rest = argv.slice(1);
   if (formatFromArgv(rest) !== 'json') return new EarlyFailure([error], undefined);
-  const { sessionsErrorJson } = await import('./sessions/command.js');
-  const cwd = resolve(optionFromArgv(rest, ['--cwd', '-C']) ?? process.cwd());
-  return new EarlyFailure([error], undefined, sessionsErrorJson(cwd, error));
-}
-
-// A doctor command line commander could not parse: in json, the object doctor writes for any failure it meets
-// before its report.
-async function doctorUsageFailure(error: RhoError, argv: readonly string[]): Promise<EarlyFailure> {
-  if (formatFromArgv(argv.slice(1)) !== 'json') return new EarlyFailure([error], undefined);
-  const { doctorErrorJson } = await import('./doctor/command.js');
-  return new EarlyFailure([error], undefined, doctorErrorJson(error));
+  const stdout =
+    argv[0] === 'sessions'
+      ? (await import('./sessions/command.js')).sessionsErrorJson(
+          resolve(optionFromArgv(rest, ['--cwd', '-C']) ?? process.cwd()),
+          error,
+        )
+      : (await import('./doctor/command.js')).doctorErrorJson(error);
+  return new EarlyFailure([error], undefined, stdout);
 }
 
 const HELP_OR_VERSION = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
@@ -475,11 +473,9 @@ export async function main(given: string[], version: string, boot: Boot): Promis
       const error =
         e.code === 'commander.unknownCommand' ? unknownCommandError(e, argv) : usageFromCommander(e);
       const failure =
-        argv[0] === 'sessions'
-          ? await sessionsUsageFailure(error, argv)
-          : argv[0] === 'doctor'
-            ? await doctorUsageFailure(error, argv)
-            : new EarlyFailure([error], format);
+        argv[0] === 'sessions' || argv[0] === 'doctor'
+          ? await jsonCommandFailure(error, argv)
+          : new EarlyFailure([error], format);
       return exit(reportEarly(failure, t0, argv));
     }
     if (e instanceof EarlyFailure) return exit(reportEarly(e, t0, argv));
